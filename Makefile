@@ -1,0 +1,29 @@
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test typecheck unit bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev,bench]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m examples
+
+typecheck: $(STAMP)
+	$(PY) -m mypy src tests benchmarks examples
+
+unit: $(STAMP)
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest
+
+test: typecheck unit
+
+bench: $(STAMP)
+	$(PY) -m benchmarks
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .hypothesis

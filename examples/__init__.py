@@ -1,0 +1,1 @@
+"""The demo programs that `make demo` runs."""

@@ -1,0 +1,5 @@
+"""Run every example in order."""
+
+from . import tracing
+
+tracing.main()

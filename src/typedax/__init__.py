@@ -1,0 +1,14 @@
+"""typedax: the JAX core as a strictly typed, immutable library."""
+
+from . import lax as lax
+from . import numpy as numpy
+from . import tree as tree
+from .api import make_jaxpr as make_jaxpr
+from .core import ClosedJaxpr as ClosedJaxpr
+from .core import ConcretizationError as ConcretizationError
+from .core import EscapedTracerError as EscapedTracerError
+from .core import Jaxpr as Jaxpr
+from .core import ShapedArray as ShapedArray
+from .core import eval_jaxpr as eval_jaxpr
+from .core import parse_jaxpr as parse_jaxpr
+from .core import typecheck_jaxpr as typecheck_jaxpr

@@ -1,0 +1,56 @@
+"""The user-facing trace drivers."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import ParamSpec
+
+from . import tree
+from .core.avals import ShapedArray
+from .core.ir import ClosedJaxpr
+from .core.trace import Value, aval_of
+from .interpreters.staging import trace_to_jaxpr_flat
+
+P = ParamSpec("P")
+
+
+def fun_name(f: object) -> str:
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+
+
+def flat_fun(
+    f: Callable[..., object], in_tree: tree.TreeDef
+) -> tuple[Callable[[list[Value]], list[Value]], list[tree.TreeDef]]:
+    """``f`` on flat leaves; the output structure lands in the returned list."""
+    out_trees: list[tree.TreeDef] = []
+
+    def run(leaves: list[Value]) -> list[Value]:
+        args_kwargs = tree.unflatten(in_tree, leaves)
+        assert isinstance(args_kwargs, tuple)
+        args, kwargs = args_kwargs
+        out = f(*args, **kwargs)
+        flat, out_tree = tree.flatten(out)
+        out_trees.append(out_tree)
+        return [_as_value(x) for x in flat]
+
+    return run, out_trees
+
+
+def _as_value(x: object) -> Value:
+    aval_of(x)  # raises a clear TypeError for non-arrays
+    return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
+
+
+def make_jaxpr(f: Callable[P, object]) -> Callable[P, ClosedJaxpr]:
+    """``make_jaxpr(f)(*args)`` stages ``f`` at the types of ``args`` (arrays,
+    scalars or ``ShapedArray``s, in any pytree) into a ``ClosedJaxpr``."""
+
+    @functools.wraps(f)
+    def staged(*args: P.args, **kwargs: P.kwargs) -> ClosedJaxpr:
+        leaves, in_tree = tree.flatten((args, kwargs))
+        avals: Sequence[ShapedArray] = [aval_of(x) for x in leaves]
+        run, _ = flat_fun(f, in_tree)
+        return trace_to_jaxpr_flat(run, avals, fun_name(f))
+
+    return staged

@@ -1,0 +1,26 @@
+"""The IR and the interpreter machinery."""
+
+from .avals import ShapedArray as ShapedArray
+from .errors import ConcretizationError as ConcretizationError
+from .errors import EscapedTracerError as EscapedTracerError
+from .errors import JaxprSyntaxError as JaxprSyntaxError
+from .errors import JaxprTypeError as JaxprTypeError
+from .errors import MissingRuleError as MissingRuleError
+from .errors import PrimitiveTypeError as PrimitiveTypeError
+from .errors import TypedaxError as TypedaxError
+from .eval import eval_jaxpr as eval_jaxpr
+from .ir import Atom as Atom
+from .ir import ClosedJaxpr as ClosedJaxpr
+from .ir import Eqn as Eqn
+from .ir import Jaxpr as Jaxpr
+from .ir import JaxprType as JaxprType
+from .ir import Lit as Lit
+from .ir import Param as Param
+from .ir import Params as Params
+from .ir import Primitive as Primitive
+from .ir import Var as Var
+from .parse import parse_jaxpr as parse_jaxpr
+from .trace import Trace as Trace
+from .trace import Tracer as Tracer
+from .trace import bind as bind
+from .typecheck import typecheck_jaxpr as typecheck_jaxpr

@@ -1,0 +1,54 @@
+"""Every exception the library raises, in one place.
+
+Each carries a message a user can act on: which primitive, which types, which
+equation, which line and column of jaxpr text.
+"""
+
+from __future__ import annotations
+
+
+class TypedaxError(Exception):
+    """Base class of every error typedax raises on purpose."""
+
+
+class JaxprSyntaxError(TypedaxError):
+    """Jaxpr text that does not follow the grammar (``docs/jaxpr-grammar.md``)."""
+
+    def __init__(self, message: str, text: str, line: int, column: int) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        lines = text.splitlines() or [""]
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        caret = " " * max(column - 1, 0) + "^"
+        super().__init__(f"line {line}, column {column}: {message}\n  {src}\n  {caret}")
+
+
+class JaxprTypeError(TypedaxError, TypeError):
+    """A jaxpr that is not well typed: unbound or rebound variables, operand
+    types a primitive rejects, out-binders that disagree with abstract
+    evaluation, wrong output arity."""
+
+
+class PrimitiveTypeError(TypedaxError, TypeError):
+    """A primitive applied to operand types (or params) it does not accept."""
+
+
+class ConcretizationError(TypedaxError, TypeError):
+    """A traced value was used where Python needs a concrete one."""
+
+
+class EscapedTracerError(TypedaxError):
+    """A tracer was used after the transformation that made it had finished."""
+
+
+class MissingRuleError(TypedaxError, NotImplementedError):
+    """A primitive has no rule for some interpretation (jvp, batching, ...)."""
+
+    def __init__(self, primitive: str, interpretation: str) -> None:
+        self.primitive = primitive
+        self.interpretation = interpretation
+        super().__init__(
+            f"primitive '{primitive}' has no {interpretation} rule; "
+            f"add one to the {interpretation} rule table"
+        )

@@ -1,0 +1,262 @@
+"""The jaxpr IR: typed, first-order, in A-normal form, and immutable.
+
+Variables are distinct by identity; literals, avals, params and primitives
+compare by value; jaxprs compare and hash up to renaming of variables
+(alpha-equivalence), which is what the compile cache keys on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TypeAlias, Union
+
+import numpy as np
+import numpy.typing as npt
+from pyrsistent import PMap, pmap
+
+from .avals import ShapedArray
+from .dtypes import DType
+from .errors import JaxprTypeError
+
+NDArray: TypeAlias = "npt.NDArray[np.generic]"
+
+Param: TypeAlias = Union[
+    bool, int, float, str, "np.dtype[np.generic]", None, tuple["Param", ...], "Jaxpr"
+]
+Params: TypeAlias = "PMap[str, Param]"
+NO_PARAMS: Params = pmap()
+
+ImplRule: TypeAlias = Callable[[Sequence[NDArray], Params], list[NDArray]]
+AbstractEvalRule: TypeAlias = Callable[[Sequence[ShapedArray], Params], list[ShapedArray]]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Primitive:
+    """A primitive operation with its two essential rules.
+
+    ``impl`` evaluates it on NumPy arrays; ``abstract_eval`` gives its output
+    types (and raises ``PrimitiveTypeError`` for operands it rejects). The
+    other interpretations keep their own rule tables (``RuleTable``), one entry
+    per primitive. Primitives compare by name.
+    """
+
+    name: str
+    impl: ImplRule = field(repr=False)
+    abstract_eval: AbstractEvalRule = field(repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Primitive) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Var:
+    """A variable: distinct by identity, typed by its aval."""
+
+    aval: ShapedArray
+
+    def __repr__(self) -> str:
+        return f"Var({self.aval.str_short()}@{id(self) & 0xFFFF:x})"
+
+
+LitValue: TypeAlias = bool | int | float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Lit:
+    """A scalar literal, compared by value and dtype (NaN equals NaN)."""
+
+    val: LitValue
+    aval: ShapedArray
+
+    @staticmethod
+    def of(value: LitValue | np.generic | NDArray, dtype: DType | None = None) -> Lit:
+        """A literal for a scalar, in ``dtype`` or the value's own dtype."""
+        arr = np.asarray(value, dtype=dtype)
+        if arr.shape != ():
+            raise JaxprTypeError(f"a literal must be a scalar, not shape {arr.shape}")
+        aval = ShapedArray((), arr.dtype)
+        val: LitValue = arr.item()
+        return Lit(val, aval)
+
+    def _key(self) -> tuple[str, object]:
+        v = self.val
+        if isinstance(v, float) and math.isnan(v):
+            return (self.aval.dtype.name, "nan")
+        return (self.aval.dtype.name, v)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Lit) and other._key() == self._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Lit({self.val!r}:{self.aval.dtype.name})"
+
+
+Atom: TypeAlias = Var | Lit
+
+
+@dataclass(frozen=True, slots=True)
+class Eqn:
+    """``out_binders = primitive[params] inputs``."""
+
+    primitive: Primitive
+    inputs: tuple[Atom, ...]
+    params: Params
+    out_binders: tuple[Var, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class JaxprType:
+    in_types: tuple[ShapedArray, ...]
+    out_types: tuple[ShapedArray, ...]
+
+    def __str__(self) -> str:
+        ins = ", ".join(t.str_short() for t in self.in_types)
+        outs = ", ".join(t.str_short() for t in self.out_types)
+        return f"({ins}) -> ({outs})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Jaxpr:
+    """A closed, first-order program: binders, equations, outputs.
+
+    Built once and never edited. Refuses, on construction, a variable bound
+    twice; ``typecheck_jaxpr`` checks the rest. Equality and hashing are up to
+    renaming of variables.
+    """
+
+    in_binders: tuple[Var, ...]
+    eqns: tuple[Eqn, ...]
+    outs: tuple[Atom, ...]
+    _alpha: list[object] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        seen: set[Var] = set(self.in_binders)
+        n = len(self.in_binders)
+        if len(seen) != n:
+            raise JaxprTypeError("a variable is bound twice among the jaxpr's input binders")
+        for eqn in self.eqns:
+            for v in eqn.out_binders:
+                seen.add(v)
+            n += len(eqn.out_binders)
+            if len(seen) != n:
+                raise JaxprTypeError(
+                    f"variable bound twice, in equation: {eqn.primitive.name} "
+                    f"(out binders {', '.join(b.aval.str_short() for b in eqn.out_binders)})"
+                )
+
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(v.aval for v in self.in_binders)
+
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]:
+        return tuple(a.aval for a in self.outs)
+
+    @property
+    def type(self) -> JaxprType:
+        return JaxprType(self.in_avals, self.out_avals)
+
+    def alpha_key(self) -> object:
+        """A value equal for exactly the jaxprs equal to this one up to renaming."""
+        if not self._alpha:
+            self._alpha.append(_alpha_key(self))
+        return self._alpha[0]
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, Jaxpr) and self.alpha_key() == other.alpha_key()
+
+    def __hash__(self) -> int:
+        return hash(self.alpha_key())
+
+    def __str__(self) -> str:
+        from .pretty import pp_jaxpr
+
+        return pp_jaxpr(self)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ClosedJaxpr:
+    """A jaxpr together with the values of its leading constant binders.
+
+    ``jaxpr.in_binders`` begins with one binder per constant.
+    """
+
+    jaxpr: Jaxpr
+    consts: tuple[object, ...]
+
+    def __post_init__(self) -> None:
+        if len(self.consts) > len(self.jaxpr.in_binders):
+            raise JaxprTypeError(
+                f"{len(self.consts)} constants for a jaxpr with "
+                f"{len(self.jaxpr.in_binders)} input binders"
+            )
+
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]:
+        """The avals of the non-constant inputs."""
+        return self.jaxpr.in_avals[len(self.consts) :]
+
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]:
+        return self.jaxpr.out_avals
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ClosedJaxpr) or self.jaxpr != other.jaxpr:
+            return False
+        return len(self.consts) == len(other.consts) and all(
+            a is b or (isinstance(a, np.ndarray) and isinstance(b, np.ndarray)
+                       and a.dtype == b.dtype and np.array_equal(a, b))
+            for a, b in zip(self.consts, other.consts)
+        )
+
+    def __hash__(self) -> int:
+        return hash(self.jaxpr)
+
+    def __str__(self) -> str:
+        return str(self.jaxpr)
+
+
+def _param_key(p: Param) -> object:
+    if isinstance(p, bool):
+        return ("bool", p)
+    if isinstance(p, float):
+        return ("float", "nan" if math.isnan(p) else p)
+    if isinstance(p, tuple):
+        return ("tuple",) + tuple(_param_key(x) for x in p)
+    return p
+
+
+def _first(kv: tuple[str, object]) -> str:
+    return kv[0]
+
+
+def _alpha_key(jaxpr: Jaxpr) -> object:
+    index: dict[Var, int] = {v: i for i, v in enumerate(jaxpr.in_binders)}
+
+    def atom(a: Atom) -> object:
+        if isinstance(a, Lit):
+            return a
+        i = index.get(a)
+        return ("free", id(a)) if i is None else i
+
+    eqns: list[object] = []
+    for e in jaxpr.eqns:
+        ins = tuple(atom(a) for a in e.inputs)
+        params = tuple(sorted(((k, _param_key(v)) for k, v in e.params.items()), key=_first))
+        for v in e.out_binders:
+            index[v] = len(index)
+        eqns.append((e.primitive.name, ins, params, tuple(v.aval for v in e.out_binders)))
+    return (jaxpr.in_avals, tuple(eqns), tuple(atom(a) for a in jaxpr.outs))

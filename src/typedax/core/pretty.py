@@ -1,0 +1,154 @@
+"""The canonical text form of jaxprs (the tutorial's format).
+
+Layout uses a tiny block combinator: ``a >> b`` puts block ``b`` to the right
+of the last line of ``a``, indenting ``b``'s later lines to match, so nested
+jaxprs in params print inline and stay readable. ``parse.py`` reads it back.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import string
+from collections.abc import Iterator
+
+import numpy as np
+
+from .dtypes import DType, bool_, float64, int64
+from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var
+
+# Literals of these dtypes print bare; others carry a ``:dtype`` suffix.
+DEFAULT_LIT_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
+
+
+class PP:
+    """A block of lines, each with its indentation."""
+
+    __slots__ = ("lines",)
+
+    def __init__(self, lines: list[tuple[int, str]]) -> None:
+        self.lines = lines
+
+    @staticmethod
+    def text(s: str) -> PP:
+        return PP([(0, line) for line in s.split("\n")])
+
+    def indent(self, n: int) -> PP:
+        return PP([(n + i, s) for i, s in self.lines])
+
+    def __add__(self, other: PP) -> PP:
+        return PP(self.lines + other.lines)
+
+    def __rshift__(self, other: PP) -> PP:
+        if not other.lines:
+            return self
+        if not self.lines:
+            return other
+        ind, last = self.lines[-1]
+        first_ind, first = other.lines[0]
+        rest = other.indent(ind + len(last)).lines[1:]
+        return PP(self.lines[:-1] + [(ind, last + " " * first_ind + first)] + rest)
+
+    def __str__(self) -> str:
+        return "\n".join((" " * i + s).rstrip() for i, s in self.lines)
+
+
+def vcat(blocks: list[PP]) -> PP:
+    out: list[tuple[int, str]] = []
+    for b in blocks:
+        out.extend(b.lines)
+    return PP(out)
+
+
+def names() -> Iterator[str]:
+    """a, b, ..., z, ab, ac, ... (the tutorial's variable names)."""
+    for r in itertools.count(1):
+        for s in itertools.permutations(string.ascii_lowercase, r):
+            yield "".join(s)
+
+
+def lit_str(lit: Lit) -> str:
+    v = lit.val
+    dtype = lit.aval.dtype
+    if isinstance(v, float):
+        s = "nan" if math.isnan(v) else repr(v)
+    else:
+        s = repr(v)
+    return s if dtype in DEFAULT_LIT_DTYPES else f"{s}:{dtype.name}"
+
+
+def param_str(p: Param) -> PP:
+    if isinstance(p, Jaxpr):
+        return pp_jaxpr_block(p)
+    if isinstance(p, tuple):
+        if len(p) == 1:
+            return PP.text("(") >> param_str(p[0]) >> PP.text(",)")
+        out = PP.text("(")
+        for i, x in enumerate(p):
+            out = out >> param_str(x)
+            if i + 1 < len(p):
+                out = out >> PP.text(", ")
+        return out >> PP.text(")")
+    if isinstance(p, np.dtype):
+        return PP.text(p.name)
+    if isinstance(p, str):
+        return PP.text(_quote(p))
+    if isinstance(p, float):
+        return PP.text("nan" if math.isnan(p) else repr(p))
+    return PP.text(repr(p))
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def pp_params(params: Params) -> PP:
+    items = sorted(params.items(), key=lambda kv: kv[0])
+    if not items:
+        return PP.text(" ")
+    out = PP.text(" [ ")
+    for i, (k, v) in enumerate(items):
+        out = out >> PP.text(f"{k}=") >> param_str(v)
+        if i + 1 < len(items):
+            out = out >> PP.text(", ")
+    return out >> PP.text(" ] ")
+
+
+class _Namer:
+    __slots__ = ("names", "gen")
+
+    def __init__(self) -> None:
+        self.names: dict[Var, str] = {}
+        self.gen = names()
+
+    def bind(self, v: Var) -> str:
+        n = self.names[v] = next(self.gen)
+        return f"{n}:{v.aval.str_short()}"
+
+    def atom(self, a: Atom) -> str:
+        if isinstance(a, Lit):
+            return lit_str(a)
+        n = self.names.get(a)
+        if n is None:  # an unbound variable: print something, typecheck will say
+            n = self.names[a] = next(self.gen)
+        return n
+
+
+def pp_eqn(namer: _Namer, eqn: Eqn) -> PP:
+    ins = " ".join(namer.atom(a) for a in eqn.inputs)
+    lhs = " ".join(namer.bind(v) for v in eqn.out_binders)
+    rhs = PP.text(eqn.primitive.name) >> pp_params(eqn.params) >> PP.text(ins)
+    return PP.text(lhs) >> PP.text(" = ") >> rhs
+
+
+def pp_jaxpr_block(jaxpr: Jaxpr) -> PP:
+    namer = _Namer()
+    binders = "".join(namer.bind(v) + " " for v in jaxpr.in_binders)
+    eqns = vcat([pp_eqn(namer, e) for e in jaxpr.eqns])
+    outs = ", ".join(namer.atom(a) for a in jaxpr.outs)
+    body = (PP.text("let ") >> eqns) + PP.text(f"in ( {outs} ) }}")
+    return PP.text(f"{{ lambda {binders}.") + body.indent(2)
+
+
+def pp_jaxpr(jaxpr: Jaxpr) -> str:
+    return str(pp_jaxpr_block(jaxpr))

@@ -1,0 +1,66 @@
+"""``typecheck_jaxpr``: the full type-checking pass over a jaxpr."""
+
+from __future__ import annotations
+
+from .errors import JaxprTypeError, PrimitiveTypeError, TypedaxError
+from .ir import Atom, Eqn, Jaxpr, JaxprType, Lit, Var
+
+
+def _eqn_text(eqn: Eqn) -> str:
+    from .pretty import _Namer, pp_eqn
+
+    return str(pp_eqn(_Namer(), eqn))
+
+
+def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
+    """The jaxpr's type, or ``JaxprTypeError`` naming the offending equation."""
+    env: set[Var] = set()
+    for v in jaxpr.in_binders:
+        if v in env:
+            raise JaxprTypeError(f"input binder {v.aval.str_short()} is bound twice")
+        env.add(v)
+
+    def check_atom(a: Atom, where: str) -> None:
+        if isinstance(a, Var):
+            if a not in env:
+                raise JaxprTypeError(f"unbound variable of type {a.aval.str_short()} in {where}")
+        elif isinstance(a, Lit):
+            if a.aval.shape != ():
+                raise JaxprTypeError(f"non-scalar literal in {where}")
+        else:
+            raise JaxprTypeError(f"{type(a).__name__} is not an atom, in {where}")
+
+    for eqn in jaxpr.eqns:
+        for a in eqn.inputs:
+            check_atom(a, f"equation: {_eqn_text(eqn)}")
+        try:
+            expected = eqn.primitive.abstract_eval([a.aval for a in eqn.inputs], eqn.params)
+        except PrimitiveTypeError as e:
+            raise JaxprTypeError(f"{e}\n  in equation: {_eqn_text(eqn)}") from e
+        except TypedaxError:
+            raise
+        if len(expected) != len(eqn.out_binders):
+            raise JaxprTypeError(
+                f"{eqn.primitive.name} produces {len(expected)} outputs but the equation "
+                f"binds {len(eqn.out_binders)}\n  in equation: {_eqn_text(eqn)}"
+            )
+        for v, t in zip(eqn.out_binders, expected):
+            if v.aval != t:
+                raise JaxprTypeError(
+                    f"out binder has type {v.aval.str_short()} but {eqn.primitive.name} "
+                    f"produces {t.str_short()}\n  in equation: {_eqn_text(eqn)}"
+                )
+            if v in env:
+                raise JaxprTypeError(f"variable bound twice\n  in equation: {_eqn_text(eqn)}")
+            env.add(v)
+    for a in jaxpr.outs:
+        check_atom(a, "the jaxpr's outputs")
+    return JaxprType(jaxpr.in_avals, tuple(a.aval for a in jaxpr.outs))
+
+
+def typecheck_closed(jaxpr: Jaxpr, num_outs: int) -> JaxprType:
+    """Typecheck and check the output arity (for params holding jaxprs)."""
+    t = typecheck_jaxpr(jaxpr)
+    if len(t.out_types) != num_outs:
+        raise JaxprTypeError(f"expected a jaxpr with {num_outs} outputs, got type {t}")
+    return t

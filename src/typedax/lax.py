@@ -1,0 +1,232 @@
+"""Primitive-level operations, named and shaped like ``jax.lax``.
+
+Operands of binary operations must share shape and dtype; a Python scalar
+takes the dtype of the array operand (weak typing), so ``lax.mul(x_f32, 2.0)``
+stays float32. For NumPy-style broadcasting and promotion use
+``typedax.numpy``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from pyrsistent import pmap
+
+from .core.dtypes import DType
+from .core.errors import PrimitiveTypeError
+from .core.ir import NO_PARAMS, Primitive
+from .core.trace import Tracer, Value, aval_of, bind1
+from .primitives import (
+    add_p,
+    broadcast_p,
+    convert_element_type_p,
+    cos_p,
+    div_p,
+    dot_general_p,
+    eq_p,
+    exp_p,
+    ge_p,
+    greater_p,
+    integer_pow_p,
+    le_p,
+    less_p,
+    log_p,
+    logistic_p,
+    max_p,
+    min_p,
+    mul_p,
+    ne_p,
+    neg_p,
+    pow_p,
+    reduce_max_p,
+    reduce_sum_p,
+    reshape_p,
+    select_n_p,
+    sin_p,
+    sqrt_p,
+    sub_p,
+    tanh_p,
+    transpose_p,
+)
+from .primitives.structural import DimensionNumbers
+
+__all__ = [
+    "abs", "add", "broadcast", "broadcast_in_dim", "convert_element_type", "cos", "div",
+    "dot", "dot_general", "eq", "exp", "ge", "gt", "integer_pow", "le", "log", "logistic",
+    "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_sum", "reshape",
+    "select", "select_n", "sin", "sqrt", "sub", "tanh", "transpose",
+]
+
+
+def _is_python_scalar(x: Value) -> bool:
+    return type(x) in (float, int, bool)
+
+
+def _weak(x: Value, like: Value) -> Value:
+    """A Python scalar takes the dtype of the array it meets."""
+    if _is_python_scalar(x) and not _is_python_scalar(like):
+        return np.asarray(x, dtype=aval_of(like).dtype)
+    return x
+
+
+def _unop(prim: Primitive, x: Value) -> Value:
+    return bind1(prim, (x,), NO_PARAMS)
+
+
+def _binop(prim: Primitive, x: Value, y: Value) -> Value:
+    return bind1(prim, (_weak(x, y), _weak(y, x)), NO_PARAMS)
+
+
+def neg(x: Value) -> Value:
+    return _unop(neg_p, x)
+
+
+def sin(x: Value) -> Value:
+    return _unop(sin_p, x)
+
+
+def cos(x: Value) -> Value:
+    return _unop(cos_p, x)
+
+
+def exp(x: Value) -> Value:
+    return _unop(exp_p, x)
+
+
+def log(x: Value) -> Value:
+    return _unop(log_p, x)
+
+
+def tanh(x: Value) -> Value:
+    return _unop(tanh_p, x)
+
+
+def logistic(x: Value) -> Value:
+    return _unop(logistic_p, x)
+
+
+def sqrt(x: Value) -> Value:
+    return _unop(sqrt_p, x)
+
+
+def add(x: Value, y: Value) -> Value:
+    return _binop(add_p, x, y)
+
+
+def sub(x: Value, y: Value) -> Value:
+    return _binop(sub_p, x, y)
+
+
+def mul(x: Value, y: Value) -> Value:
+    return _binop(mul_p, x, y)
+
+
+def div(x: Value, y: Value) -> Value:
+    return _binop(div_p, x, y)
+
+
+def max(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+    return _binop(max_p, x, y)
+
+
+def min(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+    return _binop(min_p, x, y)
+
+
+def pow(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+    return _binop(pow_p, x, y)
+
+
+def gt(x: Value, y: Value) -> Value:
+    return _binop(greater_p, x, y)
+
+
+def lt(x: Value, y: Value) -> Value:
+    return _binop(less_p, x, y)
+
+
+def ge(x: Value, y: Value) -> Value:
+    return _binop(ge_p, x, y)
+
+
+def le(x: Value, y: Value) -> Value:
+    return _binop(le_p, x, y)
+
+
+def eq(x: Value, y: Value) -> Value:
+    return _binop(eq_p, x, y)
+
+
+def ne(x: Value, y: Value) -> Value:
+    return _binop(ne_p, x, y)
+
+
+def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
+    return select(lt(x, 0), neg(x), x)
+
+
+def integer_pow(x: Value, y: int) -> Value:
+    return bind1(integer_pow_p, (x,), pmap({"y": int(y)}))
+
+
+def select_n(which: Value, *cases: Value) -> Value:
+    return bind1(select_n_p, (which, *cases), NO_PARAMS)
+
+
+def select(pred: Value, on_true: Value, on_false: Value) -> Value:
+    """``on_true`` where ``pred`` else ``on_false`` (``jax.lax.select``)."""
+    return bind1(select_n_p, (pred, on_false, on_true), NO_PARAMS)
+
+
+def convert_element_type(x: Value, new_dtype: DType | type) -> Value:
+    return bind1(convert_element_type_p, (x,), pmap({"new_dtype": np.dtype(new_dtype)}))
+
+
+def broadcast(x: Value, sizes: Sequence[int]) -> Value:
+    """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
+    shape = tuple(int(d) for d in sizes) + aval_of(x).shape
+    return bind1(broadcast_p, (x,), pmap({"shape": shape, "axes": tuple(range(len(sizes)))}))
+
+
+def broadcast_in_dim(x: Value, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Value:
+    """Operand dimension ``i`` becomes output dimension ``broadcast_dimensions[i]``."""
+    shape_t = tuple(int(d) for d in shape)
+    dims = tuple(int(d) for d in broadcast_dimensions)
+    if list(dims) != sorted(dims):
+        raise PrimitiveTypeError(
+            f"broadcast_in_dim: broadcast_dimensions={dims} must be increasing; transpose first"
+        )
+    axes = tuple(i for i in range(len(shape_t)) if i not in dims)
+    return bind1(broadcast_p, (x,), pmap({"shape": shape_t, "axes": axes}))
+
+
+def reshape(x: Value, new_sizes: Sequence[int]) -> Value:
+    return bind1(reshape_p, (x,), pmap({"new_sizes": tuple(int(d) for d in new_sizes)}))
+
+
+def transpose(x: Value, permutation: Sequence[int]) -> Value:
+    return bind1(transpose_p, (x,), pmap({"perm": tuple(int(d) for d in permutation)}))
+
+
+def reduce_sum(x: Value, axes: Sequence[int]) -> Value:
+    return bind1(reduce_sum_p, (x,), pmap({"axis": tuple(int(a) for a in axes)}))
+
+
+def reduce_max(x: Value, axes: Sequence[int]) -> Value:
+    return bind1(reduce_max_p, (x,), pmap({"axis": tuple(int(a) for a in axes)}))
+
+
+def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers) -> Value:
+    (lc, rc), (lb, rb) = dimension_numbers
+    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    return bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))
+
+
+def dot(lhs: Value, rhs: Value) -> Value:
+    """Vector/matrix product of 1-d or 2-d operands (``jax.lax.dot``)."""
+    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())))
+
+
+def is_tracer(x: object) -> bool:
+    return isinstance(x, Tracer)

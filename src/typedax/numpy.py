@@ -1,0 +1,262 @@
+"""NumPy-style functions on arrays and tracers: dtype promotion and
+broadcasting happen here, then the strict ``lax`` primitives are bound.
+
+Promotion follows NumPy among typedax's dtypes, except that a Python scalar
+combined with an array takes the array's dtype (``x_f32 * 2.0`` stays
+float32), as in JAX.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import lax
+from .core.dtypes import DType, bool_, float32, float64, int32, int64
+from .core.errors import PrimitiveTypeError
+from .core.trace import Value, aval_of
+
+__all__ = [
+    "add", "astype", "bool_", "cos", "divide", "dot", "equal", "exp", "float32", "float64",
+    "greater", "greater_equal", "int32", "int64", "less", "less_equal", "log", "matmul",
+    "max", "maximum", "mean", "minimum", "multiply", "negative", "not_equal", "power",
+    "reshape", "sin", "sqrt", "subtract", "sum", "tanh", "transpose", "where",
+]
+
+_SCALAR_TYPES = (bool, int, float)
+
+
+def _is_weak(x: Value) -> bool:
+    return type(x) in _SCALAR_TYPES
+
+
+def result_dtype(*xs: Value) -> DType:
+    """The dtype NumPy would give, with Python scalars weakly typed."""
+    strong = [aval_of(x).dtype for x in xs if not _is_weak(x)]
+    if strong:
+        d: DType = np.result_type(*strong)
+        # a float Python scalar lifts an integer or bool array to float64
+        if any(type(x) is float for x in xs) and d.kind in "biu":
+            return float64
+        if any(type(x) is int for x in xs) and d.kind == "b":
+            return int64
+        return d
+    return aval_of(np.result_type(*(np.asarray(x) for x in xs)).type(0)).dtype
+
+
+def _promote(*xs: Value) -> list[Value]:
+    dtype = result_dtype(*xs)
+    out: list[Value] = []
+    for x in xs:
+        if _is_weak(x):
+            out.append(np.asarray(x, dtype=dtype))
+        elif aval_of(x).dtype != dtype:
+            out.append(lax.convert_element_type(x, dtype))
+        else:
+            out.append(x)
+    return out
+
+
+def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
+    shape_t = tuple(shape)
+    xs = aval_of(x).shape
+    if xs == shape_t:
+        return x
+    lead = len(shape_t) - len(xs)
+    if lead < 0 or any(d not in (1, s) for d, s in zip(xs, shape_t[lead:])):
+        raise PrimitiveTypeError(f"cannot broadcast shape {xs} to {shape_t}")
+    return lax.broadcast_in_dim(x, shape_t, tuple(range(lead, len(shape_t))))
+
+
+def _prepare(*xs: Value) -> list[Value]:
+    ys = _promote(*xs)
+    shapes = [aval_of(y).shape for y in ys]
+    if all(s == shapes[0] for s in shapes):
+        return ys
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise PrimitiveTypeError(
+            f"shapes {', '.join(map(str, shapes))} do not broadcast together"
+        ) from None
+    return [broadcast_to(y, shape) for y in ys]
+
+
+def add(x: Value, y: Value) -> Value:
+    return lax.add(*_prepare(x, y))
+
+
+def subtract(x: Value, y: Value) -> Value:
+    return lax.sub(*_prepare(x, y))
+
+
+def multiply(x: Value, y: Value) -> Value:
+    return lax.mul(*_prepare(x, y))
+
+
+def divide(x: Value, y: Value) -> Value:
+    a, b = _prepare(x, y)
+    if aval_of(a).dtype.kind in "biu":
+        a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
+    return lax.div(a, b)
+
+
+def maximum(x: Value, y: Value) -> Value:
+    return lax.max(*_prepare(x, y))
+
+
+def minimum(x: Value, y: Value) -> Value:
+    return lax.min(*_prepare(x, y))
+
+
+def power(x: Value, y: Value) -> Value:
+    if type(y) is int:
+        return lax.integer_pow(x, y)
+    a, b = _prepare(x, y)
+    if aval_of(a).dtype.kind in "biu":
+        a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
+    return lax.pow(a, b)
+
+
+def negative(x: Value) -> Value:
+    return lax.neg(x)
+
+
+def greater(x: Value, y: Value) -> Value:
+    return lax.gt(*_prepare(x, y))
+
+
+def less(x: Value, y: Value) -> Value:
+    return lax.lt(*_prepare(x, y))
+
+
+def greater_equal(x: Value, y: Value) -> Value:
+    return lax.ge(*_prepare(x, y))
+
+
+def less_equal(x: Value, y: Value) -> Value:
+    return lax.le(*_prepare(x, y))
+
+
+def equal(x: Value, y: Value) -> Value:
+    return lax.eq(*_prepare(x, y))
+
+
+def not_equal(x: Value, y: Value) -> Value:
+    return lax.ne(*_prepare(x, y))
+
+
+def _float(x: Value) -> Value:
+    return x if aval_of(x).dtype.kind == "f" else lax.convert_element_type(x, float64)
+
+
+def sin(x: Value) -> Value:
+    return lax.sin(_float(x))
+
+
+def cos(x: Value) -> Value:
+    return lax.cos(_float(x))
+
+
+def exp(x: Value) -> Value:
+    return lax.exp(_float(x))
+
+
+def log(x: Value) -> Value:
+    return lax.log(_float(x))
+
+
+def tanh(x: Value) -> Value:
+    return lax.tanh(_float(x))
+
+
+def sqrt(x: Value) -> Value:
+    return lax.sqrt(_float(x))
+
+
+def where(cond: Value, x: Value, y: Value) -> Value:
+    a, b = _promote(x, y)
+    c, a, b = (
+        _prepare(cond, a, b)
+        if aval_of(cond).dtype == bool_
+        else _prepare(not_equal(cond, 0), a, b)
+    )
+    return lax.select(c, a, b)
+
+
+def astype(x: Value, dtype: DType | type) -> Value:
+    d = np.dtype(dtype)
+    return x if aval_of(x).dtype == d else lax.convert_element_type(x, d)
+
+
+def transpose(x: Value, axes: Sequence[int] | None = None) -> Value:
+    nd = aval_of(x).ndim
+    perm = tuple(reversed(range(nd))) if axes is None else tuple(a % nd for a in axes) if nd else ()
+    return lax.transpose(x, perm)
+
+
+def reshape(x: Value, shape: Sequence[int] | int) -> Value:
+    dims = [shape] if isinstance(shape, int) else list(shape)
+    size = aval_of(x).size
+    if dims.count(-1) == 1:
+        known = 1
+        for d in dims:
+            if d != -1:
+                known *= d
+        dims[dims.index(-1)] = size // known if known else 0
+    return lax.reshape(x, tuple(dims))
+
+
+def _axes(ndim: int, axis: int | Sequence[int] | None) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        return (axis % ndim,)
+    return tuple(sorted(a % ndim for a in axis))
+
+
+def sum(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
+    a = aval_of(x)
+    if a.dtype == bool_:
+        x = lax.convert_element_type(x, int64)
+    return lax.reduce_sum(x, _axes(a.ndim, axis))
+
+
+def max(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
+    return lax.reduce_max(x, _axes(aval_of(x).ndim, axis))
+
+
+def mean(x: Value, axis: int | Sequence[int] | None = None) -> Value:
+    a = aval_of(x)
+    axes = _axes(a.ndim, axis)
+    n = 1
+    for i in axes:
+        n *= a.shape[i]
+    total = sum(_float(x), axes)
+    return lax.div(total, np.asarray(n, dtype=aval_of(total).dtype))
+
+
+def matmul(x: Value, y: Value) -> Value:
+    a, b = _promote(x, y)
+    xn, yn = aval_of(a).ndim, aval_of(b).ndim
+    if xn == 0 or yn == 0:
+        raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
+    if xn <= 2 and yn <= 2:
+        return lax.dot_general(a, b, (((xn - 1,), (0,)), ((), ())))
+    if xn != yn:
+        raise PrimitiveTypeError(f"matmul: batched operands must have one rank, got {xn} and {yn}")
+    batch = tuple(range(xn - 2))
+    return lax.dot_general(a, b, (((xn - 1,), (yn - 2,)), (batch, batch)))
+
+
+def dot(x: Value, y: Value) -> Value:
+    return matmul(x, y)
+
+
+def zeros_like(x: Value) -> Value:
+    a = aval_of(x)
+    return np.zeros(a.shape, a.dtype)
+
+
+

@@ -1,0 +1,50 @@
+"""Typed access to primitive params, with errors that name the primitive."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.dtypes import DType
+from ..core.errors import PrimitiveTypeError
+from ..core.ir import Jaxpr, Param, Params
+
+
+def _get(prim: str, params: Params, key: str) -> Param:
+    if key not in params:
+        raise PrimitiveTypeError(f"{prim}: missing param '{key}'")
+    return params[key]
+
+
+def get_int(prim: str, params: Params, key: str) -> int:
+    v = _get(prim, params, key)
+    if type(v) is not int:
+        raise PrimitiveTypeError(f"{prim}: param '{key}' must be an int, got {v!r}")
+    return v
+
+
+def get_ints(prim: str, params: Params, key: str) -> tuple[int, ...]:
+    v = _get(prim, params, key)
+    if not isinstance(v, tuple) or not all(type(x) is int for x in v):
+        raise PrimitiveTypeError(f"{prim}: param '{key}' must be a tuple of ints, got {v!r}")
+    return tuple(x for x in v if type(x) is int)
+
+
+def get_dtype(prim: str, params: Params, key: str) -> DType:
+    v = _get(prim, params, key)
+    if not isinstance(v, np.dtype):
+        raise PrimitiveTypeError(f"{prim}: param '{key}' must be a dtype, got {v!r}")
+    return v
+
+
+def get_jaxpr(prim: str, params: Params, key: str) -> Jaxpr:
+    v = _get(prim, params, key)
+    if not isinstance(v, Jaxpr):
+        raise PrimitiveTypeError(f"{prim}: param '{key}' must be a jaxpr, got {v!r}")
+    return v
+
+
+def get_bool(prim: str, params: Params, key: str) -> bool:
+    v = _get(prim, params, key)
+    if not isinstance(v, bool):
+        raise PrimitiveTypeError(f"{prim}: param '{key}' must be a bool, got {v!r}")
+    return v
