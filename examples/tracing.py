@@ -15,9 +15,9 @@ def main() -> None:
     print("\n== omnistaging: make_jaxpr(lambda: mul(2., 2.))()")
     print(tdx.make_jaxpr(lambda: lax.mul(2.0, 2.0))())
 
-    def f(x: tdx.Jaxpr | float) -> object:
-        y = lax.sin(x) * 2.0  # type: ignore[arg-type, operator]  # demo: tracer arithmetic
-        return -y + x
+    def f(x: tdx.Value) -> tdx.Value:
+        y = lax.mul(lax.sin(x), 2.0)
+        return lax.add(lax.neg(y), x)
 
     print("\n== f(x) = -(sin(x) * 2) + x")
     fj = tdx.make_jaxpr(f)(3.0)

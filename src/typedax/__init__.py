@@ -12,3 +12,4 @@ from .core import ShapedArray as ShapedArray
 from .core import eval_jaxpr as eval_jaxpr
 from .core import parse_jaxpr as parse_jaxpr
 from .core import typecheck_jaxpr as typecheck_jaxpr
+from .core.trace import Value as Value
