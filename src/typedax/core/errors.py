@@ -52,3 +52,31 @@ class MissingRuleError(TypedaxError, NotImplementedError):
             f"primitive '{primitive}' has no {interpretation} rule; "
             f"add one to the {interpretation} rule table"
         )
+
+
+class JaxprTextTypeError(JaxprTypeError):
+    """Jaxpr text that parses but is not well typed (an unbound or rebound
+    name, operand types a primitive rejects, an out-binder whose type
+    disagrees), located at a line and column of the text."""
+
+    def __init__(self, message: str, text: str, line: int, column: int) -> None:
+        self.message = message
+        self.line = line
+        self.column = column
+        lines = text.splitlines() or [""]
+        src = lines[line - 1] if 0 < line <= len(lines) else ""
+        caret = " " * max(column - 1, 0) + "^"
+        super().__init__(f"line {line}, column {column}: {message}\n  {src}\n  {caret}")
+
+
+class NonLinearError(TypedaxError, TypeError):
+    """A transpose rule was asked to transpose a use that is not linear in the
+    undefined (linear) operands -- e.g. ``mul`` of two linear values, or
+    ``div`` by a linear value."""
+
+    def __init__(self, primitive: str, detail: str) -> None:
+        self.primitive = primitive
+        super().__init__(
+            f"cannot transpose '{primitive}': {detail}. Only functions linear in "
+            "the transposed inputs can be transposed."
+        )
