@@ -80,3 +80,15 @@ class NonLinearError(TypedaxError, TypeError):
             f"cannot transpose '{primitive}': {detail}. Only functions linear in "
             "the transposed inputs can be transposed."
         )
+
+
+class BatchingError(TypedaxError, ValueError):
+    """``vmap`` arguments that do not fit its axes: inconsistent batch sizes,
+    an ``in_axes``/``out_axes`` tree that does not match the value tree, an
+    axis out of range, or a batched output where ``out_axes`` says None."""
+
+
+class TangentTypeError(TypedaxError, TypeError):
+    """A tangent whose shape or dtype differs from its primal's, primal and
+    tangent trees that differ, or differentiation with respect to a
+    non-float input."""
