@@ -1,5 +1,6 @@
 """typedax: the JAX core as a strictly typed, immutable library."""
 
+from . import control_flow as control_flow
 from . import lax as lax
 from . import numpy as numpy
 from . import tree as tree

@@ -230,3 +230,10 @@ def dot(lhs: Value, rhs: Value) -> Value:
 
 def is_tracer(x: object) -> bool:
     return isinstance(x, Tracer)
+
+
+# Control flow (higher-order primitives). Imported last: control_flow builds on the ops above.
+from .control_flow import cond as cond  # noqa: E402
+from .control_flow import fori_loop as fori_loop  # noqa: E402
+from .control_flow import scan as scan  # noqa: E402
+from .control_flow import while_loop as while_loop  # noqa: E402

@@ -1,0 +1,136 @@
+"""``lax.cond``: evaluation, abstract evaluation, errors, and its rules."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pyrsistent import pmap
+
+import typedax as tdx
+from typedax import lax
+from typedax.control_flow import cond_p
+from typedax.core import PrimitiveTypeError, ShapedArray
+from typedax.core.trace import Value
+
+F64 = np.dtype(np.float64)
+
+
+def branchy(x: Value) -> Value:
+    def t(y: Value) -> Value:
+        return lax.mul(lax.sin(y), y)
+
+    def f(y: Value) -> Value:
+        return lax.cos(y)
+
+    return lax.cond(lax.gt(x, 0.0), t, f, x)  # type: ignore[return-value]  # one-leaf pytree
+
+
+def branchy_ref(x: float) -> float:
+    return float(np.sin(x) * x) if x > 0 else float(np.cos(x))
+
+
+# -- evaluation ---------------------------------------------------------------
+
+
+def test_tutorial_eval() -> None:
+    assert lax.cond(True, lambda: 3, lambda: 4) == 3
+    assert lax.cond(False, lambda: 3, lambda: 4) == 4
+
+
+@pytest.mark.parametrize("x", [-1.5, 0.0, 0.7, 2.0])
+def test_eval_matches_python(x: float) -> None:
+    assert float(np.asarray(branchy(x))) == pytest.approx(branchy_ref(x))
+
+
+def test_pytree_operands_and_results() -> None:
+    def t(d: dict[str, Value]) -> tuple[Value, Value]:
+        return lax.add(d["a"], d["b"]), d["a"]
+
+    def f(d: dict[str, Value]) -> tuple[Value, Value]:
+        return lax.sub(d["a"], d["b"]), d["b"]
+
+    a = np.array([1.0, 2.0])
+    b = np.array([0.5, 0.25])
+    out = lax.cond(np.bool_(True), t, f, {"a": a, "b": b})
+    assert isinstance(out, tuple)
+    np.testing.assert_allclose(np.asarray(out[0]), a + b)
+    out = lax.cond(False, t, f, {"a": a, "b": b})
+    assert isinstance(out, tuple)
+    np.testing.assert_allclose(np.asarray(out[0]), a - b)
+    np.testing.assert_allclose(np.asarray(out[1]), b)
+
+
+def test_branch_constants_are_joined() -> None:
+    c1 = np.array([1.0, 2.0, 3.0])
+    c2 = np.array([10.0, 20.0, 30.0])
+    x = np.array([1.0, 1.0, 1.0])
+    out = lax.cond(True, lambda y: lax.add(y, c1), lambda y: lax.mul(y, c2), x)
+    np.testing.assert_allclose(np.asarray(out), x + c1)
+    out = lax.cond(False, lambda y: lax.add(y, c1), lambda y: lax.mul(y, c2), x)
+    np.testing.assert_allclose(np.asarray(out), x * c2)
+    closed = tdx.make_jaxpr(
+        lambda p, y: lax.cond(p, lambda z: lax.add(z, c1), lambda z: lax.mul(z, c2), y)
+    )(True, x)
+    (eqn,) = closed.jaxpr.eqns
+    assert eqn.primitive is cond_p
+    assert len(eqn.inputs) == 4  # pred, c1, c2, operand
+
+
+def test_weak_literal_branch_takes_other_dtype() -> None:
+    x = np.float32(2.0)
+    out = lax.cond(True, lambda y: y, lambda y: 0.0, x)
+    assert np.asarray(out).dtype == np.float32
+
+
+def test_concrete_predicate_still_stages_both_branches() -> None:
+    closed = tdx.make_jaxpr(lambda x: lax.cond(True, lambda y: lax.sin(y), lambda y: lax.cos(y), x))(1.0)
+    (eqn,) = closed.jaxpr.eqns
+    assert eqn.primitive is cond_p
+    text = str(closed)
+    assert "sin" in text and "cos" in text
+    assert tdx.typecheck_jaxpr(closed.jaxpr).out_types == (ShapedArray((), F64),)
+
+
+# -- errors -------------------------------------------------------------------
+
+
+def test_error_branch_types_differ() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"true_fun returns \(float64\[2\]\) but false_fun returns \(float64\[\]\)"):
+        lax.cond(True, lambda x: x, lambda x: lax.reduce_sum(x, (0,)), np.ones(2))
+
+
+def test_error_branch_dtypes_differ() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"float32\[\].*int32\[\]"):
+        lax.cond(True, lambda: np.float32(1), lambda: np.int32(1))
+
+
+def test_error_branch_structures_differ() -> None:
+    with pytest.raises(PrimitiveTypeError, match="same structure"):
+        lax.cond(True, lambda x: (x, x), lambda x: x, 1.0)
+
+
+@pytest.mark.parametrize("pred", [1, 1.0, np.array([True, False])])
+def test_error_bad_predicate(pred: Value) -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"predicate must be a boolean scalar"):
+        lax.cond(pred, lambda: 1.0, lambda: 2.0)
+
+
+def test_error_bad_predicate_traced() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"got float64\[\]"):
+        tdx.make_jaxpr(lambda p: lax.cond(p, lambda: 1.0, lambda: 2.0))(1.0)
+
+
+def test_error_non_array_output() -> None:
+    with pytest.raises(PrimitiveTypeError, match="outputs of cond's true_fun must be arrays"):
+        lax.cond(True, lambda: "a", lambda: "b")
+
+
+def test_abstract_eval_rejects_mismatched_params() -> None:
+    t = tdx.make_jaxpr(lambda x: x)(1.0).jaxpr
+    f = tdx.make_jaxpr(lambda x: np.float32(1.0))(1.0).jaxpr
+    bool_ = ShapedArray((), np.dtype(np.bool_))
+    with pytest.raises(PrimitiveTypeError, match="branches have different output types"):
+        cond_p.abstract_eval([bool_, ShapedArray((), F64)], pmap({"true_jaxpr": t, "false_jaxpr": f}))
+    with pytest.raises(PrimitiveTypeError, match="true_jaxpr takes"):
+        cond_p.abstract_eval([bool_, ShapedArray((), np.dtype(np.float32))],
+                             pmap({"true_jaxpr": t, "false_jaxpr": t}))
