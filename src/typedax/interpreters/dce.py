@@ -1,0 +1,73 @@
+"""Dead-code elimination: ``dce_jaxpr``.
+
+A backward pass over the equations: an equation is kept when one of its
+outputs is used (first-order primitives have no effects). Higher-order
+primitives that can prune their own bodies register a ``DceRule`` in
+``dce_rules``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeAlias
+
+from ..core.errors import JaxprTypeError
+from ..core.ir import Eqn, Jaxpr, Var
+from ..core.rules import RuleTable
+
+DceRule: TypeAlias = Callable[[Sequence[bool], Eqn], "Eqn | None"]
+"""``rule(used_outputs, eqn) -> new_eqn``: the equation to keep in its place
+(its out binders a subset of ``eqn``'s, every input it reads counted as used),
+or ``None`` to drop it. Called only when some output is used."""
+
+dce_rules: RuleTable[DceRule] = RuleTable("dce")
+
+
+def dce_jaxpr(
+    jaxpr: Jaxpr,
+    used_outputs: Sequence[bool],
+    instantiate: bool | Sequence[bool] = False,
+) -> tuple[Jaxpr, list[bool]]:
+    """Drop every equation no used output depends on.
+
+    Returns ``(new_jaxpr, used_inputs)``. ``new_jaxpr`` has only the outputs
+    marked in ``used_outputs`` and only the inputs marked in ``used_inputs``
+    (an input is used when a kept equation or a kept output reads it, or when
+    ``instantiate`` asks to keep it).
+    """
+    n_in, n_out = len(jaxpr.in_binders), len(jaxpr.outs)
+    if len(used_outputs) != n_out:
+        raise JaxprTypeError(
+            f"dce_jaxpr: {len(used_outputs)} used_outputs flags for a jaxpr with {n_out} outputs"
+        )
+    inst = [instantiate] * n_in if isinstance(instantiate, bool) else list(instantiate)
+    if len(inst) != n_in:
+        raise JaxprTypeError(
+            f"dce_jaxpr: {len(inst)} instantiate flags for a jaxpr with {n_in} inputs"
+        )
+    live: set[Var] = set()
+    for a, used in zip(jaxpr.outs, used_outputs):
+        if used and isinstance(a, Var):
+            live.add(a)
+    kept: list[Eqn] = []
+    for eqn in reversed(jaxpr.eqns):
+        used_outs = [v in live for v in eqn.out_binders]
+        if not any(used_outs):
+            continue
+        rule = dce_rules.get(eqn.primitive)
+        if rule is not None:
+            new_eqn = rule(used_outs, eqn)
+            if new_eqn is None:
+                continue
+            eqn = new_eqn
+        kept.append(eqn)
+        for a in eqn.inputs:
+            if isinstance(a, Var):
+                live.add(a)
+    used_inputs = [v in live or i for v, i in zip(jaxpr.in_binders, inst)]
+    new = Jaxpr(
+        tuple(v for v, u in zip(jaxpr.in_binders, used_inputs) if u),
+        tuple(reversed(kept)),
+        tuple(a for a, u in zip(jaxpr.outs, used_outputs) if u),
+    )
+    return new, used_inputs

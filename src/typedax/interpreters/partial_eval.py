@@ -1,0 +1,405 @@
+"""Partial evaluation: split a computation into the part that can run now
+(on known values) and a jaxpr for the part that must wait for unknown ones.
+
+Two faces, as for every transformation:
+
+* ``PartialEvalTrace`` runs Python code: operations on known values are
+  evaluated on the spot (so Python control flow on them works), and every
+  operation touching an unknown value is recorded as a recipe on the tracer
+  it produces. ``tracers_to_jaxpr`` sorts the recipes into a jaxpr;
+  ``partial_eval_flat`` is the driver.
+* ``partial_eval_jaxpr`` unzips a jaxpr into a known and an unknown jaxpr.
+
+Known values are plain values -- arrays, scalars, tracers of enclosing
+traces; only unknown values are ``PartialEvalTracer``s. Primitives that need
+special treatment (higher-order ones: jit, cond, scan) register one rule in
+``partial_eval_jaxpr_rules``; the trace uses the same rule, so one entry
+serves both faces.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias
+
+import numpy as np
+
+from ..core.avals import ShapedArray
+from ..core.errors import ConcretizationError, JaxprTypeError
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.rules import RuleTable
+from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
+from ..core.typecheck import typecheck_jaxpr
+
+_SCALARS = (bool, int, float)
+
+
+@dataclass(frozen=True, slots=True)
+class PartialVal:
+    """A known value (``const``), or an unknown one of which only the type is known."""
+
+    aval: ShapedArray
+    const: Value | None
+
+    @staticmethod
+    def known(value: Value) -> PartialVal:
+        return PartialVal(aval_of(value), value)
+
+    @staticmethod
+    def unknown(aval: ShapedArray) -> PartialVal:
+        return PartialVal(aval, None)
+
+    @property
+    def is_known(self) -> bool:
+        return self.const is not None
+
+
+# -- recipes: how an unknown value will be computed ---------------------------
+@dataclass(frozen=True, slots=True)
+class LambdaBindingRecipe:
+    """An unknown input of the function being partially evaluated."""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ConstRecipe:
+    """A known value used by an unknown computation (becomes a constant binder)."""
+
+    val: Value
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JaxprEqnRecipe:
+    """An equation staged because an operand is unknown. ``seq`` orders
+    recipes by creation, which is a topological order."""
+
+    eqn: Eqn
+    parents: tuple[PartialEvalTracer, ...]
+    seq: int
+
+
+Recipe: TypeAlias = LambdaBindingRecipe | ConstRecipe | JaxprEqnRecipe
+
+_LAMBDA = LambdaBindingRecipe()
+_SEQ = itertools.count()
+
+
+class PartialEvalTracer(Tracer):
+    """An unknown value: the variable ``var`` of the jaxpr being recorded."""
+
+    __slots__ = ("var", "recipe")
+    _trace: PartialEvalTrace
+
+    def __init__(self, trace: PartialEvalTrace, var: Var, recipe: Recipe) -> None:
+        self._trace = trace
+        self.var = var
+        self.recipe = recipe
+
+    @property
+    def aval(self) -> ShapedArray:
+        return self.var.aval
+
+    def concrete(self, why: str) -> NDArray:
+        raise ConcretizationError(
+            f"{why} of a value of type {self.aval.str_short()} that depends on the "
+            f"unknown inputs of {self._trace.describe()}: it is only known when the "
+            "staged (linear) part runs. Python control flow may depend on primal "
+            "values, not on tangents or other unknown inputs."
+        )
+
+
+PartialEvalJaxprRule: TypeAlias = Callable[
+    [Sequence[bool], Eqn], tuple["Eqn | None", "Eqn | None", list[bool], list[Var]]
+]
+"""``rule(unknowns_in, eqn) -> (eqn_known, eqn_unknown, unknowns_out, residuals)``.
+
+``eqn_known`` reads only known inputs and binds the known outputs plus the
+``residuals`` (fresh vars); ``eqn_unknown`` reads residuals and unknown
+inputs and binds the unknown outputs. Either may be ``None`` when empty. Out
+binders of ``eqn`` keep their identity in whichever side binds them."""
+
+partial_eval_jaxpr_rules: RuleTable[PartialEvalJaxprRule] = RuleTable("partial_eval")
+
+
+class PartialEvalTrace(Trace):
+    """Evaluates known operations now and records the others."""
+
+    __slots__ = ("_consts",)
+
+    def __init__(self, parent: Trace | None) -> None:
+        super().__init__(parent)
+        self._consts: dict[int, PartialEvalTracer] = {}
+
+    def describe(self) -> str:
+        return "partial evaluation"
+
+    def new_arg(self, pval: PartialVal) -> Value:
+        """The value the function sees for an input: the known value itself,
+        or a fresh unknown tracer."""
+        if pval.const is not None:
+            return pval.const
+        return PartialEvalTracer(self, Var(pval.aval), _LAMBDA)
+
+    def is_unknown(self, x: Value) -> bool:
+        return type(x) is PartialEvalTracer and x._trace is self
+
+    def instantiate_const(self, x: Value) -> PartialEvalTracer:
+        """``x`` as an unknown value: a known one becomes a constant binder."""
+        if type(x) is PartialEvalTracer and x._trace is self:
+            return x
+        if isinstance(x, Tracer):
+            self.check_foreign(x)
+        t = self._consts.get(id(x))
+        if t is None:
+            t = self._consts[id(x)] = PartialEvalTracer(self, Var(aval_of(x)), ConstRecipe(x))
+        return t
+
+    def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
+        if type(x) in _SCALARS:
+            return Lit.of(x), None  # type: ignore[arg-type]  # type(x) checked just above
+        t = self.instantiate_const(x)
+        return t.var, t
+
+    def stage(self, prim: Primitive, args: Sequence[Value], params: Params) -> list[PartialEvalTracer]:
+        """Record ``prim(args)`` as an equation; its outputs are unknown."""
+        atoms: list[Atom] = []
+        parents: list[PartialEvalTracer] = []
+        for a in args:
+            atom, t = self._atom(a)
+            atoms.append(atom)
+            if t is not None:
+                parents.append(t)
+        avals_out = prim.abstract_eval([a.aval for a in atoms], params)
+        outs = tuple(Var(a) for a in avals_out)
+        recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), next(_SEQ))
+        return [PartialEvalTracer(self, v, recipe) for v in outs]
+
+    def process_primitive(
+        self, prim: Primitive, args: Sequence[Value], params: Params
+    ) -> list[Value]:
+        unknowns = [type(a) is PartialEvalTracer and a._trace is self for a in args]
+        if not any(unknowns):
+            with using_trace(self.parent or self):
+                return bind(prim, args, params)
+        rule = partial_eval_jaxpr_rules.get(prim)
+        if rule is None:
+            out: list[Value] = list(self.stage(prim, args, params))
+            return out
+        return self._apply_jaxpr_rule(rule, prim, args, unknowns, params)
+
+    def _apply_jaxpr_rule(
+        self,
+        rule: PartialEvalJaxprRule,
+        prim: Primitive,
+        args: Sequence[Value],
+        unknowns: Sequence[bool],
+        params: Params,
+    ) -> list[Value]:
+        """Use a jaxpr-level rule on the fly: run the known equation now and
+        record the unknown one."""
+        in_vars = [Var(aval_of(a)) for a in args]
+        out_avals = prim.abstract_eval([v.aval for v in in_vars], params)
+        eqn = Eqn(prim, tuple(in_vars), params, tuple(Var(a) for a in out_avals))
+        eqn1, eqn2, unks_out, _ = rule(unknowns, eqn)
+        env: dict[Var, Value] = dict(zip(in_vars, args))
+
+        def read(a: Atom) -> Value:
+            return np.asarray(a.val, a.aval.dtype) if isinstance(a, Lit) else env[a]
+
+        if eqn1 is not None:
+            with using_trace(self.parent or self):
+                outs1 = bind(eqn1.primitive, [read(a) for a in eqn1.inputs], eqn1.params)
+            env.update(zip(eqn1.out_binders, outs1))
+        if eqn2 is not None:
+            outs2 = self.stage(eqn2.primitive, [read(a) for a in eqn2.inputs], eqn2.params)
+            env.update(zip(eqn2.out_binders, outs2))
+        del unks_out
+        return [env[v] for v in eqn.out_binders]
+
+
+def _toposort_recipes(
+    outs: Sequence[PartialEvalTracer],
+) -> tuple[list[JaxprEqnRecipe], list[PartialEvalTracer], set[Var]]:
+    """The equation recipes the outputs depend on (in creation order), the
+    constant tracers they read, and the lambda-bound vars they reach."""
+    eqns: dict[int, JaxprEqnRecipe] = {}
+    consts: dict[Var, PartialEvalTracer] = {}
+    lambdas: set[Var] = set()
+    seen: set[Var] = set()
+    stack = list(outs)
+    while stack:
+        t = stack.pop()
+        if t.var in seen:
+            continue
+        seen.add(t.var)
+        r = t.recipe
+        if isinstance(r, JaxprEqnRecipe):
+            if r.seq not in eqns:
+                eqns[r.seq] = r
+                stack.extend(r.parents)
+        elif isinstance(r, ConstRecipe):
+            consts[t.var] = t
+        else:
+            lambdas.add(t.var)
+    return [eqns[k] for k in sorted(eqns)], list(consts.values()), lambdas
+
+
+def tracers_to_jaxpr(
+    tracers_in: Sequence[PartialEvalTracer], tracers_out: Sequence[PartialEvalTracer]
+) -> tuple[Jaxpr, list[Value]]:
+    """The jaxpr computing ``tracers_out`` from ``tracers_in``: its inputs are
+    one binder per constant (values returned alongside), then ``tracers_in``."""
+    recipes, consts, lambdas = _toposort_recipes(tracers_out)
+    in_vars = [t.var for t in tracers_in]
+    missing = lambdas - set(in_vars)
+    if missing:
+        raise JaxprTypeError(
+            "partial evaluation: an output depends on an unknown input that is not "
+            "among the jaxpr's inputs"
+        )
+    vals: list[Value] = []
+    for t in consts:
+        assert isinstance(t.recipe, ConstRecipe)
+        vals.append(t.recipe.val)
+    jaxpr = Jaxpr(
+        tuple(t.var for t in consts) + tuple(in_vars),
+        tuple(r.eqn for r in recipes),
+        tuple(t.var for t in tracers_out),
+    )
+    return jaxpr, vals
+
+
+def partial_eval_flat(
+    fun: Callable[[list[Value]], Sequence[Value]],
+    pvals_in: Sequence[PartialVal],
+    instantiate: bool | Sequence[bool] = False,
+) -> tuple[Jaxpr, list[PartialVal], list[Value]]:
+    """Run ``fun`` on partially known inputs.
+
+    Returns ``(jaxpr, pvals_out, consts)``: ``pvals_out`` gives every output,
+    known (its value) or unknown (its type); ``jaxpr`` computes the unknown
+    outputs, in order, from ``consts`` followed by the unknown inputs, in
+    order. ``instantiate`` makes the marked outputs unknown even when known.
+    """
+    trace = PartialEvalTrace(current_trace())
+    args = [trace.new_arg(p) for p in pvals_in]
+    try:
+        with using_trace(trace):
+            outs = list(fun(args))
+        inst = [instantiate] * len(outs) if isinstance(instantiate, bool) else list(instantiate)
+        pvals_out: list[PartialVal] = []
+        unknown_out: list[PartialEvalTracer] = []
+        for o, i in zip(outs, inst):
+            if i or trace.is_unknown(o):
+                t = trace.instantiate_const(o)
+                unknown_out.append(t)
+                pvals_out.append(PartialVal.unknown(t.aval))
+            else:
+                pvals_out.append(PartialVal.known(o))
+        unknown_in = [a for a in args if isinstance(a, PartialEvalTracer) and a._trace is trace]
+        jaxpr, consts = tracers_to_jaxpr(unknown_in, unknown_out)
+        return jaxpr, pvals_out, consts
+    finally:
+        trace.alive = False
+
+
+# -- the pure face: partial_eval_jaxpr ----------------------------------------
+def partial_eval_jaxpr(
+    jaxpr: Jaxpr,
+    in_unknowns: Sequence[bool],
+    instantiate: bool | Sequence[bool] = False,
+) -> tuple[Jaxpr, Jaxpr, list[bool], int]:
+    """Unzip ``jaxpr`` into the part computable from the known inputs and the
+    part that needs the unknown ones.
+
+    Returns ``(jaxpr_known, jaxpr_unknown, out_unknowns, num_residuals)``
+    where, for ``jaxpr : (a1, a2) -> (b1, b2)`` with ``a2`` the inputs marked
+    in ``in_unknowns`` and ``b2`` the outputs marked in ``out_unknowns``:
+
+    * ``jaxpr_known : a1 -> (b1, res)``  (``num_residuals`` residuals), and
+    * ``jaxpr_unknown : (res, a2) -> b2``.
+
+    ``instantiate`` marks outputs to put in ``b2`` even when known (they
+    become residuals, or literals).
+    """
+    if len(in_unknowns) != len(jaxpr.in_binders):
+        raise JaxprTypeError(
+            f"partial_eval_jaxpr: {len(in_unknowns)} in_unknowns flags for a jaxpr "
+            f"with {len(jaxpr.in_binders)} inputs"
+        )
+    n_out = len(jaxpr.outs)
+    inst = [instantiate] * n_out if isinstance(instantiate, bool) else list(instantiate)
+    if len(inst) != n_out:
+        raise JaxprTypeError(
+            f"partial_eval_jaxpr: {len(inst)} instantiate flags for a jaxpr with {n_out} outputs"
+        )
+    unknown: set[Var] = {v for v, u in zip(jaxpr.in_binders, in_unknowns) if u}
+    residuals: dict[Var, None] = {}
+
+    def is_unknown(a: Atom) -> bool:
+        return isinstance(a, Var) and a in unknown
+
+    eqns1: list[Eqn] = []
+    eqns2: list[Eqn] = []
+    for eqn in jaxpr.eqns:
+        unks_in = [is_unknown(a) for a in eqn.inputs]
+        rule = partial_eval_jaxpr_rules.get(eqn.primitive) if any(unks_in) else None
+        if rule is not None:
+            eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
+            if eqn1 is not None:
+                eqns1.append(eqn1)
+            if eqn2 is not None:
+                eqns2.append(eqn2)
+            for v in res:
+                residuals[v] = None
+            unknown.update(v for v, u in zip(eqn.out_binders, unks_out) if u)
+        elif any(unks_in):
+            for a, u in zip(eqn.inputs, unks_in):
+                if not u and isinstance(a, Var):
+                    residuals[a] = None
+            eqns2.append(eqn)
+            unknown.update(eqn.out_binders)
+        else:
+            eqns1.append(eqn)
+    out_unknowns = [is_unknown(a) or i for a, i in zip(jaxpr.outs, inst)]
+    for a, i in zip(jaxpr.outs, inst):
+        if i and isinstance(a, Var) and a not in unknown:
+            residuals[a] = None
+    res = list(residuals)
+    ins1 = tuple(v for v, u in zip(jaxpr.in_binders, in_unknowns) if not u)
+    ins2 = tuple(v for v, u in zip(jaxpr.in_binders, in_unknowns) if u)
+    outs1 = tuple(a for a, u in zip(jaxpr.outs, out_unknowns) if not u)
+    outs2 = tuple(a for a, u in zip(jaxpr.outs, out_unknowns) if u)
+    jaxpr1 = Jaxpr(ins1, tuple(eqns1), outs1 + tuple(res))
+    jaxpr2 = Jaxpr(tuple(res) + ins2, tuple(eqns2), outs2)
+    _check_partial_eval(jaxpr, in_unknowns, out_unknowns, jaxpr1, jaxpr2)
+    return jaxpr1, jaxpr2, out_unknowns, len(res)
+
+
+def _check_partial_eval(
+    jaxpr: Jaxpr,
+    unks_in: Sequence[bool],
+    unks_out: Sequence[bool],
+    jaxpr1: Jaxpr,
+    jaxpr2: Jaxpr,
+) -> None:
+    t = typecheck_jaxpr(jaxpr)
+    t1 = typecheck_jaxpr(jaxpr1)
+    t2 = typecheck_jaxpr(jaxpr2)
+    a1 = tuple(x for x, u in zip(t.in_types, unks_in) if not u)
+    a2 = tuple(x for x, u in zip(t.in_types, unks_in) if u)
+    b1 = tuple(x for x, u in zip(t.out_types, unks_out) if not u)
+    b2 = tuple(x for x, u in zip(t.out_types, unks_out) if u)
+    nres = len(t1.out_types) - len(b1)
+    ok = (
+        t1.in_types == a1
+        and t1.out_types[: len(b1)] == b1
+        and t2.in_types[:nres] == t1.out_types[len(b1) :]
+        and t2.in_types[nres:] == a2
+        and t2.out_types == b2
+    )
+    if not ok:
+        raise JaxprTypeError(
+            f"partial_eval_jaxpr produced ill-typed halves: {t} split into {t1} and {t2}"
+        )
