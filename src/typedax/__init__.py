@@ -5,6 +5,9 @@ from . import lax as lax
 from . import numpy as numpy
 from . import tree as tree
 from .api import make_jaxpr as make_jaxpr
+from .api_forward import jacfwd as jacfwd
+from .api_forward import jvp as jvp
+from .api_forward import vmap as vmap
 from .core import ClosedJaxpr as ClosedJaxpr
 from .core import ConcretizationError as ConcretizationError
 from .core import EscapedTracerError as EscapedTracerError

@@ -1,0 +1,304 @@
+"""The forward-mode and batching transformations on pytrees: ``jvp``,
+``vmap`` and ``jacfwd``."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import ParamSpec, TypeAlias, TypeVar, cast, overload
+
+import numpy as np
+
+from . import lax, tree
+from .api import flat_fun
+from .core.avals import ShapedArray
+from .core.dtypes import is_float
+from .core.errors import BatchingError, TangentTypeError
+from .core.trace import Value, aval_of
+from .interpreters.batching import BatchDim, vmap_flat
+from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
+
+__all__ = ["AxisSpec", "jacfwd", "jvp", "vmap"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+AxisSpec: TypeAlias = (
+    int | None | tuple["AxisSpec", ...] | list["AxisSpec"] | Mapping[str, "AxisSpec"]
+)
+"""An ``in_axes``/``out_axes`` value: an axis (negative counts from the
+end), None (not batched), or a container of them that is a prefix of the
+value's pytree."""
+
+
+def _values(leaves: Sequence[object]) -> list[Value]:
+    out: list[Value] = []
+    for x in leaves:
+        aval_of(x)  # a clear TypeError for a leaf that is not an array
+        out.append(x)  # type: ignore[arg-type]  # aval_of accepted it, so it is a Value
+    return out
+
+
+# -- jvp ----------------------------------------------------------------------------
+def jvp(
+    f: Callable[..., T], primals: Sequence[object], tangents: Sequence[object]
+) -> tuple[T, T]:
+    """``f``'s value at ``primals`` and its directional derivative along
+    ``tangents`` (tuples of pytrees, one per argument, as ``jax.jvp``). Each
+    tangent has its primal's shape and dtype (a Python scalar takes it)."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TangentTypeError(
+            "jvp: primals and tangents must be tuples or lists of arguments, got "
+            f"{type(primals).__name__} and {type(tangents).__name__}"
+        )
+    p_leaves, p_tree = tree.flatten((tuple(primals), {}))
+    t_leaves, t_tree = tree.flatten((tuple(tangents), {}))
+    if p_tree != t_tree:
+        raise TangentTypeError(
+            f"jvp: primals have tree structure {p_tree.children[0]} but tangents have "
+            f"{t_tree.children[0]}; they must match"
+        )
+    run, out_trees = flat_fun(f, p_tree)
+    p_out, t_out = jvp_flat(run, _values(p_leaves), _values(t_leaves))
+    out_tree = out_trees[0]
+    primal_out = tree.unflatten(out_tree, p_out)
+    tangent_out = tree.unflatten(out_tree, [instantiate_zeros(t) for t in t_out])
+    return cast(T, primal_out), cast(T, tangent_out)
+
+
+# -- in_axes / out_axes as prefix trees -----------------------------------------------
+def _path_names(td: tree.TreeDef, prefix: str) -> list[str]:
+    """A readable path for each leaf of ``td``: ``x[0]['a'].b``."""
+    if td == tree.LEAF:
+        return [prefix]
+    out: list[str] = []
+    nt = td.node_type
+    keys = td.aux if isinstance(td.aux, tuple) else ()
+    for i, c in enumerate(td.children):
+        if nt is dict:
+            step = f"[{keys[i]!r}]"
+        elif nt is not None and dataclasses.is_dataclass(nt):
+            step = f".{keys[i]}"
+        else:
+            step = f"[{i}]"
+        out.extend(_path_names(c, prefix + step))
+    return out
+
+
+def _is_axis_leaf(x: object) -> bool:
+    return x is None
+
+
+def _broadcast_prefix(
+    spec: object, full: tree.TreeDef, what: str, value_desc: str
+) -> list[BatchDim]:
+    """One axis per leaf of ``full``, from ``spec``, a prefix tree of it."""
+    spec_leaves, spec_tree = tree.flatten(spec, is_leaf=_is_axis_leaf)
+    axes: list[BatchDim] = []
+    for s in spec_leaves:
+        if s is not None and type(s) is not int:
+            raise BatchingError(f"vmap: {what} must hold ints or None, got {s!r}")
+        axes.append(s)
+    out: list[BatchDim] = []
+    it = iter(axes)
+
+    def walk(st: tree.TreeDef, ft: tree.TreeDef) -> None:
+        if st == tree.LEAF:
+            out.extend([next(it)] * ft.num_leaves)
+            return
+        if (
+            st.kind != ft.kind
+            or st.node_type is not ft.node_type
+            or st.aux != ft.aux
+            or len(st.children) != len(ft.children)
+        ):
+            raise BatchingError(
+                f"vmap: {what} must be a tree prefix of {value_desc}: got {what} "
+                f"with structure {spec_tree} for a value with structure {full}"
+            )
+        for sc, fc in zip(st.children, ft.children):
+            walk(sc, fc)
+
+    walk(spec_tree, full)
+    return out
+
+
+def _arg_names(f: Callable[..., object], n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    names: list[str] = []
+    for i in range(n):
+        if i < len(params) and params[i].kind in (
+            inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD
+        ):
+            names.append(f"argument '{params[i].name}'")
+        else:
+            names.append(f"argument {i}")
+    return names
+
+
+def _leaf_names(f: Callable[..., object], args: tuple[object, ...], kw_tree: tree.TreeDef) -> list[str]:
+    names = _arg_names(f, len(args))
+    out: list[str] = []
+    for name, a in zip(names, args):
+        out.extend(_path_names(tree.structure(a), name))
+    out.extend(_path_names(kw_tree, "keyword arguments"))
+    return out
+
+
+def _axis_size(
+    f: Callable[..., object],
+    args: tuple[object, ...],
+    kw_tree: tree.TreeDef,
+    leaves: Sequence[Value],
+    dims: Sequence[BatchDim],
+    axis_size: int | None,
+) -> int:
+    sizes: list[tuple[int, int, ShapedArray]] = []  # (leaf index, axis, type)
+    for i, (x, d) in enumerate(zip(leaves, dims)):
+        if d is None:
+            continue
+        a = aval_of(x)
+        if not -a.ndim <= d < a.ndim:
+            name = _leaf_names(f, args, kw_tree)[i]
+            raise BatchingError(
+                f"vmap: in_axes={d} is out of range for {name} of type {a.str_short()} "
+                f"(it has {a.ndim} axes)"
+            )
+        sizes.append((i, d % a.ndim, a))
+    found = {a.shape[d] for _, d, a in sizes}
+    if axis_size is not None:
+        found.add(axis_size)
+    if len(found) == 1:
+        return found.pop()
+    if not found:
+        raise BatchingError(
+            "vmap: in_axes maps no argument (every leaf is None), so the batch size "
+            "is unknown; map at least one argument or pass axis_size"
+        )
+    names = _leaf_names(f, args, kw_tree)
+    lines = [
+        f"  * {names[i]} of type {a.str_short()} has size {a.shape[d]} along axis {d}"
+        for i, d, a in sizes
+    ]
+    if axis_size is not None:
+        lines.append(f"  * axis_size is {axis_size}")
+    raise BatchingError(
+        "vmap got inconsistent sizes for the array axes to be mapped:\n" + "\n".join(lines)
+    )
+
+
+# -- vmap -----------------------------------------------------------------------------
+def vmap(
+    f: Callable[P, T],
+    in_axes: AxisSpec = 0,
+    out_axes: AxisSpec = 0,
+    axis_size: int | None = None,
+) -> Callable[P, T]:
+    """Vectorise ``f`` over a batch axis of its arguments (``jax.vmap``).
+
+    ``in_axes`` is an int, None, or a tuple with one entry per positional
+    argument, each a prefix tree of that argument; keyword arguments are
+    mapped along axis 0. ``out_axes`` is a prefix tree of the output.
+    Outputs that do not depend on the batch are broadcast along it."""
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)  # as JAX: a top-level list means a tuple
+
+    @functools.wraps(f)
+    def batched(*args: P.args, **kwargs: P.kwargs) -> T:
+        leaves, in_tree = tree.flatten((args, kwargs))
+        args_tree, kw_tree = in_tree.children
+        if isinstance(in_axes, tuple) and len(in_axes) != len(args):
+            raise BatchingError(
+                f"vmap: in_axes must be an int, None, or a tuple with one entry per "
+                f"positional argument, but got len(in_axes)={len(in_axes)} for "
+                f"{len(args)} positional arguments"
+            )
+        dims = _broadcast_prefix(in_axes, args_tree, "in_axes", "the positional arguments")
+        dims += [0] * kw_tree.num_leaves
+        vals = _values(leaves)
+        size = _axis_size(f, args, kw_tree, vals, dims, axis_size)
+        run, out_trees = flat_fun(f, in_tree)
+
+        def out_dims() -> list[BatchDim]:
+            return _broadcast_prefix(out_axes, out_trees[0], "out_axes", "the output")
+
+        outs = vmap_flat(run, size, dims, vals, out_dims)
+        return cast(T, tree.unflatten(out_trees[0], outs))
+
+    return batched
+
+
+# -- jacfwd ---------------------------------------------------------------------------
+@overload
+def jacfwd(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+
+
+@overload
+def jacfwd(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+
+
+def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+    """The Jacobian of ``f`` by forward mode (``jax.jacfwd``): each output
+    leaf of shape ``S`` is replaced by the derivatives with respect to the
+    arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
+    shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+    @functools.wraps(f)
+    def jac(*args: P.args, **kwargs: P.kwargs) -> object:
+        for k in nums:
+            if not -len(args) <= k < len(args):
+                raise TangentTypeError(
+                    f"jacfwd: argnums={argnums} is out of range for {len(args)} positional arguments"
+                )
+        idx = [k % len(args) for k in nums]
+        dyn_leaves_obj, dyn_tree = tree.flatten(tuple(args[k] for k in idx))
+        dyn = _values(dyn_leaves_obj)
+        avals = [aval_of(x) for x in dyn]
+        for a in avals:
+            if not is_float(a.dtype):
+                raise TangentTypeError(
+                    f"jacfwd requires float inputs, but an input has type {a.str_short()}"
+                )
+        out_trees: list[tree.TreeDef] = []
+
+        def f_flat(leaves: list[Value]) -> list[Value]:
+            dyn_args = tree.unflatten(dyn_tree, leaves)
+            assert isinstance(dyn_args, tuple)
+            full = list(args)
+            for k, a in zip(idx, dyn_args):
+                full[k] = a
+            out = f(*full, **kwargs)  # type: ignore[arg-type]  # args with some replaced by tracers
+            flat, t = tree.flatten(out)
+            out_trees.append(t)
+            return _values(flat)
+
+        # one vmap of the pushforward per input leaf, over its standard basis
+        jacs: list[list[Value]] = []  # [input leaf][output leaf]
+        for k, a in enumerate(avals):
+            basis = np.eye(a.size, dtype=a.dtype).reshape((a.size,) + a.shape)
+
+            def pushfwd(vs: list[Value], k: int = k) -> list[Value]:
+                ts: list[Tangent] = [Zero(b) for b in avals]
+                ts[k] = vs[0]
+                _, t_out = jvp_flat(f_flat, dyn, ts)
+                return [instantiate_zeros(t) for t in t_out]
+
+            cols = vmap_flat(pushfwd, a.size, [0], [basis], lambda: [-1] * out_trees[-1].num_leaves)
+            jacs.append(
+                [lax.reshape(c, aval_of(c).shape[:-1] + a.shape) for c in cols]
+            )
+        out_tree = out_trees[-1]
+        per_out = []
+        for j in range(out_tree.num_leaves):
+            sub = tree.unflatten(dyn_tree, [jacs[k][j] for k in range(len(avals))])
+            assert isinstance(sub, tuple)
+            per_out.append(sub[0] if isinstance(argnums, int) else sub)
+        return tree.unflatten(out_tree, per_out)
+
+    return jac
