@@ -92,3 +92,8 @@ class TangentTypeError(TypedaxError, TypeError):
     """A tangent whose shape or dtype differs from its primal's, primal and
     tangent trees that differ, or differentiation with respect to a
     non-float input."""
+
+
+class GradOutputError(TypedaxError, TypeError):
+    """``grad``/``value_and_grad`` of a function whose output is not a single
+    floating-point scalar (use ``vjp`` or ``jacrev`` for other outputs)."""
