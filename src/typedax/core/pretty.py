@@ -60,11 +60,17 @@ def vcat(blocks: list[PP]) -> PP:
     return PP(out)
 
 
+# Names the parser reads as literals or keywords; no variable gets them.
+RESERVED_NAMES: frozenset[str] = frozenset({"in", "let", "inf", "nan", "lambda"})
+
+
 def names() -> Iterator[str]:
     """a, b, ..., z, ab, ac, ... (the tutorial's variable names)."""
     for r in itertools.count(1):
         for s in itertools.permutations(string.ascii_lowercase, r):
-            yield "".join(s)
+            name = "".join(s)
+            if name not in RESERVED_NAMES:
+                yield name
 
 
 def lit_str(lit: Lit) -> str:

@@ -12,6 +12,10 @@ def _eqn_text(eqn: Eqn) -> str:
     return str(pp_eqn(_Namer(), eqn))
 
 
+def _where(eqn: Eqn | None) -> str:
+    return "the jaxpr's outputs" if eqn is None else f"equation: {_eqn_text(eqn)}"
+
+
 def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
     """The jaxpr's type, or ``JaxprTypeError`` naming the offending equation."""
     env: set[Var] = set()
@@ -20,19 +24,20 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
             raise JaxprTypeError(f"input binder {v.aval.str_short()} is bound twice")
         env.add(v)
 
-    def check_atom(a: Atom, where: str) -> None:
+    def check_atom(a: Atom, eqn: Eqn | None) -> None:
+        # the equation's text is built only when there is an error to report
         if isinstance(a, Var):
             if a not in env:
-                raise JaxprTypeError(f"unbound variable of type {a.aval.str_short()} in {where}")
+                raise JaxprTypeError(f"unbound variable of type {a.aval.str_short()} in {_where(eqn)}")
         elif isinstance(a, Lit):
             if a.aval.shape != ():
-                raise JaxprTypeError(f"non-scalar literal in {where}")
+                raise JaxprTypeError(f"non-scalar literal in {_where(eqn)}")
         else:
-            raise JaxprTypeError(f"{type(a).__name__} is not an atom, in {where}")
+            raise JaxprTypeError(f"{type(a).__name__} is not an atom, in {_where(eqn)}")
 
     for eqn in jaxpr.eqns:
         for a in eqn.inputs:
-            check_atom(a, f"equation: {_eqn_text(eqn)}")
+            check_atom(a, eqn)
         try:
             expected = eqn.primitive.abstract_eval([a.aval for a in eqn.inputs], eqn.params)
         except PrimitiveTypeError as e:
@@ -54,7 +59,7 @@ def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
                 raise JaxprTypeError(f"variable bound twice\n  in equation: {_eqn_text(eqn)}")
             env.add(v)
     for a in jaxpr.outs:
-        check_atom(a, "the jaxpr's outputs")
+        check_atom(a, None)
     return JaxprType(jaxpr.in_avals, tuple(a.aval for a in jaxpr.outs))
 
 
