@@ -8,6 +8,12 @@ from .api import make_jaxpr as make_jaxpr
 from .api_forward import jacfwd as jacfwd
 from .api_forward import jvp as jvp
 from .api_forward import vmap as vmap
+from .api_reverse import grad as grad
+from .api_reverse import hessian as hessian
+from .api_reverse import jacrev as jacrev
+from .api_reverse import linearize as linearize
+from .api_reverse import value_and_grad as value_and_grad
+from .api_reverse import vjp as vjp
 from .core import ClosedJaxpr as ClosedJaxpr
 from .core import ConcretizationError as ConcretizationError
 from .core import EscapedTracerError as EscapedTracerError

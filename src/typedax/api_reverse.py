@@ -1,0 +1,364 @@
+"""The reverse-mode transformations on pytrees: ``linearize``, ``vjp``,
+``grad``, ``value_and_grad``, ``jacrev`` and ``hessian``.
+
+All are built on ``linearize_flat`` (JVP under partial evaluation): the primal
+computation runs eagerly in Python, the linear tangent computation is staged
+into a small jaxpr, and reverse mode transposes that jaxpr.
+
+Gradients are typed as ``Value`` (the array type); a pytree argument's
+gradient has that argument's structure.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Literal, ParamSpec, TypeVar, cast, overload
+
+import numpy as np
+
+from . import lax, tree
+from .api import flat_fun
+from .api_forward import jacfwd
+from .core.avals import ShapedArray
+from .core.dtypes import is_float
+from .core.errors import GradOutputError, TangentTypeError
+from .core.trace import Value, aval_of
+from .interpreters.batching import vmap_flat
+from .interpreters.linearize import LinearFn, linearize_flat
+
+__all__ = ["grad", "hessian", "jacrev", "linearize", "value_and_grad", "vjp"]
+
+P = ParamSpec("P")
+T = TypeVar("T")
+A = TypeVar("A")
+
+_SCALARS = (bool, int, float)
+
+
+def _values(leaves: Sequence[object]) -> list[Value]:
+    out: list[Value] = []
+    for x in leaves:
+        aval_of(x)  # a clear TypeError for a leaf that is not an array
+        out.append(x)  # type: ignore[arg-type]  # aval_of accepted it, so it is a Value
+    return out
+
+
+def _conform(who: str, what: str, xs: Sequence[Value], avals: Sequence[ShapedArray]) -> list[Value]:
+    """Check (co)tangents against their expected types; Python scalars take the dtype."""
+    out: list[Value] = []
+    for i, (x, a) in enumerate(zip(xs, avals)):
+        if type(x) in _SCALARS:
+            if a.shape != ():
+                raise TangentTypeError(
+                    f"{who}: {what} {i} is a Python scalar but must have type {a.str_short()}"
+                )
+            out.append(np.asarray(x, a.dtype))
+            continue
+        xa = aval_of(x)
+        if xa != a:
+            raise TangentTypeError(
+                f"{who}: {what} {i} has type {xa.str_short()} but must have type "
+                f"{a.str_short()} (the type of its primal)"
+            )
+        out.append(x)
+    return out
+
+
+# -- linearize and vjp ---------------------------------------------------------
+def linearize(f: Callable[..., T], *primals: object) -> tuple[T, Callable[..., T]]:
+    """``f``'s value at ``primals`` and its linear approximation there, as a
+    function of input tangents (one per argument, shaped like ``primals``)
+    returning output tangents. Calling it does not redo the linearization."""
+    leaves, in_tree = tree.flatten((primals, {}))
+    run, out_trees = flat_fun(f, in_tree)
+    outs, lin = linearize_flat(run, _values(leaves))
+    out_tree = out_trees[-1]
+
+    def f_lin(*tangents: object) -> T:
+        t_leaves, t_tree = tree.flatten((tangents, {}))
+        if t_tree != in_tree:
+            raise TangentTypeError(
+                f"linearize: tangents have tree structure {t_tree.children[0]} but the "
+                f"primals have {in_tree.children[0]}; they must match"
+            )
+        ts = _conform("linearize", "tangent", _values(t_leaves), lin.in_avals)
+        return cast(T, tree.unflatten(out_tree, lin(ts)))
+
+    return cast(T, tree.unflatten(out_tree, outs)), f_lin
+
+
+def vjp(f: Callable[..., T], *primals: object) -> tuple[T, Callable[[T], tuple[Value, ...]]]:
+    """``f``'s value at ``primals`` and its vector-Jacobian product: a
+    function from an output cotangent (shaped like the output) to a tuple
+    with one cotangent per argument (shaped like that argument)."""
+    leaves, in_tree = tree.flatten((primals, {}))
+    run, out_trees = flat_fun(f, in_tree)
+    outs, lin = linearize_flat(run, _values(leaves))
+    out_tree = out_trees[-1]
+    out_avals = [aval_of(o) for o in outs]
+
+    def f_vjp(ct: T) -> tuple[Value, ...]:
+        ct_leaves, ct_tree = tree.flatten(ct)
+        if ct_tree != out_tree:
+            raise TangentTypeError(
+                f"vjp: the cotangent has tree structure {ct_tree} but the output has "
+                f"{out_tree}; they must match"
+            )
+        cts = _conform("vjp", "cotangent", _values(ct_leaves), out_avals)
+        args_kwargs = tree.unflatten(in_tree, lin.transpose(list(cts)))
+        assert isinstance(args_kwargs, tuple)
+        return tuple(cast(Value, a) for a in args_kwargs[0])
+
+    return cast(T, tree.unflatten(out_tree, outs)), f_vjp
+
+
+# -- gradients with respect to some arguments ----------------------------------
+class _Diff:
+    """``f`` as a flat function of the leaves of its arguments ``argnums``
+    (the other arguments held fixed), with its output tree(s) recorded."""
+
+    def __init__(
+        self,
+        who: str,
+        f: Callable[..., object],
+        args: tuple[object, ...],
+        kwargs: dict[str, object],
+        argnums: int | tuple[int, ...],
+        has_aux: bool,
+    ) -> None:
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        for k in nums:
+            if type(k) is not int or not -len(args) <= k < len(args):
+                raise TangentTypeError(
+                    f"{who}: argnums={argnums!r} is out of range for {len(args)} positional arguments"
+                )
+        self.who, self.f, self.args, self.kwargs, self.has_aux = who, f, args, kwargs, has_aux
+        self.idx = [k % len(args) for k in nums]
+        self.single = isinstance(argnums, int)
+        leaves: list[object] = []
+        for k in self.idx:
+            arg_leaves = tree.leaves(args[k])
+            for x in arg_leaves:
+                a = aval_of(x)
+                if not is_float(a.dtype):
+                    raise TangentTypeError(
+                        f"{who} requires floating-point inputs, but positional argument {k} "
+                        f"has a leaf of type {a.str_short()}; differentiate with respect to "
+                        "float arguments only (convert it, or leave it out of argnums)"
+                    )
+            leaves.extend(arg_leaves)
+        self.dyn = _values(leaves)
+        self.dyn_tree = tree.structure(tuple(args[k] for k in self.idx))
+        self.avals = [aval_of(x) for x in self.dyn]
+        self.out_tree = tree.LEAF
+        self.aux_tree = tree.LEAF
+        self.num_out = 0
+
+    def __call__(self, leaves: list[Value]) -> list[Value]:
+        dyn_args = tree.unflatten(self.dyn_tree, leaves)
+        assert isinstance(dyn_args, tuple)
+        full = list(self.args)
+        for k, a in zip(self.idx, dyn_args):
+            full[k] = a
+        out = self.f(*full, **self.kwargs)
+        aux: object = None
+        if self.has_aux:
+            if not isinstance(out, tuple) or len(out) != 2:
+                raise GradOutputError(
+                    f"{self.who} with has_aux=True requires the function to return a pair "
+                    f"(output, aux), got {type(out).__name__}"
+                )
+            out, aux = out
+        flat, self.out_tree = tree.flatten(out)
+        aux_flat, self.aux_tree = tree.flatten(aux)
+        self.num_out = len(flat)
+        return _values(flat) + _values(aux_flat)
+
+    def linearize(self) -> tuple[list[Value], LinearFn]:
+        return linearize_flat(self, self.dyn)
+
+    def grads(self, flat: Sequence[Value]) -> object:
+        g = tree.unflatten(self.dyn_tree, flat)
+        assert isinstance(g, tuple)
+        return g[0] if self.single else g
+
+    def aux(self, outs: Sequence[Value]) -> object:
+        return tree.unflatten(self.aux_tree, outs[self.num_out :])
+
+
+def _value_and_grad_impl(
+    who: str,
+    f: Callable[..., object],
+    args: tuple[object, ...],
+    kwargs: dict[str, object],
+    argnums: int | tuple[int, ...],
+    has_aux: bool,
+) -> tuple[Value, object, object]:
+    d = _Diff(who, f, args, kwargs, argnums, has_aux)
+    outs, lin = d.linearize()
+    if d.out_tree != tree.LEAF:
+        raise GradOutputError(
+            f"{who} requires a scalar output, but the function returned a pytree "
+            f"{d.out_tree}; use vjp or jacrev for other outputs"
+        )
+    y = outs[0]
+    ya = aval_of(y)
+    if ya.shape != ():
+        raise GradOutputError(
+            f"{who} requires a scalar output, but the function returned an array of type "
+            f"{ya.str_short()}; use vjp or jacrev for non-scalar outputs (or sum it)"
+        )
+    if not is_float(ya.dtype):
+        raise GradOutputError(
+            f"{who} requires a floating-point output, but the function returned "
+            f"{ya.str_short()}"
+        )
+    cts: list[Value | None] = [np.ones((), ya.dtype)] + [None] * (len(outs) - 1)
+    return y, d.grads(lin.transpose(cts)), d.aux(outs)
+
+
+@overload
+def grad(
+    f: Callable[P, Value], argnums: int = 0, has_aux: Literal[False] = False
+) -> Callable[P, Value]: ...
+
+
+@overload
+def grad(
+    f: Callable[P, Value], argnums: tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[P, tuple[Value, ...]]: ...
+
+
+@overload
+def grad(
+    f: Callable[P, tuple[Value, A]], argnums: int = 0, *, has_aux: Literal[True]
+) -> Callable[P, tuple[Value, A]]: ...
+
+
+@overload
+def grad(
+    f: Callable[P, tuple[Value, A]], argnums: tuple[int, ...], *, has_aux: Literal[True]
+) -> Callable[P, tuple[tuple[Value, ...], A]]: ...
+
+
+def grad(
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[P, object]:
+    """The gradient of a scalar-valued ``f`` with respect to its positional
+    arguments ``argnums`` (``jax.grad``): with an int, one gradient shaped
+    like that argument; with a tuple, a tuple of them. With ``has_aux``, ``f``
+    returns ``(output, aux)`` and the result is ``(gradient, aux)``."""
+
+    @functools.wraps(f)
+    def gradfun(*args: P.args, **kwargs: P.kwargs) -> object:
+        _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux)
+        return (g, aux) if has_aux else g
+
+    return gradfun
+
+
+@overload
+def value_and_grad(
+    f: Callable[P, Value], argnums: int = 0, has_aux: Literal[False] = False
+) -> Callable[P, tuple[Value, Value]]: ...
+
+
+@overload
+def value_and_grad(
+    f: Callable[P, Value], argnums: tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[P, tuple[Value, tuple[Value, ...]]]: ...
+
+
+@overload
+def value_and_grad(
+    f: Callable[P, tuple[Value, A]], argnums: int = 0, *, has_aux: Literal[True]
+) -> Callable[P, tuple[tuple[Value, A], Value]]: ...
+
+
+@overload
+def value_and_grad(
+    f: Callable[P, tuple[Value, A]], argnums: tuple[int, ...], *, has_aux: Literal[True]
+) -> Callable[P, tuple[tuple[Value, A], tuple[Value, ...]]]: ...
+
+
+def value_and_grad(
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[P, object]:
+    """``f``'s value and its gradient (``jax.value_and_grad``): returns
+    ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``."""
+
+    @functools.wraps(f)
+    def vg(*args: P.args, **kwargs: P.kwargs) -> object:
+        y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux)
+        return ((y, aux), g) if has_aux else (y, g)
+
+    return vg
+
+
+# -- Jacobians and Hessians ----------------------------------------------------
+@overload
+def jacrev(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+
+
+@overload
+def jacrev(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+
+
+def jacrev(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+    """The Jacobian of ``f`` by reverse mode (``jax.jacrev``): each output
+    leaf of shape ``S`` is replaced by the derivatives with respect to the
+    arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
+    shape ``S + I``; with a tuple of ``argnums``, a tuple per output leaf.
+    One linearization; the transpose is mapped over the output basis."""
+
+    @functools.wraps(f)
+    def jac(*args: P.args, **kwargs: P.kwargs) -> object:
+        d = _Diff("jacrev", f, args, kwargs, argnums, False)
+        outs, lin = d.linearize()
+        per_out: list[object] = []
+        for j, y in enumerate(outs):
+            ya = aval_of(y)
+            if not is_float(ya.dtype):
+                raise GradOutputError(
+                    f"jacrev requires floating-point outputs, but output {j} has type "
+                    f"{ya.str_short()}"
+                )
+            per_out.append(d.grads(_pullback_rows(lin, j, len(outs), ya, d.avals)))
+        return tree.unflatten(d.out_tree, per_out)
+
+    return jac
+
+
+def _pullback_rows(
+    lin: LinearFn, j: int, n_out: int, ya: ShapedArray, in_avals: Sequence[ShapedArray]
+) -> list[Value]:
+    """The Jacobian rows of output ``j`` (shape ``ya.shape + I`` per input)."""
+
+    def pull(vs: list[Value]) -> list[Value]:
+        cts: list[Value | None] = [None] * n_out
+        cts[j] = vs[0]
+        return lin.transpose(cts)
+
+    if ya.size == 1:
+        rows = pull([np.ones(ya.shape, ya.dtype)])
+        return [r if ya.shape == () else lax.reshape(r, ya.shape + a.shape) for r, a in zip(rows, in_avals)]
+    basis = np.eye(ya.size, dtype=ya.dtype).reshape((ya.size,) + ya.shape)
+    rows = vmap_flat(pull, ya.size, [0], [basis], [0] * len(in_avals))
+    return [lax.reshape(r, ya.shape + a.shape) for r, a in zip(rows, in_avals)]
+
+
+@overload
+def hessian(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+
+
+@overload
+def hessian(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+
+
+def hessian(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+    """The Hessian of ``f`` (``jax.hessian``): ``jacfwd(jacrev(f))``; for a
+    scalar ``f`` of an argument of shape ``I``, an array of shape ``I + I``."""
+    if isinstance(argnums, int):
+        return jacfwd(jacrev(f, argnums), argnums)
+    return jacfwd(jacrev(f, argnums), argnums)
