@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 from pyrsistent import pmap
@@ -134,3 +136,81 @@ def test_abstract_eval_rejects_mismatched_params() -> None:
     with pytest.raises(PrimitiveTypeError, match="true_jaxpr takes"):
         cond_p.abstract_eval([bool_, ShapedArray((), np.dtype(np.float32))],
                              pmap({"true_jaxpr": t, "false_jaxpr": t}))
+
+
+# -- jvp ------------------------------------------------------------------------
+
+
+def _fd(f: Callable[[float], object], x: float, eps: float = 1e-6) -> float:
+    return (float(np.asarray(f(x + eps))) - float(np.asarray(f(x - eps)))) / (2 * eps)
+
+
+def test_tutorial_jvp() -> None:
+    out, out_tan = tdx.jvp(lambda x: lax.cond(True, lambda: x * x, lambda: 0.0), (1.0,), (1.0,))
+    assert float(np.asarray(out_tan)) == 2.0
+
+
+@pytest.mark.parametrize("x", [-1.3, 0.4, 2.0])
+def test_jvp_matches_finite_differences(x: float) -> None:
+    out, t = tdx.jvp(branchy, (x,), (1.0,))
+    assert float(np.asarray(out)) == pytest.approx(branchy_ref(x))
+    assert float(np.asarray(t)) == pytest.approx(_fd(branchy_ref, x), rel=1e-6, abs=1e-8)
+
+
+def test_jvp_symbolic_zero_branch_output() -> None:
+    # the tangent of an output no branch perturbs stays unmaterialised
+    closed = tdx.make_jaxpr(
+        lambda x: tdx.jvp(lambda y: lax.cond(True, lambda z: (z, 1.0), lambda z: (z, 2.0), y), (x,), (1.0,))
+    )(1.0)
+    (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive is cond_p]
+    assert len(eqn.out_binders) == 3  # two primal outputs, one tangent
+
+
+def test_jvp_closure_over_perturbed_value() -> None:
+    def f(x: Value) -> Value:
+        return lax.cond(lax.gt(x, 0.0), lambda: lax.mul(x, x), lambda: lax.neg(x))  # type: ignore[return-value]  # one leaf
+
+    _, t = tdx.jvp(f, (3.0,), (1.0,))
+    assert float(np.asarray(t)) == 6.0
+    _, t = tdx.jvp(f, (-3.0,), (1.0,))
+    assert float(np.asarray(t)) == -1.0
+
+
+# -- vmap -----------------------------------------------------------------------
+
+
+def test_tutorial_vmap() -> None:
+    xs = np.array([1.0, 2.0, 3.0])
+    out = tdx.vmap(lambda x: lax.cond(True, lambda: x + 1.0, lambda: 0.0), (0,))(xs)
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 3.0, 4.0])
+
+
+def test_vmap_batched_predicate_is_select() -> None:
+    xs = np.array([-2.0, -0.5, 0.0, 0.5, 3.0])
+    out = tdx.vmap(branchy)(xs)
+    np.testing.assert_allclose(np.asarray(out), [branchy_ref(float(x)) for x in xs])
+    closed = tdx.make_jaxpr(tdx.vmap(branchy))(xs)
+    assert cond_p not in [e.primitive for e in closed.jaxpr.eqns]
+
+
+def test_vmap_unbatched_predicate_keeps_cond() -> None:
+    def f(p: Value, x: Value) -> Value:
+        return lax.cond(p, lambda y: lax.sin(y), lambda y: lax.cos(y), x)  # type: ignore[return-value]  # one leaf
+
+    xs = np.linspace(0.0, 1.0, 4).reshape(2, 2)
+    for p in (True, False):
+        out = tdx.vmap(f, (None, 1))(p, xs)
+        ref = np.sin(xs.T) if p else np.cos(xs.T)
+        np.testing.assert_allclose(np.asarray(out), ref)
+    closed = tdx.make_jaxpr(tdx.vmap(f, (None, 0)))(True, xs)
+    assert cond_p in [e.primitive for e in closed.jaxpr.eqns]
+
+
+def test_vmap_unbatched_output_stays_unbatched() -> None:
+    def f(p: Value, x: Value) -> tuple[Value, Value]:
+        out = lax.cond(p, lambda y: (lax.sin(y), 1.0), lambda y: (y, 2.0), x)
+        assert isinstance(out, tuple)
+        return out
+
+    a, b = tdx.vmap(f, (None, 0), (0, None))(False, np.ones(3))
+    assert float(np.asarray(b)) == 2.0

@@ -3,6 +3,8 @@ abstract evaluation, errors, and their rules."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pytest
 
@@ -185,3 +187,139 @@ def test_error_fori_bounds() -> None:
         tdx.make_jaxpr(lambda a, b: lax.fori_loop(a, b, lambda i, x: x, 1.0))(
             np.int32(0), np.int64(3)
         )
+
+
+# -- jvp ------------------------------------------------------------------------
+
+
+def _fd(f: Callable[[float], object], x: float, eps: float = 1e-6) -> np.ndarray:
+    hi = np.asarray(f(x + eps), dtype=np.float64)
+    lo = np.asarray(f(x - eps), dtype=np.float64)
+    return (hi - lo) / (2 * eps)
+
+
+def _scan_of(a: Value) -> tuple[object, object]:
+    xs = np.linspace(-1.0, 1.0, 6)
+    return lax.scan(lambda c, x: (lax.tanh(lax.add(lax.mul(c, a), x)), lax.mul(c, x)), 0.5, xs)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_jvp_matches_finite_differences(reverse: bool) -> None:
+    xs = np.linspace(-1.0, 1.0, 5)
+
+    def f(c: float) -> object:
+        return lax.scan(rnn_cell, c, xs, reverse=reverse)[0]
+
+    def g(c: float) -> object:
+        return lax.scan(rnn_cell, c, xs, reverse=reverse)[1]
+
+    _, t = tdx.jvp(f, (0.3,), (1.0,))
+    assert float(np.asarray(t)) == pytest.approx(float(_fd(f, 0.3)), rel=1e-6)
+    _, t = tdx.jvp(g, (0.3,), (1.0,))
+    np.testing.assert_allclose(np.asarray(t), _fd(g, 0.3), rtol=1e-5, atol=1e-9)
+
+
+def test_scan_jvp_wrt_closed_over_constant_and_xs() -> None:
+    def f(a: float) -> object:
+        return _scan_of(a)[0]
+
+    _, t = tdx.jvp(f, (0.8,), (1.0,))
+    assert float(np.asarray(t)) == pytest.approx(float(_fd(f, 0.8)), rel=1e-6)
+
+    def h(s: float) -> object:
+        return lax.scan(rnn_cell, 0.1, tnp.multiply(np.linspace(0.0, 1.0, 4), s))[1]
+
+    _, t = tdx.jvp(h, (1.5,), (1.0,))
+    np.testing.assert_allclose(np.asarray(t), _fd(h, 1.5), rtol=1e-5)
+
+
+def test_while_jvp() -> None:
+    def f(x: float) -> object:
+        out = lax.while_loop(
+            lambda c: lax.lt(c[0], 4),
+            lambda c: (lax.add(c[0], 1), lax.sin(lax.mul(c[1], x))),
+            (0, 1.0),
+        )
+        assert isinstance(out, tuple)
+        return out[1]
+
+    _, t = tdx.jvp(f, (1.3,), (1.0,))
+    assert float(np.asarray(t)) == pytest.approx(float(_fd(f, 1.3)), rel=1e-6)
+
+
+def test_while_jvp_data_dependent_trip_count() -> None:
+    def f(x: float) -> object:
+        return lax.while_loop(lambda c: lax.lt(c, 100.0), lambda c: lax.mul(c, x), 1.0)
+
+    _, t = tdx.jvp(f, (3.0,), (1.0,))
+    # 3**5 = 243: d/dx x**5 = 5 x**4
+    assert float(np.asarray(t)) == pytest.approx(5 * 3.0**4)
+
+
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_fori_jvp(dynamic: bool) -> None:
+    def f(x: float) -> object:
+        hi: Value = np.asarray(5) if dynamic else 5
+        return lax.fori_loop(0, hi, lambda i, c: lax.add(lax.mul(c, x), 1.0), 1.0)
+
+    _, t = tdx.jvp(f, (0.7,), (1.0,))
+    assert float(np.asarray(t)) == pytest.approx(float(_fd(f, 0.7)), rel=1e-6)
+
+
+# -- vmap -----------------------------------------------------------------------
+
+
+def test_vmap_while_batched_predicate() -> None:
+    def f(x: Value) -> object:
+        return lax.while_loop(lambda c: lax.lt(c, 10.0), lambda c: lax.mul(c, x), 1.0)
+
+    xs = np.array([2.0, 3.0, 11.0, 1.5])
+    out = tdx.vmap(f)(xs)
+    np.testing.assert_allclose(np.asarray(out), [float(np.asarray(f(x))) for x in xs])
+
+
+def test_vmap_while_unbatched_predicate() -> None:
+    def f(x: Value) -> object:
+        return lax.fori_loop(0, np.asarray(3), lambda i, c: lax.mul(c, x), 1.0)
+
+    closed = tdx.make_jaxpr(tdx.vmap(f))(np.ones(3))
+    (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive is while_p]
+    cj = eqn.params["cond_jaxpr"]
+    assert isinstance(cj, tdx.Jaxpr) and cj.out_avals[0].shape == ()  # not batched
+    xs = np.array([1.0, 2.0, 3.0])
+    np.testing.assert_allclose(np.asarray(tdx.vmap(f)(xs)), xs**3)
+
+
+def test_vmap_while_trip_counts_differ() -> None:
+    def f(n: Value) -> object:
+        return lax.fori_loop(0, n, lambda i, c: lax.add(c, lax.convert_element_type(i, np.float64)), 0.0)
+
+    ns = np.array([0, 1, 4, 7])
+    np.testing.assert_allclose(np.asarray(tdx.vmap(f)(ns)), [sum(range(n)) for n in ns])
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_vmap_scan(reverse: bool) -> None:
+    cs = np.array([0.1, -0.4, 0.9])
+    xss = np.linspace(-1.0, 1.0, 15).reshape(3, 5)
+    c, ys = tdx.vmap(lambda c, xs: lax.scan(rnn_cell, c, xs, reverse=reverse))(cs, xss)
+    for i in range(3):
+        c_ref, ys_ref = rnn_ref(float(cs[i]), xss[i], reverse)
+        assert float(np.asarray(c)[i]) == pytest.approx(c_ref)
+        np.testing.assert_allclose(np.asarray(ys)[i], ys_ref)
+    # batched along the xs' second axis, carry unbatched
+    c, ys = tdx.vmap(lambda xs: lax.scan(rnn_cell, 0.2, xs, reverse=reverse), 1)(xss.T)
+    for i in range(3):
+        c_ref, ys_ref = rnn_ref(0.2, xss[i], reverse)
+        assert float(np.asarray(c)[i]) == pytest.approx(c_ref)
+        np.testing.assert_allclose(np.asarray(ys)[i], ys_ref)
+
+
+def test_vmap_scan_batched_constant_only() -> None:
+    def f(a: Value) -> object:
+        return _scan_of(a)[0]
+
+    a_s = np.array([0.5, 1.0, 1.5])
+    np.testing.assert_allclose(
+        np.asarray(tdx.vmap(f)(a_s)), [float(np.asarray(f(a))) for a in a_s]
+    )

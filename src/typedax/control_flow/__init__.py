@@ -8,3 +8,7 @@ from .loops import scan as scan
 from .loops import scan_p as scan_p
 from .loops import while_loop as while_loop
 from .loops import while_p as while_p
+
+# the rules of each interpretation register themselves in its table
+from . import jvp_rules as jvp_rules  # noqa: E402
+from . import batching_rules as batching_rules  # noqa: E402

@@ -115,3 +115,43 @@ def split(xs: Sequence[T], *sizes: int) -> list[list[T]]:
         i += n
     out.append(list(xs[i:]))
     return out
+
+
+def forward_deps(jaxpr: Jaxpr, in_flags: Sequence[bool]) -> list[bool]:
+    """Which outputs depend on an input whose flag is set (a conservative
+    forward analysis: an equation's outputs depend on all of its inputs)."""
+    marked: set[Var] = {v for v, f in zip(jaxpr.in_binders, in_flags) if f}
+    for eqn in jaxpr.eqns:
+        if any(isinstance(a, Var) and a in marked for a in eqn.inputs):
+            marked.update(eqn.out_binders)
+    return [isinstance(a, Var) and a in marked for a in jaxpr.outs]
+
+
+def carry_fixpoint(
+    step: Callable[[list[bool]], list[bool]], init: Sequence[bool]
+) -> list[bool]:
+    """The least ``flags >= init`` with ``step(flags) <= flags`` (elementwise):
+    which loop-carried values become nonzero / batched / unknown."""
+    flags = list(init)
+    while True:
+        out = step(flags)
+        new = [a or b for a, b in zip(flags, out)]
+        if new == flags:
+            return flags
+        flags = new
+
+
+def permute_binders(jaxpr: Jaxpr, order: Sequence[int]) -> Jaxpr:
+    """The same jaxpr taking its inputs in a new order: input ``k`` of the
+    result is input ``order[k]`` of ``jaxpr``."""
+    return Jaxpr(tuple(jaxpr.in_binders[i] for i in order), jaxpr.eqns, jaxpr.outs)
+
+
+def permute_outs(jaxpr: Jaxpr, order: Sequence[int]) -> Jaxpr:
+    return Jaxpr(jaxpr.in_binders, jaxpr.eqns, tuple(jaxpr.outs[i] for i in order))
+
+
+def add_unused_binders(jaxpr: Jaxpr, at: int, avals: Sequence[ShapedArray]) -> Jaxpr:
+    """``jaxpr`` with binders of ``avals`` it ignores inserted at position ``at``."""
+    b = jaxpr.in_binders
+    return Jaxpr(b[:at] + fresh_vars(avals) + b[at:], jaxpr.eqns, jaxpr.outs)
