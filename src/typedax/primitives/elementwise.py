@@ -143,6 +143,8 @@ integer_pow_p = PRIMITIVES.add(Primitive("integer_pow", _integer_pow_impl, _inte
 # -- select_n(which, *cases): cases[which] elementwise ----------------------
 def _select_n_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     which, *cases = args
+    if len(cases) == 1:
+        return [np.array(cases[0])]
     if which.dtype == np.bool_:
         return [np.asarray(np.where(which, cases[1], cases[0]), dtype=cases[0].dtype)]
     idx = np.broadcast_to(which.astype(np.int64), cases[0].shape)
