@@ -19,7 +19,6 @@ from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.errors import BatchingError, ConcretizationError
-from ..core.eval import eval_jaxpr
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.rules import RuleTable
 from ..core.trace import Trace, Tracer, Value, aval_of, bind1, current_trace, using_trace
@@ -57,6 +56,7 @@ from ..primitives import (
 )
 from ..primitives._params import get_ints
 from ..primitives.structural import get_dimension_numbers
+from .jvp import eval_jaxpr_typed
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
@@ -266,7 +266,7 @@ def vmap_jaxpr(jaxpr: Jaxpr, axis_size: int, in_dims: Sequence[BatchDim]) -> Jax
         avals.append(batched_aval(a, axis_size, d))
     n_out = len(jaxpr.outs)
     closed = trace_to_jaxpr_flat(
-        lambda xs: vmap_flat(lambda ys: eval_jaxpr(jaxpr, ys), axis_size, dims, xs, [0] * n_out),
+        lambda xs: vmap_flat(lambda ys: eval_jaxpr_typed(jaxpr, ys), axis_size, dims, xs, [0] * n_out),
         avals,
         "vmap_jaxpr",
     )

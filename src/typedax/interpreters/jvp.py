@@ -22,10 +22,9 @@ import numpy as np
 
 from .. import lax
 from ..core.avals import ShapedArray
-from ..core.dtypes import bool_, is_float
-from ..core.errors import TangentTypeError
-from ..core.eval import eval_jaxpr
-from ..core.ir import Jaxpr, NDArray, Params, Primitive
+from ..core.dtypes import DType, bool_, float64, int64, is_float
+from ..core.errors import JaxprTypeError, TangentTypeError
+from ..core.ir import Atom, Jaxpr, Lit, NDArray, Params, Primitive, Var
 from ..core.rules import RuleTable
 from ..core.trace import (
     EVAL_TRACE,
@@ -33,6 +32,7 @@ from ..core.trace import (
     Tracer,
     Value,
     aval_of,
+    bind,
     bind1,
     current_trace,
     using_trace,
@@ -73,7 +73,7 @@ from ..primitives._params import get_dtype, get_int, get_ints
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
-    "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "instantiate_zeros",
+    "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "eval_jaxpr_typed", "instantiate_zeros",
     "jvp_flat", "jvp_jaxpr", "jvp_rules", "zeros_like_aval",
 ]
 
@@ -240,6 +240,31 @@ def jvp_flat(
         trace.alive = False
 
 
+def eval_jaxpr_typed(jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
+    """``eval_jaxpr`` under the current interpreter, binding each literal as a
+    scalar of its own dtype (a ``2.0:float32`` literal stays float32 when an
+    evaluate-then-retrace transformation stages it again)."""
+    if len(args) != len(jaxpr.in_binders):
+        raise JaxprTypeError(
+            f"eval_jaxpr: the jaxpr takes {len(jaxpr.in_binders)} inputs, got {len(args)}"
+        )
+    env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args))
+
+    def read(a: Atom) -> Value:
+        if isinstance(a, Lit):
+            return a.val if a.aval.dtype in _PY_SCALAR_DTYPES else np.asarray(a.val, a.aval.dtype)
+        return env[a]
+
+    for eqn in jaxpr.eqns:
+        outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
+        for v, o in zip(eqn.out_binders, outs):
+            env[v] = o
+    return [read(a) for a in jaxpr.outs]
+
+
+_PY_SCALAR_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
+
+
 def jvp_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     """The JVP of ``jaxpr`` as a jaxpr: its inputs are the primals then the
     tangents (tangents of integer inputs are ignored), its outputs the primal
@@ -247,7 +272,7 @@ def jvp_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     n = len(jaxpr.in_binders)
 
     def run(args: list[Value]) -> list[Value]:
-        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr(jaxpr, xs), args[:n], args[n:])
+        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr_typed(jaxpr, xs), args[:n], args[n:])
         return p_out + [instantiate_zeros(t) for t in t_out]
 
     closed = trace_to_jaxpr_flat(run, jaxpr.in_avals * 2, "jvp_jaxpr")
@@ -297,9 +322,9 @@ _register_unary(sin_p, lambda t, x, y: lax.mul(t, lax.cos(x)))
 _register_unary(cos_p, lambda t, x, y: lax.mul(t, lax.neg(lax.sin(x))))
 _register_unary(exp_p, lambda t, x, y: lax.mul(t, y))
 _register_unary(log_p, lambda t, x, y: lax.div(t, x))
-_register_unary(tanh_p, lambda t, x, y: lax.mul(t, lax.sub(1.0, lax.mul(y, y))))
-_register_unary(logistic_p, lambda t, x, y: lax.mul(t, lax.mul(y, lax.sub(1.0, y))))
-_register_unary(sqrt_p, lambda t, x, y: lax.mul(t, lax.div(0.5, y)))
+_register_unary(tanh_p, lambda t, x, y: lax.mul(t, lax.sub(_full(1.0, y), lax.mul(y, y))))
+_register_unary(logistic_p, lambda t, x, y: lax.mul(t, lax.mul(y, lax.sub(_full(1.0, y), y))))
+_register_unary(sqrt_p, lambda t, x, y: lax.mul(t, lax.div(_full(0.5, y), y)))
 
 
 def _linear_unary(prim: Primitive) -> None:
@@ -328,8 +353,8 @@ def _integer_pow_tangent(t: Value, x: Value, params: Params) -> Tangent:
     if y == 1:
         return t
     if y == 2:
-        return lax.mul(t, lax.mul(2.0, x))
-    return lax.mul(t, lax.mul(float(y), lax.integer_pow(x, y - 1)))
+        return lax.mul(t, lax.mul(_full(2.0, x), x))
+    return lax.mul(t, lax.mul(_full(float(y), x), lax.integer_pow(x, y - 1)))
 
 
 def _integer_pow_jvp(
@@ -435,7 +460,7 @@ def _pow_jvp(
     out = bind1(pow_p, (x, y), params)
     a: Tangent = tx
     if not isinstance(tx, Zero):  # d/dx = y * x**(y-1), and 0 where y == 0 (as JAX)
-        dx = lax.mul(y, lax.pow(x, lax.sub(y, 1.0)))
+        dx = lax.mul(y, lax.pow(x, lax.sub(y, _full(1.0, y))))
         dx = lax.select(lax.eq(y, _full(0.0, y)), _full(0.0, y), dx)
         a = lax.mul(tx, dx)
     b: Tangent = ty
