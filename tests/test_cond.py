@@ -214,3 +214,29 @@ def test_vmap_unbatched_output_stays_unbatched() -> None:
 
     a, b = tdx.vmap(f, (None, 0), (0, None))(False, np.ones(3))
     assert float(np.asarray(b)) == 2.0
+
+
+# -- jit ------------------------------------------------------------------------
+
+
+def test_tutorial_jit() -> None:
+    out = tdx.jit(lambda: lax.cond(False, lambda: 1, lambda: 2))()
+    assert int(np.asarray(out)) == 2
+
+
+@pytest.mark.parametrize("x", [-1.5, 0.0, 0.7])
+def test_jit_equals_eager(x: float) -> None:
+    assert float(np.asarray(tdx.jit(branchy)(x))) == pytest.approx(branchy_ref(x))
+
+
+def test_jit_lowers_to_stablehlo_if() -> None:
+    text = tdx.jit(branchy).trace(1.0).lower().as_text()
+    assert "stablehlo.if" in text
+
+
+def test_jit_of_jvp_and_vmap() -> None:
+    xs = np.array([-1.0, 0.5, 2.0])
+    out = tdx.jit(tdx.vmap(branchy))(xs)
+    np.testing.assert_allclose(np.asarray(out), [branchy_ref(float(x)) for x in xs])
+    _, t = tdx.jit(lambda x: tdx.jvp(branchy, (x,), (1.0,)))(0.5)
+    assert float(np.asarray(t)) == pytest.approx(_fd(branchy_ref, 0.5), rel=1e-6)

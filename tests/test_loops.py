@@ -323,3 +323,71 @@ def test_vmap_scan_batched_constant_only() -> None:
     np.testing.assert_allclose(
         np.asarray(tdx.vmap(f)(a_s)), [float(np.asarray(f(a))) for a in a_s]
     )
+
+
+# -- jit ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_jit_scan_equals_eager(reverse: bool) -> None:
+    xs = np.linspace(-1.0, 1.0, 9)
+    c, ys = tdx.jit(lambda c, xs: lax.scan(rnn_cell, c, xs, reverse=reverse))(0.3, xs)
+    c_ref, ys_ref = rnn_ref(0.3, xs, reverse)
+    assert float(np.asarray(c)) == pytest.approx(c_ref)
+    np.testing.assert_allclose(np.asarray(ys), ys_ref)
+
+
+def test_jit_scan_matrix_slices_and_consts() -> None:
+    w = np.arange(6.0).reshape(2, 3) / 10
+
+    def cell(h: Value, x: Value) -> tuple[Value, Value]:
+        h2 = lax.tanh(lax.add(lax.dot(w.T, h), x))  # (3,2)@(2,) -> (3,)
+        return lax.dot(w, h2), tnp.sum(h2)
+
+    def f(c: Value, xs: Value) -> tuple[object, object]:
+        return lax.scan(cell, c, xs, reverse=True)
+
+    xs = np.linspace(0.0, 1.0, 12).reshape(4, 3)
+    c0 = np.array([0.5, -0.5])
+    c_j, ys_j = tdx.jit(f)(c0, xs)
+    c_e, ys_e = f(c0, xs)
+    np.testing.assert_allclose(np.asarray(c_j), np.asarray(c_e))
+    np.testing.assert_allclose(np.asarray(ys_j), np.asarray(ys_e))
+    h = c0
+    ys_ref = np.zeros(4)
+    for i in (3, 2, 1, 0):
+        h2 = np.tanh(w.T @ h + xs[i])
+        h, ys_ref[i] = w @ h2, h2.sum()
+    np.testing.assert_allclose(np.asarray(c_j), h)
+    np.testing.assert_allclose(np.asarray(ys_j), ys_ref)
+
+
+def test_jit_while_equals_eager() -> None:
+    def f(x: Value) -> object:
+        return lax.while_loop(lambda c: lax.lt(c, 100.0), lambda c: lax.mul(c, x), 1.0)
+
+    for x in (1.5, 3.0, 200.0):
+        assert float(np.asarray(tdx.jit(f)(x))) == float(np.asarray(f(x)))
+    assert "stablehlo.while" in tdx.jit(f).trace(2.0).lower().as_text()
+
+
+def test_jit_fori_both_forms() -> None:
+    def f(n: Value, x: Value) -> object:
+        return lax.fori_loop(0, n, lambda i, c: lax.add(lax.mul(c, x), lax.convert_element_type(i, np.float64)), 1.0)
+
+    for n in (0, 3, 7):
+        ref = 1.0
+        for i in range(n):
+            ref = ref * 0.5 + i
+        assert float(np.asarray(tdx.jit(f)(n, 0.5))) == pytest.approx(ref)
+        assert float(np.asarray(tdx.jit(lambda x: f(n, x))(0.5))) == pytest.approx(ref)
+
+
+def test_jit_of_vmap_while_batched_predicate() -> None:
+    def f(x: Value) -> object:
+        return lax.while_loop(lambda c: lax.lt(c, 10.0), lambda c: lax.mul(c, x), 1.0)
+
+    xs = np.array([2.0, 3.0, 11.0, 1.5])
+    np.testing.assert_allclose(
+        np.asarray(tdx.jit(tdx.vmap(f))(xs)), [float(np.asarray(f(x))) for x in xs]
+    )
