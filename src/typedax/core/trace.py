@@ -17,10 +17,10 @@ raises ``EscapedTracerError``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Self, TypeAlias, Union
+from typing import TYPE_CHECKING, Self, TypeAlias, Union
 
 import numpy as np
 
@@ -28,10 +28,20 @@ from .avals import ShapedArray
 from .dtypes import DType
 from .errors import ConcretizationError, EscapedTracerError
 from .ir import NDArray, Params, Primitive
+from .rules import RuleTable
+
+if TYPE_CHECKING:
+    from ..lowering.array import Array
 
 Scalar: TypeAlias = bool | int | float
-ArrayLike: TypeAlias = Union[NDArray, np.generic, bool, int, float]
-Value: TypeAlias = Union["Tracer", NDArray, np.generic, bool, int, float]
+ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
+Value: TypeAlias = Union["Tracer", "Array", NDArray, np.generic, bool, int, float]
+
+# Evaluation rules that take values as they are (device ``Array``s stay on the
+# device) -- for higher-order primitives such as ``jit``. Other primitives
+# evaluate their ``impl`` on NumPy arrays.
+ValueImpl: TypeAlias = "Callable[[Sequence[Value], Params], list[Value]]"
+value_impls: RuleTable[ValueImpl] = RuleTable("evaluation on device values")
 
 
 class Trace(abc.ABC):
@@ -83,6 +93,12 @@ class EvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
+        value_impl = value_impls.get(prim)
+        if value_impl is not None:
+            for a in args:
+                if isinstance(a, Tracer):
+                    self.check_foreign(a)
+            return value_impl(args, params)
         vals: list[NDArray] = []
         for a in args:
             if isinstance(a, Tracer):
@@ -138,6 +154,9 @@ def aval_of(x: object) -> ShapedArray:
         return ShapedArray((), np.dtype(np.int64))
     if isinstance(x, float):
         return ShapedArray((), np.dtype(np.float64))
+    device_aval = getattr(x, "aval", None)  # a device ``Array`` (lowering/array.py)
+    if isinstance(device_aval, ShapedArray):
+        return device_aval
     shape = getattr(x, "shape", None)
     dtype = getattr(x, "dtype", None)
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):

@@ -1,0 +1,511 @@
+"""``jit``: stage a function out to XLA, compile it once per input structure,
+and run it on the device.
+
+``jit`` is a higher-order primitive, ``jit_p``, whose ``jaxpr`` param is the
+staged function (leading inputs: its constants, passed as operands) and
+whose ``name`` param is the function's name. Its rules (evaluation,
+abstract evaluation, lowering, and the transformation rules in
+``jit_rules.py``) treat the nested jaxpr as a unit, so ``jvp``, ``vmap``,
+``linearize`` and ``grad`` of a jitted function stay compiled.
+
+Dispatch has two speeds. A call whose positional arguments are all device
+``Array``s and that this ``Jitted`` has seen with those types before goes
+straight to the executable (no tracing, no flattening). Other calls flatten
+their pytrees, look the traced jaxpr up by (input structure, input types,
+static arguments), and bind ``jit_p``; the executable itself is cached by
+the jaxpr's structure (``typedax.lowering.compile_cache``).
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import operator
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Generic, ParamSpec, TypeVar, cast, overload
+
+import numpy as np
+from pyrsistent import pmap
+
+from . import tree
+from .api import fun_name
+from .core.avals import ShapedArray
+from .core.errors import PrimitiveTypeError, TypedaxError
+from .core.ir import ClosedJaxpr, Eqn, Jaxpr, NDArray, Params, Primitive
+from .core.rules import PRIMITIVES
+from .core.trace import (
+    EVAL_TRACE,
+    Tracer,
+    Value,
+    aval_of,
+    bind,
+    current_trace,
+    value_impls,
+)
+from .interpreters.staging import trace_to_jaxpr_flat
+from .lowering import Array, LoweredModule, compile_cache, lower_jaxpr, lowering_rules
+from .lowering.context import LoweringContext
+from .lowering.lower import call_jaxpr
+from .lowering._mlir import HloValue
+from .lowering.runtime import Executable, to_buffer
+from .primitives._params import _get, get_jaxpr
+
+__all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit", "jit_p", "jit_params"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+R_co = TypeVar("R_co", covariant=True)
+
+
+class StaticArgumentError(TypedaxError, TypeError):
+    """A static argument that cannot serve as a cache key, or a bad
+    ``static_argnums`` / ``static_argnames``."""
+
+
+class CompiledCallError(TypedaxError, TypeError):
+    """A compiled executable called with arguments of the wrong types."""
+
+
+# -- the primitive -------------------------------------------------------------
+def jit_params(jaxpr: Jaxpr, name: str) -> Params:
+    return pmap({"jaxpr": jaxpr, "name": name})
+
+
+def jit_name(params: Params) -> str:
+    name = _get("jit", params, "name")
+    if not isinstance(name, str):
+        raise PrimitiveTypeError(f"jit: param 'name' must be a string, got {name!r}")
+    return name
+
+
+def _jit_abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    jaxpr = get_jaxpr("jit", params, "jaxpr")
+    expected = jaxpr.in_avals
+    if len(avals) != len(expected):
+        raise PrimitiveTypeError(
+            f"jit of '{jit_name(params)}' takes {len(expected)} operands, got {len(avals)}"
+        )
+    for i, (got, want) in enumerate(zip(avals, expected)):
+        if got != want:
+            raise PrimitiveTypeError(
+                f"jit of '{jit_name(params)}': operand {i} has type {got.str_short()}, "
+                f"its jaxpr expects {want.str_short()}"
+            )
+    return list(jaxpr.out_avals)
+
+
+def _executable(params: Params) -> Executable:
+    return compile_cache.get(get_jaxpr("jit", params, "jaxpr"), jit_name(params))
+
+
+def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
+    bufs = [
+        to_buffer(x, aval, f"jit of '{name}', operand {i}")
+        for i, (x, aval) in enumerate(zip(args, exe.in_avals))
+    ]
+    return exe.run(bufs)
+
+
+def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
+    """Evaluation: compile (cached by structure) and run; results stay on device."""
+    _jit_abstract_eval([aval_of(x) for x in args], params)
+    outs: list[Value] = list(_run(_executable(params), args, jit_name(params)))
+    return outs
+
+
+def _jit_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    """NumPy evaluation: the same, fetched back to the host."""
+    return [o.to_numpy() for o in _run(_executable(params), args, jit_name(params))]
+
+
+jit_p: Primitive = PRIMITIVES.add(Primitive("jit", _jit_impl, _jit_abstract_eval))
+value_impls.register(jit_p, _jit_value_impl)
+
+
+def _jit_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    jaxpr = get_jaxpr("jit", eqn.params, "jaxpr")
+    return call_jaxpr(ctx, jaxpr, args, jit_name(eqn.params))
+
+
+lowering_rules.register(jit_p, _jit_lowering)
+
+
+# -- tracing a function ----------------------------------------------------------
+@dataclass(frozen=True, slots=True, eq=False)
+class _Staged:
+    """A function traced at some input types: its closed jaxpr, the pytree
+    structures of its inputs and outputs."""
+
+    closed: ClosedJaxpr
+    in_tree: tree.TreeDef
+    out_tree: tree.TreeDef
+    name: str
+
+    @property
+    def has_tracer_consts(self) -> bool:
+        return any(isinstance(c, Tracer) for c in self.closed.consts)
+
+
+_StaticKey = tuple[tuple[int | str, Hashable], ...]
+
+
+def _normalize_argnums(static_argnums: int | Sequence[int]) -> tuple[int, ...]:
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    for n in nums:
+        if type(n) is not int:
+            raise StaticArgumentError(f"static_argnums must be ints, got {n!r}")
+    return nums
+
+
+def _normalize_argnames(static_argnames: str | Sequence[str]) -> tuple[str, ...]:
+    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+    for n in names:
+        if not isinstance(n, str):
+            raise StaticArgumentError(f"static_argnames must be strings, got {n!r}")
+    return names
+
+
+_KEY_OF = operator.attrgetter("_tdx_key")
+
+
+class Jitted(Generic[P, R]):
+    """A jitted function: call it like the original; ``trace``/``lower`` for
+    the ahead-of-time stages. Its type has the original's signature."""
+
+    def __init__(
+        self,
+        fun: Callable[P, R],
+        static_argnums: int | Sequence[int] = (),
+        static_argnames: str | Sequence[str] = (),
+    ) -> None:
+        self.fun = fun
+        self.name = fun_name(fun)
+        self.static_argnums = _normalize_argnums(static_argnums)
+        self.static_argnames = _normalize_argnames(static_argnames)
+        self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
+        self._fast: dict[tuple[int, ...], Callable[[Sequence[Array]], R]] = {}
+        try:
+            self._signature: inspect.Signature | None = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._signature = None
+        functools.update_wrapper(self, fun)
+
+    def __repr__(self) -> str:
+        return f"jit({self.name})"
+
+    # -- calling -------------------------------------------------------------
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if not kwargs:
+            try:
+                key = tuple(map(_KEY_OF, args))
+            except AttributeError:
+                pass
+            else:
+                entry = self._fast.get(key)
+                if entry is not None and current_trace() is EVAL_TRACE:
+                    return entry(cast(Sequence[Array], args))
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
+        staged, leaves = self._stage(args, kwargs)
+        closed = staged.closed
+        outs = bind(jit_p, [*cast(list[Value], list(closed.consts)), *leaves],
+                    jit_params(closed.jaxpr, staged.name))
+        if (
+            not kwargs and not self.static_argnums and not self.static_argnames
+            and current_trace() is EVAL_TRACE
+            and len(leaves) == len(args) and all(type(x) is Array for x in leaves)
+            and not staged.has_tracer_consts
+        ):
+            self._install_fast_path(staged, cast(list[Array], leaves))
+        return cast(R, tree.unflatten(staged.out_tree, outs))
+
+    def _split_statics(
+        self, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> tuple[tuple[object, ...], dict[str, object], _StaticKey]:
+        statics: list[tuple[int | str, Hashable]] = []
+        dyn_args: list[object] = []
+        n = len(args)
+        nums = {i + n if i < 0 else i for i in self.static_argnums}
+        for i, a in enumerate(args):
+            if i in nums:
+                statics.append((i, self._hashable(a, f"static argument {i}")))
+            else:
+                dyn_args.append(a)
+        dyn_kwargs: dict[str, object] = {}
+        for k, v in kwargs.items():
+            if k in self.static_argnames:
+                statics.append((k, self._hashable(v, f"static argument '{k}'")))
+            else:
+                dyn_kwargs[k] = v
+        return tuple(dyn_args), dyn_kwargs, tuple(statics)
+
+    def _hashable(self, value: object, what: str) -> Hashable:
+        try:
+            hash(value)
+        except TypeError as e:
+            raise StaticArgumentError(
+                f"{what} of jitted function '{self.name}' must be hashable, but "
+                f"{type(value).__name__} is not ({e}). Pass a tuple instead of a "
+                "list, or make the argument non-static."
+            ) from None
+        return value
+
+    def _stage(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[_Staged, list[Value]]:
+        dyn_args, dyn_kwargs, statics = self._split_statics(args, kwargs)
+        raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
+        leaves = [_as_value(x, self.name) for x in raw_leaves]
+        avals = tuple(aval_of(x) for x in leaves)
+        key = (in_tree, avals, statics)
+        staged = self._staged.get(key)
+        if staged is None:
+            staged = self._trace(in_tree, avals, statics, len(args))
+            if not staged.has_tracer_consts:
+                self._staged[key] = staged
+        return staged, leaves
+
+    def _trace(
+        self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int
+    ) -> _Staged:
+        out_trees: list[tree.TreeDef] = []
+        static_pos = {k: v for k, v in statics if isinstance(k, int)}
+        static_kw = {k: v for k, v in statics if isinstance(k, str)}
+        fun = self.fun
+
+        def run(flat: list[Value]) -> list[Value]:
+            dyn = tree.unflatten(in_tree, flat)
+            assert isinstance(dyn, tuple)
+            dyn_args, dyn_kwargs = dyn
+            it = iter(dyn_args)
+            all_args = [static_pos[i] if i in static_pos else next(it) for i in range(n_args)]
+            out = fun(*all_args, **dyn_kwargs, **static_kw)  # type: ignore[arg-type]  # rebuilt P.args/P.kwargs
+            out_leaves, out_tree = tree.flatten(out)
+            out_trees.append(out_tree)
+            return [_as_value(x, self.name, output=True) for x in out_leaves]
+
+        closed = trace_to_jaxpr_flat(run, avals, self.name)
+        return _Staged(closed, in_tree, out_trees[0], self.name)
+
+    def _install_fast_path(self, staged: _Staged, leaves: list[Array]) -> None:
+        exe = compile_cache.peek(staged.closed.jaxpr)
+        if exe is None:
+            return
+        const_bufs = [
+            to_buffer(cast(Value, c), a, f"constant {i} of '{self.name}'")
+            for i, (c, a) in enumerate(zip(staged.closed.consts, exe.in_avals))
+        ]
+        out_tree = staged.out_tree
+        single = out_tree == tree.LEAF
+        run = exe.loaded.execute_sharded
+        out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
+
+        def fast(args: Sequence[Array]) -> R:
+            bufs = [*const_bufs, *[a._buf for a in args]]
+            res = run(bufs).consume_with_handlers(handlers)
+            if single:
+                return cast(R, Array(res[0], out_avals[0], out_keys[0]))
+            outs = [Array(o, v, k) for o, v, k in zip(res, out_avals, out_keys)]
+            return cast(R, tree.unflatten(out_tree, outs))
+
+        self._fast[tuple(x._tdx_key for x in leaves)] = fast
+
+    # -- ahead of time ---------------------------------------------------------
+    def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:
+        """Stage the function at these arguments' types: a ``Traced``."""
+        staged, _ = self._stage(args, kwargs)
+        if staged.has_tracer_consts:
+            raise TypedaxError(
+                f"jit({self.name}).trace: the function closes over traced values; "
+                "ahead-of-time stages need a closed function"
+            )
+        return Traced(staged, self._signature, self.static_argnums, self.static_argnames)
+
+    def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered[R]:
+        """``self.trace(*args, **kwargs).lower()``."""
+        return self.trace(*args, **kwargs).lower()
+
+
+def _as_value(x: object, name: str, output: bool = False) -> Value:
+    if isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float)):
+        aval_of(x)  # raises for unsupported dtypes
+        return x
+    where = "returned" if output else "passed"
+    raise TypedaxError(
+        f"jitted function '{name}': a {type(x).__name__} was {where} where an array "
+        "was expected; jit works on arrays, scalars and pytrees of them "
+        "(mark other arguments static with static_argnums/static_argnames)"
+    )
+
+
+# -- ahead-of-time stages ----------------------------------------------------------
+class Traced(Generic[R_co]):
+    """A function staged at fixed input types: ``.jaxpr`` and ``.lower()``."""
+
+    __slots__ = ("_staged", "_signature", "_static_argnums", "_static_argnames")
+
+    def __init__(
+        self,
+        staged: _Staged,
+        signature: inspect.Signature | None,
+        static_argnums: tuple[int, ...],
+        static_argnames: tuple[str, ...],
+    ) -> None:
+        self._staged = staged
+        self._signature = signature
+        self._static_argnums = static_argnums
+        self._static_argnames = static_argnames
+
+    @property
+    def jaxpr(self) -> ClosedJaxpr:
+        return self._staged.closed
+
+    @property
+    def name(self) -> str:
+        return self._staged.name
+
+    @property
+    def in_avals(self) -> tuple[ShapedArray, ...]:
+        return self._staged.closed.in_avals
+
+    @property
+    def out_avals(self) -> tuple[ShapedArray, ...]:
+        return self._staged.closed.out_avals
+
+    def lower(self) -> Lowered[R_co]:
+        module = lower_jaxpr(self._staged.closed.jaxpr, self._staged.name)
+        return Lowered(self, module)
+
+
+class Lowered(Generic[R_co]):
+    """A staged function lowered to StableHLO: ``.as_text()`` and ``.compile()``."""
+
+    __slots__ = ("traced", "module")
+
+    def __init__(self, traced: Traced[R_co], module: LoweredModule) -> None:
+        self.traced = traced
+        self.module = module
+
+    def as_text(self) -> str:
+        """The StableHLO module, as text."""
+        return self.module.as_text()
+
+    def compile(self) -> Compiled[R_co]:
+        staged = self.traced._staged
+        exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module)
+        return Compiled(self.traced, exe)
+
+
+class Compiled(Generic[R_co]):
+    """An executable for fixed input types. Call it with the dynamic
+    arguments of the traced call (static ones were fixed when tracing)."""
+
+    __slots__ = ("traced", "executable", "_const_bufs")
+
+    def __init__(self, traced: Traced[R_co], executable: Executable) -> None:
+        self.traced = traced
+        self.executable = executable
+        staged = traced._staged
+        self._const_bufs = [
+            to_buffer(cast(Value, c), a, f"constant {i} of '{staged.name}'")
+            for i, (c, a) in enumerate(zip(staged.closed.consts, executable.in_avals))
+        ]
+
+    def as_text(self) -> str:
+        """The optimized HLO XLA compiled."""
+        return self.executable.loaded.get_hlo_text()
+
+    def __call__(self, *args: object, **kwargs: object) -> R_co:
+        staged = self.traced._staged
+        raw_leaves, in_tree = tree.flatten((args, kwargs))
+        if in_tree != staged.in_tree:
+            raise CompiledCallError(
+                f"compiled '{staged.name}' was traced for arguments structured as "
+                f"{staged.in_tree}, got {in_tree}"
+            )
+        n_consts = len(staged.closed.consts)
+        expected = staged.closed.jaxpr.in_avals[n_consts:]
+        bufs = list(self._const_bufs)
+        for i, (x, want) in enumerate(zip(raw_leaves, expected)):
+            try:
+                got = aval_of(x)
+            except TypeError:
+                got = None
+            if got != want:
+                raise CompiledCallError(
+                    f"compiled '{staged.name}': {self._describe(args, kwargs, i)} should be "
+                    f"{want.str_short()}, got {got.str_short() if got else type(x).__name__}"
+                )
+            bufs.append(to_buffer(cast(Value, x), want, f"compiled '{staged.name}'"))
+        outs = self.executable.run(bufs)
+        return cast(R_co, tree.unflatten(staged.out_tree, outs))
+
+    def _describe(self, args: tuple[object, ...], kwargs: dict[str, object], leaf: int) -> str:
+        """Name the argument that holds flat leaf number ``leaf``."""
+        dyn_names = self._dynamic_param_names(len(args))
+        count = 0
+        for i, a in enumerate(args):
+            n = len(tree.leaves(a))
+            if leaf < count + n:
+                label = f"argument '{dyn_names[i]}'" if i < len(dyn_names) else f"argument {i}"
+                return label if n == 1 else f"{label} (leaf {leaf - count} of its pytree)"
+            count += n
+        for k in sorted(kwargs):
+            n = len(tree.leaves(kwargs[k]))
+            if leaf < count + n:
+                return f"argument '{k}'" if n == 1 else f"argument '{k}' (leaf {leaf - count})"
+            count += n
+        return f"input {leaf}"
+
+    def _dynamic_param_names(self, n: int) -> list[str]:
+        sig = self.traced._signature
+        if sig is None:
+            return []
+        names = [
+            p.name for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+        ]
+        statics = set(self.traced._static_argnums)
+        return [nm for i, nm in enumerate(names) if i not in statics]
+
+
+# -- the public entry point ------------------------------------------------------
+@overload
+def jit(
+    fun: Callable[P, R],
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Jitted[P, R]: ...
+
+
+@overload
+def jit(
+    fun: None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
+
+
+def jit(
+    fun: Callable[P, R] | None = None,
+    *,
+    static_argnums: int | Sequence[int] = (),
+    static_argnames: str | Sequence[str] = (),
+) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
+    """Compile ``fun`` with XLA: ``jit(f)`` (or ``@jit``, or
+    ``@jit(static_argnums=...)``) has ``f``'s signature and returns its
+    results as device ``Array``s.
+
+    Arguments are pytrees of arrays and scalars; those named by
+    ``static_argnums`` / ``static_argnames`` are passed to ``fun`` as Python
+    values (they must be hashable) and retrace when they change.
+    """
+    if fun is None:
+
+        def decorate(f: Callable[P, R]) -> Jitted[P, R]:
+            return Jitted(f, static_argnums, static_argnames)
+
+        return decorate
+    return Jitted(fun, static_argnums, static_argnames)

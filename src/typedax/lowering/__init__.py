@@ -1,0 +1,32 @@
+"""StableHLO lowering and the PjRt runtime.
+
+- ``lower_jaxpr(jaxpr, name)``: a StableHLO module (``LoweredModule``), one
+  rule per primitive in ``lowering_rules``; higher-order primitives lower
+  their jaxpr params with ``call_jaxpr`` / ``lower_jaxpr_body``.
+- ``Array``: a device-resident array; ``device_put`` makes one.
+- ``compile_cache`` / ``cache_stats()``: executables keyed by jaxpr structure.
+- ``set_platform`` / ``TYPEDAX_PLATFORM``: which device (``cpu`` default).
+"""
+
+from . import rules as _rules  # noqa: F401  (registers the first-order rules)
+from ._mlir import HloValue as HloValue
+from .array import Array as Array
+from .cache import CacheStats as CacheStats
+from .cache import CompileCache as CompileCache
+from .cache import cache_stats as cache_stats
+from .cache import clear_cache as clear_cache
+from .cache import compile_cache as compile_cache
+from .context import LoweringContext as LoweringContext
+from .lower import LoweredModule as LoweredModule
+from .lower import LoweringRule as LoweringRule
+from .lower import call_jaxpr as call_jaxpr
+from .lower import lower_function as lower_function
+from .lower import lower_jaxpr as lower_jaxpr
+from .lower import lower_jaxpr_body as lower_jaxpr_body
+from .lower import lowering_rules as lowering_rules
+from .runtime import Executable as Executable
+from .runtime import PlatformError as PlatformError
+from .runtime import backend as backend
+from .runtime import device_put as device_put
+from .runtime import platform as platform
+from .runtime import set_platform as set_platform

@@ -1,0 +1,76 @@
+"""MLIR plumbing: a context with the StableHLO dialect, and the tensor types
+and constants of typedax's avals."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from jaxlib.mlir import ir
+from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ..core.avals import ShapedArray
+from ..core.dtypes import DType, bool_, float32, float64, int32, int64
+from ..core.errors import PrimitiveTypeError
+
+HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
+"""An SSA value of tensor type: what lowering rules take and give."""
+
+_REGISTRY: list[ir.DialectRegistry] = []
+
+
+def make_context() -> ir.Context:
+    """A fresh MLIR context that knows func, StableHLO and their friends."""
+    if not _REGISTRY:
+        registry = ir.DialectRegistry()
+        _jax_mlir_ext.register_dialects(registry)
+        _REGISTRY.append(registry)
+    ctx = ir.Context()
+    ctx.append_dialect_registry(_REGISTRY[0])
+    ctx.load_all_available_dialects()
+    _stablehlo.register_dialect(ctx)
+    return ctx
+
+
+def element_type(dtype: DType) -> ir.Type:
+    """The MLIR element type of a dtype (integers are signless, as in StableHLO)."""
+    if dtype == float32:
+        return ir.F32Type.get()
+    if dtype == float64:
+        return ir.F64Type.get()
+    if dtype == int32:
+        return ir.IntegerType.get_signless(32)
+    if dtype == int64:
+        return ir.IntegerType.get_signless(64)
+    if dtype == bool_:
+        return ir.IntegerType.get_signless(1)
+    raise PrimitiveTypeError(f"no StableHLO element type for dtype {dtype}")
+
+
+def tensor_type(aval: ShapedArray) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(aval.shape), element_type(aval.dtype))
+
+
+def scalar_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
+    et = element_type(dtype)
+    if dtype == bool_:
+        return ir.IntegerAttr.get(et, 1 if value else 0)
+    if dtype.kind == "i":
+        return ir.IntegerAttr.get(et, int(value))
+    return ir.FloatAttr.get(et, float(value))
+
+
+def full(value: bool | int | float, aval: ShapedArray) -> HloValue:
+    """A constant tensor of type ``aval`` with every element ``value``."""
+    attr = ir.DenseElementsAttr.get_splat(tensor_type(aval), scalar_attr(value, aval.dtype))
+    return hlo.constant(attr)
+
+
+def dtype_min(dtype: DType) -> bool | int | float:
+    """The identity of ``max`` for a dtype: -inf, the smallest int, or False."""
+    if dtype == bool_:
+        return False
+    if dtype.kind == "i":
+        bits: int = dtype.itemsize * 8
+        return -(1 << (bits - 1))
+    return float("-inf")

@@ -1,0 +1,81 @@
+"""The compile cache, keyed by structure.
+
+The key is the jaxpr itself: jaxprs compare and hash up to renaming of
+variables, and a jaxpr's input types are part of it, so the same function
+body traced twice (two separately written lambdas, say) finds the executable
+compiled the first time, and a changed shape or dtype compiles anew.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from ..core.ir import Jaxpr
+from .lower import LoweredModule, lower_jaxpr
+from .runtime import Executable, compile_module
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """Lookups that found an executable (``hits``), that did not (``misses``),
+    compilations done (``compiles``) and executables held (``size``)."""
+
+    hits: int
+    misses: int
+    compiles: int
+    size: int
+
+
+class CompileCache:
+    """Executables by jaxpr (up to alpha-equivalence)."""
+
+    __slots__ = ("_entries", "_lock", "_hits", "_misses", "_compiles")
+
+    def __init__(self) -> None:
+        self._entries: dict[Jaxpr, Executable] = {}
+        self._lock = threading.Lock()
+        self._hits = 0
+        self._misses = 0
+        self._compiles = 0
+
+    def peek(self, jaxpr: Jaxpr) -> Executable | None:
+        """The cached executable for ``jaxpr``, without counting a lookup."""
+        return self._entries.get(jaxpr)
+
+    def get(self, jaxpr: Jaxpr, name: str, lowered: LoweredModule | None = None) -> Executable:
+        """The executable for ``jaxpr``: cached, or lowered and compiled now."""
+        exe = self._entries.get(jaxpr)
+        if exe is not None:
+            with self._lock:
+                self._hits += 1
+            return exe
+        with self._lock:
+            self._misses += 1
+        module = lowered if lowered is not None else lower_jaxpr(jaxpr, name)
+        exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
+        with self._lock:
+            self._compiles += 1
+            return self._entries.setdefault(jaxpr, exe)
+
+    def stats(self) -> CacheStats:
+        with self._lock:
+            return CacheStats(self._hits, self._misses, self._compiles, len(self._entries))
+
+    def clear(self) -> None:
+        """Forget every executable and reset the statistics."""
+        with self._lock:
+            self._entries.clear()
+            self._hits = self._misses = self._compiles = 0
+
+
+compile_cache = CompileCache()
+
+
+def cache_stats() -> CacheStats:
+    """Statistics of the process-wide compile cache."""
+    return compile_cache.stats()
+
+
+def clear_cache() -> None:
+    compile_cache.clear()

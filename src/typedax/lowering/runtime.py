@@ -1,0 +1,214 @@
+"""The PjRt runtime: one client (created lazily, once), transfers to the
+device, and compiled executables.
+
+Platform: CPU by default. Set the environment variable ``TYPEDAX_PLATFORM``
+(``cpu`` or ``cuda``) before the first computation, or call
+``set_platform(name)`` before anything runs on a device. ``cuda`` needs
+jaxlib's CUDA PjRt plugin (the ``jax-cuda12-plugin`` package). x64 is always
+on: float64 and int64 arrays are supported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from jaxlib import _hlo, _jax
+from jaxlib import xla_client as xc
+
+from ..core.avals import ShapedArray
+from ..core.dtypes import SUPPORTED
+from ..core.errors import PrimitiveTypeError, TypedaxError
+from ..core.trace import ArrayLike, Tracer, Value, aval_of
+from .array import Array, aval_key
+from .lower import LoweredModule
+
+PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
+
+
+class PlatformError(TypedaxError, RuntimeError):
+    """The requested device platform is unknown or not available."""
+
+
+class _Sharding(_jax.SingleDeviceSharding):
+    """One device; ``batched_device_put`` asks a sharding for its HLO form."""
+
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> _hlo.HloSharding:
+        return _hlo.HloSharding.replicate()
+
+    @property
+    def memory_kind(self) -> None:
+        return None
+
+
+class _PutType:
+    """The array type ``batched_device_put`` reads (shape, dtype, weak_type)."""
+
+    __slots__ = ("shape", "dtype", "weak_type")
+
+    def __init__(self, aval: ShapedArray) -> None:
+        self.shape = aval.shape
+        self.dtype = aval.dtype
+        self.weak_type = False
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Backend:
+    """The PjRt client and the device typedax computes on."""
+
+    platform: str
+    client: _jax.Client
+    device: _jax.Device
+    devices: _jax.DeviceList
+    sharding: _jax.SingleDeviceSharding
+
+
+_LOCK = threading.Lock()
+_BACKEND: list[Backend] = []
+_REQUESTED: list[str] = []
+
+
+def set_platform(name: str) -> None:
+    """Choose the device platform (``cpu`` or ``cuda``) before first use."""
+    if name not in PLATFORMS:
+        raise PlatformError(f"unknown platform {name!r}; choose one of {', '.join(PLATFORMS)}")
+    with _LOCK:
+        if _BACKEND and _BACKEND[0].platform != name:
+            raise PlatformError(
+                f"the {_BACKEND[0].platform} backend is already running; "
+                "set the platform before the first computation"
+            )
+        _REQUESTED[:] = [name]
+
+
+def platform() -> str:
+    """The platform in use (or that will be used)."""
+    if _BACKEND:
+        return _BACKEND[0].platform
+    return _requested_platform()
+
+
+def _requested_platform() -> str:
+    if _REQUESTED:
+        return _REQUESTED[0]
+    name = os.environ.get("TYPEDAX_PLATFORM", "cpu").strip().lower() or "cpu"
+    if name not in PLATFORMS:
+        raise PlatformError(
+            f"TYPEDAX_PLATFORM={name!r} is not a platform; choose one of {', '.join(PLATFORMS)}"
+        )
+    return name
+
+
+def _make_client(name: str) -> _jax.Client:
+    if name == "cpu":
+        return xc.make_cpu_client()
+    spec = importlib.util.find_spec("jax_plugins.xla_cuda12")
+    if spec is None or spec.origin is None:
+        raise PlatformError(
+            "platform 'cuda' needs jaxlib's CUDA plugin (pip install jax-cuda12-plugin)"
+        )
+    library = Path(spec.origin).parent / "xla_cuda_plugin.so"
+    if not _jax.pjrt_plugin_loaded("cuda"):
+        _jax.load_pjrt_plugin("cuda", str(library), None)
+    if not _jax.pjrt_plugin_initialized("cuda"):
+        _jax.initialize_pjrt_plugin("cuda")
+    return _jax.get_c_api_client("cuda", {"platform_name": "cuda"})
+
+
+def backend() -> Backend:
+    """The backend, created on first use."""
+    if _BACKEND:
+        return _BACKEND[0]
+    with _LOCK:
+        if not _BACKEND:
+            name = _requested_platform()
+            client = _make_client(name)
+            device = client.local_devices()[0]
+            _BACKEND.append(
+                Backend(name, client, device, _jax.DeviceList((device,)), _Sharding(device))
+            )
+    return _BACKEND[0]
+
+
+def device_put_numpy(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> Array:
+    """Copy a NumPy array of type ``aval`` to the device."""
+    b = backend()
+    buf = _jax.batched_device_put(
+        _PutType(aval),
+        b.sharding,
+        [x],
+        [b.device],
+        True,
+        False,
+        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        True,
+    )
+    return Array(buf, aval)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Executable:
+    """A compiled program: device buffers in, ``Array``s out."""
+
+    name: str
+    loaded: _jax.LoadedExecutable
+    in_avals: tuple[ShapedArray, ...]
+    out_avals: tuple[ShapedArray, ...]
+    out_keys: tuple[int, ...]
+    out_handlers: tuple[_jax.ResultHandler, ...]
+
+    def run(self, bufs: Sequence[_jax.Array]) -> list[Array]:
+        """Run on device buffers (of the right types: not checked here)."""
+        outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.out_handlers)
+        return [Array(o, a, k) for o, a, k in zip(outs, self.out_avals, self.out_keys)]
+
+
+def compile_module(
+    lowered: LoweredModule, in_avals: Sequence[ShapedArray], out_avals: Sequence[ShapedArray]
+) -> Executable:
+    """Compile a StableHLO module for the backend's device."""
+    b = backend()
+    loaded = b.client.compile_and_load(lowered.as_bytecode(), b.devices, _jax.CompileOptions())
+    outs = tuple(out_avals)
+    # Result handlers give the outputs our sharding (the default path would
+    # build one through Python code outside jaxlib).
+    handlers = tuple(
+        _jax.array_result_handler(_PutType(a), b.sharding, True, _skip_checks=True) for a in outs
+    )
+    keys = tuple(aval_key(a) for a in outs)
+    return Executable(lowered.name, loaded, tuple(in_avals), outs, keys, handlers)
+
+
+def device_put(x: ArrayLike) -> Array:
+    """``x`` as a device ``Array`` (an ``Array`` is returned as it is)."""
+    if isinstance(x, Array):
+        return x
+    aval = aval_of(x)
+    return device_put_numpy(np.asarray(x, dtype=aval.dtype), aval)
+
+
+def to_buffer(x: Value, aval: ShapedArray, what: str) -> _jax.Array:
+    """The device buffer of ``x``, which must have type ``aval``."""
+    if type(x) is Array:
+        if x.aval != aval:
+            raise PrimitiveTypeError(f"{what}: expected {aval.str_short()}, got {x.aval.str_short()}")
+        return x._buf
+    if isinstance(x, Tracer):
+        raise PrimitiveTypeError(f"{what}: a tracer cannot be sent to the device")
+    arr = np.asarray(x)
+    if arr.shape != aval.shape or (arr.dtype != aval.dtype and not _is_scalar(x)):
+        got = ShapedArray(tuple(arr.shape), arr.dtype) if arr.dtype in SUPPORTED else None
+        raise PrimitiveTypeError(
+            f"{what}: expected {aval.str_short()}, got "
+            f"{got.str_short() if got is not None else f'dtype {arr.dtype}, shape {arr.shape}'}"
+        )
+    return device_put_numpy(np.asarray(arr, dtype=aval.dtype), aval)._buf
+
+
+def _is_scalar(x: object) -> bool:
+    return type(x) in (bool, int, float)

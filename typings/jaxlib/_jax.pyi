@@ -1,0 +1,113 @@
+# Minimal, honest stubs for the parts of jaxlib's C++ extension ``jaxlib._jax``
+# that typedax uses (jaxlib 0.10.2 ships no stubs for it). Signatures follow the
+# extension's own ``__doc__`` strings; anything typedax does not call is absent.
+import enum
+from collections.abc import Callable, Mapping, Sequence
+import numpy as np
+import numpy.typing as npt
+
+class JaxRuntimeError(RuntimeError): ...
+
+class HostBufferSemantics(enum.Enum):
+    IMMUTABLE_ONLY_DURING_CALL = ...
+    IMMUTABLE_UNTIL_TRANSFER_COMPLETES = ...
+    ZERO_COPY = ...
+
+class Device:
+    id: int
+    platform: str
+    device_kind: str
+    client: Client
+
+class DeviceList:
+    def __init__(self, device_assignment: tuple[Device, ...], /) -> None: ...
+
+class CompileOptions:
+    def __init__(self) -> None: ...
+
+class Sharding: ...
+
+class SingleDeviceSharding(Sharding):
+    def __init__(self, device: Device, *, memory_kind: object = None) -> None: ...
+
+class Array:
+    def block_until_ready(self) -> Array: ...
+    def is_ready(self) -> bool: ...
+    def delete(self) -> None: ...
+    def is_deleted(self) -> bool: ...
+    def __array__(self, dtype: object = None, copy: object = None) -> npt.NDArray[np.generic]: ...
+
+class ArrayImpl(Array): ...
+
+class ExecuteResults:
+    def disassemble_into_single_device_arrays(self) -> list[list[Array]]: ...
+    def consume_with_handlers(
+        self, out_handlers: Sequence[ResultHandler], strict: bool = True
+    ) -> list[Array]: ...
+
+class LoadedExecutable:
+    def execute_sharded(
+        self, arguments: Sequence[Array], with_tokens: bool = False, launch_id: int | None = None
+    ) -> ExecuteResults: ...
+    def local_devices(self) -> list[Device]: ...
+    def get_hlo_text(self) -> str: ...
+    def size_of_generated_code_in_bytes(self) -> int: ...
+
+class Client:
+    platform: str
+    platform_version: str
+    def local_devices(self) -> list[Device]: ...
+    def devices(self) -> list[Device]: ...
+    def device_count(self) -> int: ...
+    def compile_and_load(
+        self,
+        computation: str | bytes,
+        executable_devices: DeviceList,
+        compile_options: CompileOptions = ...,
+        host_callbacks: Sequence[Callable[..., object]] = ...,
+    ) -> LoadedExecutable: ...
+
+def batched_device_put(
+    aval: object,
+    sharding: object,
+    xs: Sequence[object],
+    devices: Sequence[Device],
+    committed: bool = True,
+    force_copy: bool = False,
+    host_buffer_semantics: HostBufferSemantics = ...,
+    enable_x64: bool | None = None,
+) -> Array: ...
+
+class ResultHandler: ...
+
+def array_result_handler(
+    aval: object, sharding: object, committed: bool, _skip_checks: bool = False
+) -> ResultHandler: ...
+
+def batched_block_until_ready(arrays: Sequence[Array]) -> None: ...
+
+def get_tfrt_cpu_client(
+    asynchronous: bool = True,
+    distributed_client: object = None,
+    node_id: int = 0,
+    num_nodes: int = 1,
+    collectives: object = None,
+    num_devices: int | None = None,
+    get_local_topology_timeout_minutes: int | None = None,
+    get_global_topology_timeout_minutes: int | None = None,
+    transfer_server_factory: object = None,
+) -> Client: ...
+
+def get_c_api_client(
+    platform_name: str,
+    options: Mapping[str, str | int | list[int] | float | bool] = ...,
+    distributed_client: object = None,
+    transfer_server_factory: object = None,
+    force_dcn_cross_host_transfers: bool = False,
+    sort_devices_by_process_index: bool = True,
+) -> Client: ...
+
+def load_pjrt_plugin(platform_name: str, library_path: str | None, c_api: object | None) -> object: ...
+def pjrt_plugin_loaded(plugin_name: str) -> bool: ...
+def pjrt_plugin_initialized(plugin_name: str) -> bool: ...
+def initialize_pjrt_plugin(plugin_name: str) -> None: ...
