@@ -97,3 +97,10 @@ class TangentTypeError(TypedaxError, TypeError):
 class GradOutputError(TypedaxError, TypeError):
     """``grad``/``value_and_grad`` of a function whose output is not a single
     floating-point scalar (use ``vjp`` or ``jacrev`` for other outputs)."""
+
+
+class ReverseModeError(TypedaxError, ValueError):
+    """Reverse-mode differentiation through a primitive that does not support
+    it: ``while_loop`` (and ``fori_loop`` with traced bounds) has a trip count
+    only known at run time, so its iterations cannot be stored for the
+    backward pass."""
