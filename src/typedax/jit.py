@@ -509,3 +509,6 @@ def jit(
 
         return decorate
     return Jitted(fun, static_argnums, static_argnames)
+
+
+from . import jit_rules as _jit_rules  # noqa: E402,F401  (registers jit_p's transformation rules)

@@ -1,0 +1,170 @@
+"""The transformation rules of ``jit_p``: each transforms the nested jaxpr
+with the pure ``*_jaxpr`` function of that transformation and binds
+``jit_p`` again, so the transformed computation stays one compiled call.
+
+* JVP: ``jvp`` of the jaxpr on the nonzero tangents only (symbolic zeros stay
+  symbolic on both sides).
+* batching: ``vmap_jaxpr``; every output batched along axis 0.
+* partial evaluation: ``partial_eval_jaxpr`` splits the call into a known
+  call (run now, compiled) and an unknown one (staged), joined by residuals.
+* transposition: ``transpose_jaxpr`` with respect to the undefined operands.
+* DCE: ``dce_jaxpr`` prunes the body and the unused operands.
+
+The transformed jaxprs are cached by (jaxpr, what is transformed), so a
+jitted function differentiated in a loop traces each transform once.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+
+from .core.ir import Atom, Eqn, Jaxpr, Params, Var
+from .core.trace import Value, bind
+from .interpreters.batching import BatchDim, batch_rules, vmap_jaxpr
+from .interpreters.dce import dce_jaxpr, dce_rules
+from .interpreters.jvp import Tangent, Zero, eval_jaxpr_typed, jvp_flat, jvp_rules
+from .interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
+from .interpreters.staging import trace_to_jaxpr_flat
+from .interpreters.transpose import Primal, UndefPrimal, transpose_jaxpr, transpose_rules
+from .jit import jit_name, jit_p, jit_params
+from .primitives._params import get_jaxpr
+
+
+def _jaxpr(params: Params) -> Jaxpr:
+    return get_jaxpr("jit", params, "jaxpr")
+
+
+# -- JVP -------------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _jvp_jaxpr_nonzero(jaxpr: Jaxpr, nonzero: tuple[bool, ...]) -> tuple[Jaxpr, tuple[bool, ...]]:
+    """The JVP of ``jaxpr`` taking (consts, primals, nonzero tangents) and
+    returning (primal outs, nonzero tangent outs); which outputs' tangents are
+    nonzero."""
+    avals = jaxpr.in_avals
+    n = len(avals)
+    out_nonzero: list[bool] = []
+
+    def run(args: list[Value]) -> list[Value]:
+        primals = args[:n]
+        it = iter(args[n:])
+        tangents: list[Tangent] = [next(it) if nz else Zero(a) for a, nz in zip(avals, nonzero)]
+        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr_typed(jaxpr, xs), primals, tangents)
+        out_nonzero[:] = [not isinstance(t, Zero) for t in t_out]
+        return p_out + [t for t in t_out if not isinstance(t, Zero)]
+
+    tangent_avals = [a for a, nz in zip(avals, nonzero) if nz]
+    closed = trace_to_jaxpr_flat(run, [*avals, *tangent_avals], "jvp")
+    if closed.consts:  # rules and zeros make scalar constants only (literals)
+        raise AssertionError("jit's jvp staged array constants")
+    return closed.jaxpr, tuple(out_nonzero)
+
+
+def _jit_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    jaxpr = _jaxpr(params)
+    nonzero = tuple(not isinstance(t, Zero) for t in tangents)
+    new_jaxpr, out_nonzero = _jvp_jaxpr_nonzero(jaxpr, nonzero)
+    nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
+    outs = bind(jit_p, [*primals, *nz_tangents], jit_params(new_jaxpr, f"jvp({jit_name(params)})"))
+    n_out = len(jaxpr.outs)
+    p_out = outs[:n_out]
+    it = iter(outs[n_out:])
+    t_out: list[Tangent] = [
+        next(it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, out_nonzero)
+    ]
+    return p_out, t_out
+
+
+jvp_rules.register(jit_p, _jit_jvp)
+
+
+# -- batching ----------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _vmap_jaxpr_cached(jaxpr: Jaxpr, axis_size: int, dims: tuple[BatchDim, ...]) -> Jaxpr:
+    return vmap_jaxpr(jaxpr, axis_size, dims)
+
+
+def _jit_batch(
+    axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    new_jaxpr = _vmap_jaxpr_cached(_jaxpr(params), axis_size, tuple(dims))
+    outs = bind(jit_p, vals, jit_params(new_jaxpr, f"vmap({jit_name(params)})"))
+    out_dims: list[BatchDim] = [0] * len(outs)
+    return outs, out_dims
+
+
+batch_rules.register(jit_p, _jit_batch)
+
+
+# -- partial evaluation -------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _partial_eval_cached(
+    jaxpr: Jaxpr, unknowns: tuple[bool, ...]
+) -> tuple[Jaxpr, Jaxpr, list[bool], int]:
+    return partial_eval_jaxpr(jaxpr, unknowns)
+
+
+def _jit_partial_eval(
+    unknowns: Sequence[bool], eqn: Eqn
+) -> tuple[Eqn | None, Eqn | None, list[bool], list[Var]]:
+    """Split one jit call into a known call (known operands -> known outputs
+    and residuals) and an unknown call (residuals, unknown operands ->
+    unknown outputs)."""
+    jaxpr = _jaxpr(eqn.params)
+    name = jit_name(eqn.params)
+    known, unknown, out_unknowns, n_res = _partial_eval_cached(jaxpr, tuple(unknowns))
+    n_known_out = len(known.outs) - n_res
+    residuals = [Var(a.aval) for a in known.outs[n_known_out:]]
+    known_ins: tuple[Atom, ...] = tuple(a for a, u in zip(eqn.inputs, unknowns) if not u)
+    unknown_ins: tuple[Atom, ...] = tuple(a for a, u in zip(eqn.inputs, unknowns) if u)
+    known_outs = tuple(v for v, u in zip(eqn.out_binders, out_unknowns) if not u)
+    unknown_outs = tuple(v for v, u in zip(eqn.out_binders, out_unknowns) if u)
+    eqn_known = (
+        Eqn(jit_p, known_ins, jit_params(known, name), known_outs + tuple(residuals))
+        if known.outs else None
+    )
+    eqn_unknown = (
+        Eqn(jit_p, tuple(residuals) + unknown_ins, jit_params(unknown, name), unknown_outs)
+        if unknown.outs else None
+    )
+    return eqn_known, eqn_unknown, list(out_unknowns), residuals
+
+
+partial_eval_jaxpr_rules.register(jit_p, _jit_partial_eval)
+
+
+# -- transposition ------------------------------------------------------------------
+@functools.lru_cache(maxsize=512)
+def _transpose_cached(jaxpr: Jaxpr, linear: tuple[bool, ...]) -> Jaxpr:
+    return transpose_jaxpr(jaxpr, linear)
+
+
+def _jit_transpose(
+    cts: Sequence[Value], primals: Sequence[Primal], params: Params
+) -> list[Value | None]:
+    linear = tuple(isinstance(p, UndefPrimal) for p in primals)
+    new_jaxpr = _transpose_cached(_jaxpr(params), linear)
+    nonlinear = [p for p in primals if not isinstance(p, UndefPrimal)]
+    outs = iter(bind(jit_p, [*nonlinear, *cts], jit_params(new_jaxpr, f"transpose({jit_name(params)})")))
+    return [next(outs) if lin else None for lin in linear]
+
+
+transpose_rules.register(jit_p, _jit_transpose)
+
+
+# -- dead-code elimination -----------------------------------------------------------
+def _jit_dce(used_outputs: Sequence[bool], eqn: Eqn) -> Eqn | None:
+    new_jaxpr, used_inputs = dce_jaxpr(_jaxpr(eqn.params), used_outputs)
+    if not new_jaxpr.outs:
+        return None
+    return Eqn(
+        jit_p,
+        tuple(a for a, u in zip(eqn.inputs, used_inputs) if u),
+        jit_params(new_jaxpr, jit_name(eqn.params)),
+        tuple(v for v, u in zip(eqn.out_binders, used_outputs) if u),
+    )
+
+
+dce_rules.register(jit_p, _jit_dce)
