@@ -243,7 +243,7 @@ class _Parser:
                 i,
                 within,
             )
-        n = int(d)
+        n = int(d) if len(d) <= 20 else MAX_DIM + 1
         if n > MAX_DIM:
             raise self.syntax_error(
                 f"dimension size {d} is too large (the limit is 2**63 - 1)", i, within
@@ -362,10 +362,16 @@ class _Parser:
                 f"write a {dtype.name} literal{hint}",
                 i,
             )
-        v = int(t)
+        v = self._int(t, i)
         if not bounds[0] <= v <= bounds[1]:
             raise self.syntax_error(f"the literal {t} is out of range for {dtype.name}", i)
         return Lit.of(v, dtype)
+
+    def _int(self, t: str, i: int) -> int:
+        try:
+            return int(t)
+        except ValueError:  # more digits than Python converts (sys.set_int_max_str_digits)
+            raise self.syntax_error(f"the integer {t[:20]}... has too many digits", i) from None
 
     def _float(self, t: str, i: int, dtype: DType) -> float:
         if dtype not in FLOATING:
@@ -410,7 +416,7 @@ class _Parser:
         if kind == NUM:
             if not number_ok(t):
                 raise self.syntax_error(f"malformed number '{t}'", i)
-            return int(t) if _is_int_text(t) else self._float(t, i, float64)
+            return self._int(t, i) if _is_int_text(t) else self._float(t, i, float64)
         if kind == NEGINF:
             return -math.inf
         if kind == STRING:
