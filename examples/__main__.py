@@ -1,5 +1,6 @@
 """Run every example in order."""
 
-from . import tracing
+from . import forward, tracing
 
 tracing.main()
+forward.main()
