@@ -7,6 +7,9 @@ from dataclasses import dataclass
 from .dtypes import SUPPORTED, DType
 from .errors import PrimitiveTypeError
 
+# hashed first (fast); the tuple keeps NumPy's looser ``==`` for the rest
+_SUPPORTED_SET: frozenset[DType] = frozenset(SUPPORTED)
+
 
 @dataclass(frozen=True, slots=True)
 class ShapedArray:
@@ -16,7 +19,7 @@ class ShapedArray:
     dtype: DType
 
     def __post_init__(self) -> None:
-        if self.dtype not in SUPPORTED:
+        if self.dtype not in _SUPPORTED_SET and self.dtype not in SUPPORTED:
             names = ", ".join(d.name for d in SUPPORTED)
             raise PrimitiveTypeError(f"unsupported dtype {self.dtype}; typedax supports {names}")
         for d in self.shape:

@@ -15,7 +15,9 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError
-from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.ir import (
+    Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var,
+)
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
 
 _LIT_TYPES = (bool, int, float)
@@ -42,6 +44,19 @@ class JaxprTracer(Tracer):
             "jaxpr runs. Use lax.cond / lax.while_loop for data-dependent control "
             "flow, or mark the argument static."
         )
+
+
+_new = object.__new__
+_set_tracer_trace: Callable[[JaxprTracer, JaxprTrace], None] = Tracer.__dict__["_trace"].__set__
+_set_tracer_var: Callable[[JaxprTracer, Var], None] = JaxprTracer.__dict__["var"].__set__
+
+
+def _new_tracer(trace: JaxprTrace, var: Var) -> JaxprTracer:
+    """``JaxprTracer(trace, var)``, faster (slots set directly)."""
+    t: JaxprTracer = _new(JaxprTracer)
+    _set_tracer_trace(t, trace)
+    _set_tracer_var(t, var)
+    return t
 
 
 class JaxprTrace(Trace):
@@ -83,11 +98,19 @@ class JaxprTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
-        ins = tuple([self.atom(a) for a in args])
+        # The hot path of tracing: kept to one pass per list, and the IR nodes
+        # built with the fast constructors.
+        ins = tuple([
+            x.var if type(x) is JaxprTracer and x._trace is self else self.atom(x) for x in args
+        ])
         avals = prim.abstract_eval([a.aval for a in ins], params)
-        outs = tuple([Var(a) for a in avals])
-        self.eqns.append(Eqn(prim, ins, params, outs))
-        return [JaxprTracer(self, v) for v in outs]
+        if len(avals) == 1:
+            v = new_var(avals[0])
+            self.eqns.append(new_eqn(prim, ins, params, (v,)))
+            return [_new_tracer(self, v)]
+        outs = tuple([new_var(a) for a in avals])
+        self.eqns.append(new_eqn(prim, ins, params, outs))
+        return [_new_tracer(self, v) for v in outs]
 
     def build(self, in_vars: Sequence[Var], outs: Sequence[Value]) -> ClosedJaxpr:
         out_atoms = tuple(self.atom(o) for o in outs)
