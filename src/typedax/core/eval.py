@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
+
 from .errors import JaxprTypeError
 from .ir import Atom, Jaxpr, Lit, Var
 from .trace import Value, bind
@@ -19,7 +21,9 @@ def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
     env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args))
 
     def read(a: Atom) -> Value:
-        return a.val if type(a) is Lit else env[a]  # type: ignore[index]  # Atom is Var | Lit
+        if type(a) is Lit:  # an array, so that the literal keeps its dtype (2:int32)
+            return np.asarray(a.val, dtype=a.aval.dtype)
+        return env[a]  # type: ignore[index]  # Atom is Var | Lit
 
     for eqn in jaxpr.eqns:
         outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)

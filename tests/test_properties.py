@@ -1,0 +1,405 @@
+"""Laws of the IR, checked on jaxprs from ``typedax.testing``.
+
+- every generated jaxpr type-checks;
+- equality and hashing are up to renaming, and agree with the canonical text;
+- ``eval_jaxpr`` agrees with an independent NumPy interpreter written here;
+- the text form round-trips through ``parse_jaxpr``;
+- mutated jaxprs (an operand of another type, a binder bound twice, a use of
+  an unbound variable, an out binder of the wrong type) are rejected.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
+
+import hypothesis.strategies as st
+import numpy as np
+import numpy.typing as npt
+import pytest
+from hypothesis import assume, given, settings
+
+from typedax.core import (
+    Atom,
+    Eqn,
+    Jaxpr,
+    JaxprTypeError,
+    Lit,
+    ShapedArray,
+    Var,
+    eval_jaxpr,
+    parse_jaxpr,
+    typecheck_jaxpr,
+)
+from typedax.core.dtypes import SUPPORTED
+from typedax.core.ir import NDArray, Params
+from typedax.core.rules import PRIMITIVES
+from typedax.primitives.structural import get_dimension_numbers
+from typedax.testing import (
+    FIRST_ORDER_PRIMITIVES,
+    covered_primitives,
+    jaxprs,
+    jaxprs_with_args,
+)
+
+# -- helpers -------------------------------------------------------------------
+
+
+def rebuild(jaxpr: Jaxpr, atom_map: Callable[[Atom], Atom] | None = None) -> Jaxpr:
+    """The same program with fresh variables (and fresh literal objects)."""
+    env: dict[Var, Var] = {}
+
+    def fresh(v: Var) -> Var:
+        env[v] = Var(v.aval)
+        return env[v]
+
+    def atom(a: Atom) -> Atom:
+        if isinstance(a, Lit):
+            return Lit(a.val, a.aval)
+        return env.get(a, a)
+
+    ins = tuple(fresh(v) for v in jaxpr.in_binders)
+    eqns = []
+    for e in jaxpr.eqns:
+        inputs = tuple(atom(a) for a in e.inputs)
+        eqns.append(Eqn(e.primitive, inputs, e.params, tuple(fresh(v) for v in e.out_binders)))
+    return Jaxpr(ins, tuple(eqns), tuple(atom(a) for a in jaxpr.outs))
+
+
+def substitute(jaxpr: Jaxpr, old: Var, new: Atom) -> Jaxpr:
+    """Replace every use (not the binding) of ``old`` by ``new``."""
+
+    def atom(a: Atom) -> Atom:
+        return new if a is old else a
+
+    eqns = tuple(
+        Eqn(e.primitive, tuple(atom(a) for a in e.inputs), e.params, e.out_binders)
+        for e in jaxpr.eqns
+    )
+    return Jaxpr(jaxpr.in_binders, eqns, tuple(atom(a) for a in jaxpr.outs))
+
+
+def other_type(aval: ShapedArray) -> ShapedArray:
+    """A type no operand position that accepted ``aval`` accepts in its place:
+    one more dimension, of a size the generator never makes."""
+    return ShapedArray(aval.shape + (5,), aval.dtype)
+
+
+# -- an independent NumPy interpreter --------------------------------------------
+
+# Loosely typed on purpose: NumPy's stubs type arithmetic per dtype kind.
+Arr: TypeAlias = "npt.NDArray[Any]"
+Ref: TypeAlias = Callable[[Sequence[Arr], Params], Arr]
+
+
+def _ints(params: Params, key: str) -> tuple[int, ...]:
+    v = params[key]
+    assert isinstance(v, tuple)
+    return tuple(int(x) for x in v if isinstance(x, int))
+
+
+def _int_div(x: Arr, y: Arr) -> Arr:
+    if x.dtype.kind == "f":
+        return np.asarray(np.divide(x, y))
+    return np.trunc(x.astype(np.float64) / y.astype(np.float64)).astype(x.dtype)
+
+
+def _select_n(args: Sequence[Arr], params: Params) -> Arr:
+    which, *cases = args
+    out = cases[0]
+    for i, case in enumerate(cases[1:], start=1):
+        out = np.where(which.astype(np.int64) == i, case, out)
+    return np.asarray(np.broadcast_to(out, cases[0].shape))
+
+
+def _broadcast(args: Sequence[Arr], params: Params) -> Arr:
+    shape, axes = _ints(params, "shape"), set(_ints(params, "axes"))
+    dims = iter(args[0].shape)
+    with_ones = tuple(1 if i in axes else next(dims) for i in range(len(shape)))
+    return np.asarray(np.broadcast_to(args[0].reshape(with_ones), shape))
+
+
+def _dot_general(args: Sequence[Arr], params: Params) -> Arr:
+    x, y = args
+    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    letters = iter(string.ascii_letters)
+    xs = [next(letters) for _ in range(x.ndim)]
+    ys = [next(letters) for _ in range(y.ndim)]
+    for i, j in zip(lc + lb, rc + rb):
+        ys[j] = xs[i]
+    batch = [xs[i] for i in lb]
+    free_x = [c for i, c in enumerate(xs) if i not in lc + lb]
+    free_y = [c for j, c in enumerate(ys) if j not in rc + rb]
+    spec = f"{''.join(xs)},{''.join(ys)}->{''.join(batch + free_x + free_y)}"
+    return np.asarray(np.einsum(spec, x, y), dtype=x.dtype)
+
+
+def _unary(f: Callable[[Arr], object]) -> Ref:
+    return lambda args, params: np.asarray(f(args[0]), dtype=args[0].dtype)
+
+
+def _binary(f: Callable[[Arr, Arr], object]) -> Ref:
+    return lambda args, params: np.asarray(f(args[0], args[1]))
+
+
+def _integer_pow(args: Sequence[Arr], params: Params) -> Arr:
+    x, y = args[0], params["y"]
+    assert isinstance(y, int)
+    return np.asarray(x.astype(np.float64) ** y, dtype=x.dtype) if y < 0 else np.asarray(x**y)
+
+
+REFERENCE: dict[str, Ref] = {
+    "neg": _unary(np.negative),
+    "sin": _unary(np.sin),
+    "cos": _unary(np.cos),
+    "exp": _unary(np.exp),
+    "log": _unary(np.log),
+    "tanh": _unary(np.tanh),
+    "logistic": _unary(lambda x: 1 / (1 + np.exp(-x.astype(np.float64)))),
+    "sqrt": _unary(np.sqrt),
+    "add": _binary(np.add),
+    "sub": _binary(np.subtract),
+    "mul": _binary(np.multiply),
+    "div": _binary(_int_div),
+    "max": _binary(np.maximum),
+    "min": _binary(np.minimum),
+    "pow": _binary(np.power),
+    "greater": _binary(np.greater),
+    "less": _binary(np.less),
+    "ge": _binary(np.greater_equal),
+    "le": _binary(np.less_equal),
+    "eq": _binary(np.equal),
+    "ne": _binary(np.not_equal),
+    "integer_pow": _integer_pow,
+    "select_n": _select_n,
+    "convert_element_type": lambda args, p: args[0].astype(p["new_dtype"]),  # type: ignore[arg-type]  # a dtype param
+    "broadcast": _broadcast,
+    "reshape": lambda args, p: np.reshape(args[0], _ints(p, "new_sizes")),
+    "transpose": lambda args, p: np.transpose(args[0], _ints(p, "perm")),
+    "reduce_sum": lambda args, p: np.asarray(
+        np.add.reduce(args[0], axis=_ints(p, "axis")), dtype=args[0].dtype
+    ),
+    "reduce_max": lambda args, p: np.asarray(np.maximum.reduce(args[0], axis=_ints(p, "axis"))),
+    "dot_general": _dot_general,
+}
+
+
+def reference_eval(jaxpr: Jaxpr, args: Sequence[Arr]) -> list[Arr]:
+    env: dict[Var, Arr] = dict(zip(jaxpr.in_binders, args))
+
+    def read(a: Atom) -> Arr:
+        return np.asarray(a.val, dtype=a.aval.dtype) if isinstance(a, Lit) else env[a]
+
+    for e in jaxpr.eqns:
+        out = REFERENCE[e.primitive.name]([read(a) for a in e.inputs], e.params)
+        env[e.out_binders[0]] = out
+    return [read(a) for a in jaxpr.outs]
+
+
+def test_reference_covers_every_generated_primitive() -> None:
+    assert set(REFERENCE) == FIRST_ORDER_PRIMITIVES
+
+
+# -- the generator itself ----------------------------------------------------------
+
+FIRST_ORDER = {
+    "neg", "sin", "cos", "exp", "log", "tanh", "logistic", "sqrt", "add", "sub", "mul",
+    "div", "max", "min", "pow", "integer_pow", "greater", "less", "ge", "le", "eq", "ne",
+    "select_n", "convert_element_type", "broadcast", "reshape", "transpose", "reduce_sum",
+    "reduce_max", "dot_general",
+}
+
+
+def test_generator_covers_the_first_order_primitives() -> None:
+    assert covered_primitives() == FIRST_ORDER
+    assert all(PRIMITIVES.get(name) is not None for name in FIRST_ORDER)
+    smooth = covered_primitives(differentiable=True)
+    assert smooth < covered_primitives(float_only=True) < FIRST_ORDER
+    assert not smooth & {"max", "min", "reduce_max", "select_n", "greater", "eq"}
+
+
+@pytest.mark.parametrize("mode", ["default", "float_only", "differentiable"])
+def test_generator_emits_every_covered_primitive(mode: str) -> None:
+    fo, diff = mode == "float_only", mode == "differentiable"
+    seen: set[str] = set()
+    dtypes_seen: set[str] = set()
+
+    @settings(max_examples=300, database=None, derandomize=True)
+    @given(jaxprs(max_eqns=10, float_only=fo, differentiable=diff))
+    def collect(j: Jaxpr) -> None:
+        seen.update(e.primitive.name for e in j.eqns)
+        dtypes_seen.update(v.aval.dtype.name for e in j.eqns for v in e.out_binders)
+
+    collect()
+    assert seen == covered_primitives(float_only=fo, differentiable=diff)
+    if mode == "default":
+        assert dtypes_seen == {d.name for d in SUPPORTED}
+    else:
+        assert dtypes_seen == {"float64"}
+
+
+@given(jaxprs(max_eqns=6, dtypes=(np.dtype(np.float32),), primitives=("sin", "add")))
+def test_generator_respects_primitives_and_dtypes(j: Jaxpr) -> None:
+    assert {e.primitive.name for e in j.eqns} <= {"sin", "add"}
+    assert all(t.dtype == np.float32 for t in j.in_avals)
+
+
+def test_generator_rejects_unknown_primitives() -> None:
+    from typedax.core import TypedaxError
+
+    with pytest.raises(TypedaxError, match="cannot generate"):
+        jaxprs(primitives=("greater",), differentiable=True)
+
+
+# -- laws --------------------------------------------------------------------------
+
+
+@given(jaxprs())
+def test_generated_jaxprs_typecheck(j: Jaxpr) -> None:
+    t = typecheck_jaxpr(j)
+    assert t.in_types == j.in_avals
+    assert t.out_types == j.out_avals
+
+
+@given(jaxprs(differentiable=True, min_inputs=1))
+def test_differentiable_jaxprs_are_float64(j: Jaxpr) -> None:
+    typecheck_jaxpr(j)
+    assert all(t.dtype == np.float64 for t in j.in_avals)
+    assert all(v.aval.dtype == np.float64 for e in j.eqns for v in e.out_binders)
+    assert {e.primitive.name for e in j.eqns} <= covered_primitives(differentiable=True)
+
+
+@given(jaxprs())
+def test_equality_and_hash_are_up_to_renaming(j: Jaxpr) -> None:
+    k = rebuild(j)
+    assert k is not j and k == j and hash(k) == hash(j)
+    assert str(k) == str(j)
+    more = Jaxpr(j.in_binders, j.eqns, j.outs + j.outs[:1])
+    assert more != j
+    extra = Jaxpr((Var(ShapedArray((), np.dtype(np.float32))),) + j.in_binders, j.eqns, j.outs)
+    assert extra != j
+
+
+@given(jaxprs(max_eqns=4), jaxprs(max_eqns=4))
+def test_equality_agrees_with_the_canonical_text(a: Jaxpr, b: Jaxpr) -> None:
+    assert (a == b) == (str(a) == str(b))
+    if a == b:
+        assert hash(a) == hash(b)
+
+
+@given(jaxprs(max_eqns=6))
+def test_a_repeated_use_differs_from_a_use_of_an_equal_typed_variable(j: Jaxpr) -> None:
+    outs = [a for a in j.outs if isinstance(a, Var)]
+    assume(outs)
+    o = outs[0]
+    w = Var(o.aval)
+    repeated = Jaxpr(j.in_binders + (w,), j.eqns, j.outs + (o,))
+    other = Jaxpr(j.in_binders + (w,), j.eqns, j.outs + (w,))
+    assert repeated != other
+    assert repeated.type == other.type
+
+
+def _close(got: object, want: Arr) -> None:
+    g = np.asarray(got)
+    assert g.dtype == want.dtype and g.shape == want.shape
+    if want.dtype.kind == "f":
+        tol = 1e-4 if want.dtype == np.float32 else 1e-9
+        assert np.all(np.isfinite(g))
+        np.testing.assert_allclose(g, want, rtol=tol, atol=tol)
+    else:
+        np.testing.assert_array_equal(g, want)
+
+
+@given(jaxprs_with_args())
+def test_eval_jaxpr_matches_numpy_reference(case: tuple[Jaxpr, list[NDArray]]) -> None:
+    j, args = case
+    with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+        want = reference_eval(j, args)
+        got = eval_jaxpr(j, args)
+    assert len(got) == len(want) == len(j.outs)
+    for g, w, t in zip(got, want, j.out_avals):
+        assert w.shape == t.shape and w.dtype == t.dtype
+        _close(g, w)
+
+
+@given(jaxprs())
+def test_parse_round_trips(j: Jaxpr) -> None:
+    text = str(j)
+    back = parse_jaxpr(text)
+    assert back == j
+    assert str(back) == text
+
+
+# -- mutations are rejected ------------------------------------------------------
+
+
+def _scope_before(j: Jaxpr, k: int) -> list[Var]:
+    return list(j.in_binders) + [v for e in j.eqns[:k] for v in e.out_binders]
+
+
+@given(jaxprs(min_inputs=1), st.data())
+def test_operand_of_another_type_is_rejected(j: Jaxpr, data: st.DataObject) -> None:
+    assume(any(e.inputs for e in j.eqns))
+    k = data.draw(st.sampled_from([i for i, e in enumerate(j.eqns) if e.inputs]))
+    e = j.eqns[k]
+    pos = data.draw(st.integers(0, len(e.inputs) - 1))
+    wrong = Var(other_type(e.inputs[pos].aval))
+    inputs = e.inputs[:pos] + (wrong,) + e.inputs[pos + 1 :]
+    eqns = j.eqns[:k] + (Eqn(e.primitive, inputs, e.params, e.out_binders),) + j.eqns[k + 1 :]
+    bad = Jaxpr(j.in_binders + (wrong,), eqns, j.outs)
+    with pytest.raises(JaxprTypeError, match="in equation"):
+        typecheck_jaxpr(bad)
+
+
+@given(jaxprs(min_inputs=1), st.data())
+def test_binder_bound_twice_is_rejected(j: Jaxpr, data: st.DataObject) -> None:
+    assume(j.eqns)
+    k = data.draw(st.integers(0, len(j.eqns) - 1))
+    e = j.eqns[k]
+    again = data.draw(st.sampled_from(_scope_before(j, k)))
+    eqns = j.eqns[:k] + (Eqn(e.primitive, e.inputs, e.params, (again,)),) + j.eqns[k + 1 :]
+    with pytest.raises(JaxprTypeError, match="bound twice"):
+        typecheck_jaxpr(Jaxpr(j.in_binders, eqns, j.outs))
+
+
+@given(jaxprs(min_inputs=1))
+def test_input_binder_bound_twice_is_rejected(j: Jaxpr) -> None:
+    with pytest.raises(JaxprTypeError, match="bound twice"):
+        typecheck_jaxpr(Jaxpr(j.in_binders + j.in_binders[:1], j.eqns, j.outs))
+
+
+@given(jaxprs(), st.data())
+def test_dropped_binder_is_rejected(j: Jaxpr, data: st.DataObject) -> None:
+    used = {a for e in j.eqns for a in e.inputs if isinstance(a, Var)}
+    used |= {a for a in j.outs if isinstance(a, Var)}
+    assume(used)
+    victim = data.draw(st.sampled_from([v for v in _scope_before(j, len(j.eqns)) if v in used]))
+    if victim in j.in_binders:
+        bad = Jaxpr(tuple(v for v in j.in_binders if v is not victim), j.eqns, j.outs)
+    else:
+        eqns = tuple(e for e in j.eqns if victim not in e.out_binders)
+        bad = Jaxpr(j.in_binders, eqns, j.outs)
+    with pytest.raises(JaxprTypeError, match="unbound variable"):
+        typecheck_jaxpr(bad)
+
+
+@given(jaxprs(), st.data())
+def test_out_binder_of_wrong_type_is_rejected(j: Jaxpr, data: st.DataObject) -> None:
+    assume(j.eqns)
+    k = data.draw(st.integers(0, len(j.eqns) - 1))
+    e = j.eqns[k]
+    old = e.out_binders[0]
+    new = Var(other_type(old.aval) if data.draw(st.booleans()) else _other_dtype(old.aval))
+    renamed = substitute(j, old, new)
+    eqns = list(renamed.eqns)
+    eqns[k] = Eqn(e.primitive, renamed.eqns[k].inputs, e.params, (new,))
+    bad = Jaxpr(j.in_binders, tuple(eqns), renamed.outs)
+    with pytest.raises(JaxprTypeError, match=re.escape(f"out binder has type {new.aval.str_short()}")):
+        typecheck_jaxpr(bad)
+
+
+def _other_dtype(aval: ShapedArray) -> ShapedArray:
+    d = next(d for d in SUPPORTED if d != aval.dtype)
+    return ShapedArray(aval.shape, d)
