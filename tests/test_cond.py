@@ -24,7 +24,7 @@ def branchy(x: Value) -> Value:
     def f(y: Value) -> Value:
         return lax.cos(y)
 
-    return lax.cond(lax.gt(x, 0.0), t, f, x)  # type: ignore[return-value]  # one-leaf pytree
+    return lax.cond(lax.gt(x, 0.0), t, f, x)
 
 
 def branchy_ref(x: float) -> float:
@@ -168,7 +168,7 @@ def test_jvp_symbolic_zero_branch_output() -> None:
 
 def test_jvp_closure_over_perturbed_value() -> None:
     def f(x: Value) -> Value:
-        return lax.cond(lax.gt(x, 0.0), lambda: lax.mul(x, x), lambda: lax.neg(x))  # type: ignore[return-value]  # one leaf
+        return lax.cond(lax.gt(x, 0.0), lambda: lax.mul(x, x), lambda: lax.neg(x))
 
     _, t = tdx.jvp(f, (3.0,), (1.0,))
     assert float(np.asarray(t)) == 6.0
@@ -195,7 +195,7 @@ def test_vmap_batched_predicate_is_select() -> None:
 
 def test_vmap_unbatched_predicate_keeps_cond() -> None:
     def f(p: Value, x: Value) -> Value:
-        return lax.cond(p, lambda y: lax.sin(y), lambda y: lax.cos(y), x)  # type: ignore[return-value]  # one leaf
+        return lax.cond(p, lambda y: lax.sin(y), lambda y: lax.cos(y), x)
 
     xs = np.linspace(0.0, 1.0, 4).reshape(2, 2)
     for p in (True, False):
@@ -240,3 +240,42 @@ def test_jit_of_jvp_and_vmap() -> None:
     np.testing.assert_allclose(np.asarray(out), [branchy_ref(float(x)) for x in xs])
     _, t = tdx.jit(lambda x: tdx.jvp(branchy, (x,), (1.0,)))(0.5)
     assert float(np.asarray(t)) == pytest.approx(_fd(branchy_ref, 0.5), rel=1e-6)
+
+
+# -- reverse mode ---------------------------------------------------------------
+
+
+def test_tutorial_linearize_and_grad() -> None:
+    _, f_lin = tdx.linearize(lambda x: lax.cond(True, lambda: x, lambda: 0.0), 1.0)
+    assert float(np.asarray(f_lin(3.14))) == 3.14
+    _, f_lin = tdx.linearize(tdx.jit(lambda x: lax.cond(True, lambda: x, lambda: 0.0)), 1.0)
+    assert float(np.asarray(f_lin(3.14))) == 3.14
+    out = tdx.grad(lambda x: lax.cond(True, lambda: x * x, lambda: 0.0))(1.0)
+    assert float(np.asarray(out)) == 2.0
+
+
+@pytest.mark.parametrize("x", [-1.3, 0.4, 2.0])
+def test_grad_matches_finite_differences_eager_and_jit(x: float) -> None:
+    fd = _fd(branchy_ref, x)
+    assert float(np.asarray(tdx.grad(branchy)(x))) == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    assert float(np.asarray(tdx.jit(tdx.grad(branchy))(x))) == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    assert float(np.asarray(tdx.grad(tdx.jit(branchy))(x))) == pytest.approx(fd, rel=1e-6, abs=1e-8)
+
+
+def test_grad_residuals_from_both_branches() -> None:
+    c = np.array([1.0, 2.0, 3.0])
+
+    def f(x: Value) -> Value:
+        def t(y: Value) -> Value:
+            return lax.reduce_sum(lax.mul(lax.sin(y), c), (0,))
+
+        def e(y: Value) -> Value:
+            return lax.reduce_sum(lax.exp(lax.mul(y, y)), (0,))
+
+        return lax.cond(lax.gt(lax.reduce_sum(x, (0,)), 0.0), t, e, x)
+
+    for x in (np.array([0.1, 0.5, -0.2]), np.array([-0.1, -0.5, 0.2])):
+        g = np.asarray(tdx.grad(f)(x))
+        ref = np.cos(x) * c if x.sum() > 0 else 2 * x * np.exp(x * x)
+        np.testing.assert_allclose(g, ref)
+        np.testing.assert_allclose(np.asarray(tdx.jit(tdx.grad(f))(x)), ref)

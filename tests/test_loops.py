@@ -13,6 +13,7 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.control_flow import scan_p, while_p
 from typedax.core import PrimitiveTypeError
+from typedax.core.errors import ReverseModeError
 from typedax.core.trace import Value
 
 
@@ -391,3 +392,59 @@ def test_jit_of_vmap_while_batched_predicate() -> None:
     np.testing.assert_allclose(
         np.asarray(tdx.jit(tdx.vmap(f))(xs)), [float(np.asarray(f(x))) for x in xs]
     )
+
+
+# -- reverse mode ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_scan_grad_matches_finite_differences(reverse: bool) -> None:
+    xs = np.linspace(-1.0, 1.0, 6)
+
+    def f(w: Value) -> Value:
+        c, ys = lax.scan(lambda c, x: (lax.tanh(lax.add(lax.mul(c, w), x)), lax.mul(c, c)), 0.3, xs, reverse=reverse)
+        return lax.add(tnp.sum(ys), c)
+
+    fd = float(_fd(f, 0.9))
+    assert float(np.asarray(tdx.grad(f)(0.9))) == pytest.approx(fd, rel=1e-6)
+    assert float(np.asarray(tdx.jit(tdx.grad(f))(0.9))) == pytest.approx(fd, rel=1e-6)
+    assert float(np.asarray(tdx.grad(tdx.jit(f))(0.9))) == pytest.approx(fd, rel=1e-6)
+
+
+def test_scan_grad_wrt_init_and_xs() -> None:
+    def f(c: Value, xs: Value) -> Value:
+        c2, ys = lax.scan(rnn_cell, c, xs)
+        return lax.add(tnp.sum(ys), lax.mul(c2, 2.0))
+
+    xs = np.linspace(-1.0, 1.0, 5)
+    gc, gx = tdx.grad(f, argnums=(0, 1))(0.2, xs)
+    assert float(np.asarray(gc)) == pytest.approx(float(_fd(lambda c: f(c, xs), 0.2)), rel=1e-6)
+    eps = 1e-6
+    for i in range(5):
+        d = np.zeros(5)
+        d[i] = eps
+        fd = (float(np.asarray(f(0.2, xs + d))) - float(np.asarray(f(0.2, xs - d)))) / (2 * eps)
+        assert float(np.asarray(gx)[i]) == pytest.approx(fd, rel=1e-5)
+
+
+def test_fori_static_grad() -> None:
+    def f(x: Value) -> object:
+        return lax.fori_loop(0, 4, lambda i, c: lax.sin(lax.mul(c, x)), 1.0)
+
+    fd = float(_fd(f, 0.7))
+    assert float(np.asarray(tdx.grad(f)(0.7))) == pytest.approx(fd, rel=1e-6)  # type: ignore[arg-type]  # a leaf
+    assert float(np.asarray(tdx.jit(tdx.grad(f))(0.7))) == pytest.approx(fd, rel=1e-6)  # type: ignore[arg-type]  # a leaf
+
+
+def test_while_linearize_works_but_grad_raises() -> None:
+    def f(x: Value) -> object:
+        return lax.while_loop(lambda c: lax.lt(c, 10.0), lambda c: lax.mul(c, x), 1.0)
+
+    y, f_lin = tdx.linearize(f, 3.0)
+    assert float(np.asarray(f_lin(1.0))) == pytest.approx(27.0)
+    with pytest.raises(ReverseModeError, match="use lax.scan|Use lax.scan"):
+        tdx.grad(f)(3.0)  # type: ignore[arg-type]  # a leaf
+    with pytest.raises(ReverseModeError, match="fori_loop with static"):
+        tdx.grad(lambda x: lax.fori_loop(0, np.asarray(3), lambda i, c: lax.mul(c, x), 1.0))(3.0)
+    with pytest.raises(ReverseModeError):
+        tdx.jit(tdx.grad(f))(3.0)  # type: ignore[arg-type]  # a leaf

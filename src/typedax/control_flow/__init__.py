@@ -13,3 +13,4 @@ from .loops import while_p as while_p
 from . import jvp_rules as jvp_rules  # noqa: E402
 from . import batching_rules as batching_rules  # noqa: E402
 from . import lowering_rules as lowering_rules  # noqa: E402
+from . import reverse_rules as reverse_rules  # noqa: E402

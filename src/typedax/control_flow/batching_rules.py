@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pyrsistent import pmap
 
-from ..core.eval import eval_jaxpr
+from ..interpreters.jvp import eval_jaxpr_typed as eval_jaxpr
 from ..core.ir import NO_PARAMS, Jaxpr, Params
 from ..core.trace import Value, aval_of, bind, bind1
 from ..interpreters.batching import BatchDim, batch_rules, batched_aval, move_batch_axis, vmap_flat

@@ -12,9 +12,8 @@ import numpy as np
 from .. import tree
 from ..core.avals import ShapedArray
 from ..core.errors import PrimitiveTypeError
-from ..core.eval import eval_jaxpr
-from ..core.ir import ClosedJaxpr, Jaxpr, NDArray, Var
-from ..core.trace import EVAL_TRACE, Value, aval_of, using_trace
+from ..core.ir import Atom, ClosedJaxpr, Jaxpr, Lit, NDArray, Var
+from ..core.trace import EVAL_TRACE, Value, aval_of, bind, using_trace
 from ..core.typecheck import typecheck_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 
@@ -87,10 +86,18 @@ def join_consts(jaxprs: Sequence[Jaxpr], nconsts: Sequence[int]) -> list[Jaxpr]:
 
 
 def eval_np(jaxpr: Jaxpr, args: Sequence[NDArray]) -> list[NDArray]:
-    """Evaluate a param jaxpr with NumPy (the impl rules use this)."""
+    """Evaluate a param jaxpr with NumPy (the impl rules use this); literals
+    keep their dtypes (a ``2.0:float32`` literal stays float32)."""
+    env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args))
+
+    def read(a: Atom) -> Value:
+        return np.asarray(a.val, a.aval.dtype) if isinstance(a, Lit) else env[a]
+
     with using_trace(EVAL_TRACE):
-        outs = eval_jaxpr(jaxpr, list(args))
-    return [np.asarray(o, dtype=a.dtype) for o, a in zip(outs, jaxpr.out_avals)]
+        for eqn in jaxpr.eqns:
+            outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
+            env.update(zip(eqn.out_binders, outs))
+    return [np.asarray(read(o), dtype=o.aval.dtype) for o in jaxpr.outs]
 
 
 def check_jaxpr_in_types(

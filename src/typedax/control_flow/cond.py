@@ -9,6 +9,7 @@ are closed jaxprs of one and the same type. Both branches are always traced
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from pyrsistent import pmap
 
@@ -23,6 +24,8 @@ from ..primitives._params import get_jaxpr
 from .common import as_value, check_jaxpr_in_types, eval_np, join_consts, trace_callable, types_str
 
 __all__ = ["bind_cond", "cond", "cond_p"]
+
+T = TypeVar("T")
 
 PRED_TYPE = ShapedArray((), bool_)
 
@@ -99,10 +102,10 @@ def _join_weak(tj: Jaxpr, fj: Jaxpr) -> tuple[Jaxpr, Jaxpr]:
 
 def cond(
     pred: Value,
-    true_fun: Callable[..., object],
-    false_fun: Callable[..., object],
+    true_fun: Callable[..., T],
+    false_fun: Callable[..., T],
     *operands: object,
-) -> object:
+) -> T:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
     ``pred`` is a boolean scalar; the operands and results are pytrees. Both
@@ -127,4 +130,4 @@ def cond(
     tj, fj = join_consts([tj, fj], [len(t_closed.consts), len(f_closed.consts)])
     consts = [as_value(c, "constants") for c in (*t_closed.consts, *f_closed.consts)]
     outs = bind_cond(pred, [*consts, *[as_value(x, "") for x in leaves]], tj, fj)
-    return tree.unflatten(t_tree, outs)
+    return tree.unflatten(t_tree, outs)  # type: ignore[return-value]  # same structure as the branches' results

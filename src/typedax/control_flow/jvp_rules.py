@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import is_float
-from ..core.eval import eval_jaxpr
+from ..interpreters.jvp import eval_jaxpr_typed as eval_jaxpr
 from ..core.ir import Jaxpr, Params
 from ..core.trace import Value, bind
 from ..interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat, jvp_rules

@@ -19,6 +19,7 @@ integers (so it can be differentiated in reverse mode) and with
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 from pyrsistent import pmap
@@ -36,6 +37,10 @@ from .common import as_value, check_jaxpr_in_types, eval_np, split, trace_callab
 from .cond import PRED_TYPE
 
 __all__ = ["fori_loop", "scan", "scan_p", "while_loop", "while_p"]
+
+C = TypeVar("C")
+X = TypeVar("X")
+Y = TypeVar("Y")
 
 
 # -- while ----------------------------------------------------------------------
@@ -100,10 +105,10 @@ def _carry_mismatch(prim: str, fun: str, init: tree.TreeDef, init_t: Sequence[Sh
 
 
 def while_loop(
-    cond_fun: Callable[..., object],
-    body_fun: Callable[..., object],
+    cond_fun: Callable[[C], object],
+    body_fun: Callable[[C], C],
     init_val: object,
-) -> object:
+) -> C:
     """Apply ``body_fun`` to the carry while ``cond_fun(carry)`` is true."""
     leaves, carry_tree = tree.flatten(init_val)
     vals = [as_value(x, "while_loop's init_val") for x in leaves]
@@ -122,7 +127,7 @@ def while_loop(
     b_consts = [as_value(c, "constants") for c in b_closed.consts]
     params = while_params(c_closed.jaxpr, b_closed.jaxpr, len(c_consts), len(b_consts))
     outs = bind(while_p, [*c_consts, *b_consts, *vals], params)
-    return tree.unflatten(carry_tree, outs)
+    return tree.unflatten(carry_tree, outs)  # type: ignore[return-value]  # the carry's structure
 
 
 # -- scan -----------------------------------------------------------------------
@@ -211,12 +216,12 @@ def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
 
 
 def scan(
-    f: Callable[..., object],
+    f: Callable[[C, X], tuple[C, Y]],
     init: object,
-    xs: object,
+    xs: X,
     length: int | None = None,
     reverse: bool = False,
-) -> tuple[object, object]:
+) -> tuple[C, Y]:
     """``jax.lax.scan``: ``f(carry, x) -> (carry, y)`` over the leading axis of
     ``xs``; returns the final carry and the stacked ``y``s."""
     init_leaves, init_tree = tree.flatten(init)
@@ -230,8 +235,8 @@ def scan(
     args_tree = tree.structure((init, xs))
     out_parts: list[tuple[tree.TreeDef, tree.TreeDef]] = []
 
-    def body(carry: object, x: object) -> object:
-        out = f(carry, x)
+    def body(carry: C, x: X) -> object:
+        out: object = f(carry, x)
         if not isinstance(out, (tuple, list)) or len(out) != 2:
             raise PrimitiveTypeError(
                 f"scan: f must return a pair (carry, y), got a {type(out).__name__}"
@@ -248,7 +253,9 @@ def scan(
     consts = [as_value(c, "constants") for c in closed.consts]
     params = scan_params(closed.jaxpr, len(consts), ncarry, n, bool(reverse))
     outs = bind(scan_p, [*consts, *init_vals, *xs_vals], params)
-    return tree.unflatten(init_tree, outs[:ncarry]), tree.unflatten(y_tree, outs[ncarry:])
+    carry_out: C = tree.unflatten(init_tree, outs[:ncarry])  # type: ignore[assignment]  # init's structure
+    ys: Y = tree.unflatten(y_tree, outs[ncarry:])  # type: ignore[assignment]  # f's y structure, stacked
+    return carry_out, ys
 
 
 # -- fori_loop ------------------------------------------------------------------
@@ -265,9 +272,9 @@ def _static_int(x: object) -> int | None:
 def fori_loop(
     lower: Value,
     upper: Value,
-    body_fun: Callable[..., object],
+    body_fun: Callable[[Value, C], C],
     init_val: object,
-) -> object:
+) -> C:
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
     With static (Python int) bounds it is a ``scan`` and can be differentiated
@@ -277,13 +284,12 @@ def fori_loop(
     if lo is not None and hi is not None:
         i0 = np.asarray(lower if isinstance(lower, np.integer) else lo)
 
-        def step(carry: tuple[Value, object], _: None) -> tuple[object, None]:
+        def step(carry: tuple[Value, C], _: None) -> tuple[tuple[Value, C], None]:
             i, val = carry
             return (_incr(i), body_fun(i, val)), None
 
-        carry, _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0))
-        assert isinstance(carry, tuple)
-        return carry[1]
+        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0))
+        return out
     lo_a, hi_a = aval_of(lower), aval_of(upper)
     for name, a in (("lower", lo_a), ("upper", hi_a)):
         if a.shape != () or not is_int(a.dtype):
@@ -292,16 +298,14 @@ def fori_loop(
             )
     lo_v, hi_v = _same_int_dtype(lower, upper)
 
-    def w_cond(carry: tuple[Value, Value, object]) -> Value:
+    def w_cond(carry: tuple[Value, Value, C]) -> Value:
         return bind1(less_p, carry[:2], NO_PARAMS)
 
-    def w_body(carry: tuple[Value, Value, object]) -> object:
+    def w_body(carry: tuple[Value, Value, C]) -> tuple[Value, Value, C]:
         i, n, val = carry
         return (_incr(i), n, body_fun(i, val))
 
-    out = while_loop(w_cond, w_body, (lo_v, hi_v, init_val))
-    assert isinstance(out, tuple)
-    return out[2]
+    return while_loop(w_cond, w_body, (lo_v, hi_v, init_val))[2]
 
 
 def _incr(i: Value) -> Value:
