@@ -16,7 +16,7 @@ from .api import flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import BatchingError, TangentTypeError
-from .core.trace import Value, aval_of
+from .core.trace import Tracer, Value, aval_of
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
 
@@ -53,19 +53,46 @@ def jvp(
             "jvp: primals and tangents must be tuples or lists of arguments, got "
             f"{type(primals).__name__} and {type(tangents).__name__}"
         )
-    p_leaves, p_tree = tree.flatten((tuple(primals), {}))
-    t_leaves, t_tree = tree.flatten((tuple(tangents), {}))
-    if p_tree != t_tree:
-        raise TangentTypeError(
-            f"jvp: primals have tree structure {p_tree.children[0]} but tangents have "
-            f"{t_tree.children[0]}; they must match"
-        )
-    run, out_trees = flat_fun(f, p_tree)
-    p_out, t_out = jvp_flat(run, _values(p_leaves), _values(t_leaves))
-    out_tree = out_trees[0]
+    if (
+        len(primals) == len(tangents)
+        and all(type(x) in _LEAF_TYPES for x in primals)
+        and all(type(x) in _LEAF_TYPES for x in tangents)
+    ):  # the common case: array arguments, no containers to flatten
+        box: list[object] = []
+
+        def run_leaves(xs: list[Value]) -> list[Value]:
+            out = f(*xs)
+            if type(out) in _LEAF_TYPES or isinstance(out, Tracer):
+                box.append(None)
+                return [out]  # type: ignore[list-item]  # a leaf type, checked just above
+            flat, out_tree = tree.flatten(out)
+            box.append(out_tree)
+            return _values(flat)
+
+        p_out, t_out = jvp_flat(run_leaves, list(primals), list(tangents))
+        if box[0] is None:
+            return cast(T, p_out[0]), cast(T, instantiate_zeros(t_out[0]))
+        out_tree = box[0]
+        assert isinstance(out_tree, tree.TreeDef)
+    else:
+        p_leaves, p_tree = tree.flatten((tuple(primals), {}))
+        t_leaves, t_tree = tree.flatten((tuple(tangents), {}))
+        if p_tree != t_tree:
+            raise TangentTypeError(
+                f"jvp: primals have tree structure {p_tree.children[0]} but tangents have "
+                f"{t_tree.children[0]}; they must match"
+            )
+        run, out_trees = flat_fun(f, p_tree)
+        p_out, t_out = jvp_flat(run, _values(p_leaves), _values(t_leaves))
+        out_tree = out_trees[0]
     primal_out = tree.unflatten(out_tree, p_out)
     tangent_out = tree.unflatten(out_tree, [instantiate_zeros(t) for t in t_out])
     return cast(T, primal_out), cast(T, tangent_out)
+
+
+_LEAF_TYPES: frozenset[type] = frozenset(
+    {np.ndarray, float, int, bool, np.float32, np.float64, np.int32, np.int64, np.bool_}
+)
 
 
 # -- in_axes / out_axes as prefix trees -----------------------------------------------

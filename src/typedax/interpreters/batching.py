@@ -11,6 +11,7 @@ as a plain value.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
@@ -55,7 +56,7 @@ from ..primitives import (
     transpose_p,
 )
 from ..primitives._params import get_ints
-from ..primitives.structural import get_dimension_numbers
+from ..primitives.structural import DimensionNumbers, get_dimension_numbers
 from .jvp import eval_jaxpr_typed
 from .staging import trace_to_jaxpr_flat
 
@@ -144,7 +145,7 @@ class BatchTrace(Trace):
                 dims.append(a.batch_dim)
                 batched = batched or a.batch_dim is not None
             else:
-                if isinstance(a, Tracer):
+                if type(a) is not np.ndarray and isinstance(a, Tracer):
                     self.check_foreign(a)
                 vals.append(a)
                 dims.append(None)
@@ -158,18 +159,33 @@ class BatchTrace(Trace):
         ]
 
 
+@functools.lru_cache(maxsize=2048)
+def _params1(key: str, value: tuple[int, ...]) -> Params:
+    return pmap({key: value})
+
+
+@functools.lru_cache(maxsize=2048)
+def _broadcast_params(shape: tuple[int, ...], axes: tuple[int, ...]) -> Params:
+    return pmap({"shape": shape, "axes": axes})
+
+
+@functools.lru_cache(maxsize=2048)
+def _dot_params(dn: DimensionNumbers) -> Params:
+    return pmap({"dimension_numbers": dn})
+
+
 def move_batch_axis(axis_size: int, src: BatchDim, dst: int, x: Value) -> Value:
     """``x`` with its batch axis moved from ``src`` to ``dst``; an unbatched
     ``x`` (``src`` None) is broadcast along a new axis ``dst``."""
     if src is None:
         shape = aval_of(x).shape
         out_shape = shape[:dst] + (axis_size,) + shape[dst:]
-        return bind1(broadcast_p, (x,), pmap({"shape": out_shape, "axes": (dst,)}))
+        return bind1(broadcast_p, (x,), _broadcast_params(out_shape, (dst,)))
     if src == dst:
         return x
     perm = [i for i in range(aval_of(x).ndim) if i != src]
     perm.insert(dst, src)
-    return bind1(transpose_p, (x,), pmap({"perm": tuple(perm)}))
+    return bind1(transpose_p, (x,), _params1("perm", tuple(perm)))
 
 
 # -- the driver and the pure transformation ---------------------------------------------
@@ -334,7 +350,7 @@ def _select_n_batch(
         new_which = bind1(
             broadcast_p,
             (which,),
-            pmap({"shape": (size,) + case_aval.shape, "axes": tuple(range(1, nd + 1))}),
+            _broadcast_params((size,) + case_aval.shape, tuple(range(1, nd + 1))),
         )
     else:
         new_which = move_batch_axis(size, dw, 0, which)
@@ -358,7 +374,7 @@ def _broadcast_batch(
     p = kept[b] if b < len(kept) else len(shape)
     out_shape = shape[:p] + (size,) + shape[p:]
     out_axes = tuple(a if a < p else a + 1 for a in axes)
-    return [bind1(broadcast_p, (x,), pmap({"shape": out_shape, "axes": out_axes}))], [p]
+    return [bind1(broadcast_p, (x,), _broadcast_params(out_shape, out_axes))], [p]
 
 
 def _reshape_batch(
@@ -367,7 +383,7 @@ def _reshape_batch(
     (x,), (b,) = vals, dims
     new_sizes = get_ints("reshape", params, "new_sizes")
     x0 = move_batch_axis(size, b, 0, x)
-    return [bind1(reshape_p, (x0,), pmap({"new_sizes": (size,) + new_sizes}))], [0]
+    return [bind1(reshape_p, (x0,), _params1("new_sizes", (size,) + new_sizes))], [0]
 
 
 def _transpose_batch(
@@ -377,7 +393,7 @@ def _transpose_batch(
     assert b is not None
     perm = get_ints("transpose", params, "perm")
     new_perm = (b,) + tuple(p + (p >= b) for p in perm)
-    return [bind1(transpose_p, (x,), pmap({"perm": new_perm}))], [0]
+    return [bind1(transpose_p, (x,), _params1("perm", new_perm))], [0]
 
 
 def _reduction_batch(prim: Primitive) -> BatchRule:
@@ -389,7 +405,7 @@ def _reduction_batch(prim: Primitive) -> BatchRule:
         axis = get_ints(prim.name, params, "axis")
         new_axis = tuple(a + (a >= b) for a in axis)
         out_dim = b - sum(1 for a in axis if a < b)
-        return [bind1(prim, (x,), pmap({"axis": new_axis}))], [out_dim]
+        return [bind1(prim, (x,), _params1("axis", new_axis))], [out_dim]
 
     return rule
 
@@ -415,13 +431,13 @@ def _dot_general_batch(
     (lc, rc), (lb, rb) = get_dimension_numbers(params)
     if bl is not None and br is not None:
         dn = ((_shift(lc, bl), _shift(rc, br)), ((bl,) + _shift(lb, bl), (br,) + _shift(rb, br)))
-        return [bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))], [0]
+        return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [0]
     if bl is not None:
         lc2, lb2 = _shift(lc, bl), _shift(lb, bl)
         used = set(lc2) | set(lb2)
         free = [i for i in range(aval_of(lhs).ndim) if i not in used]
         dn = ((lc2, rc), (lb2, rb))
-        return [bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))], [
+        return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [
             len(lb) + free.index(bl)
         ]
     assert br is not None
@@ -430,7 +446,7 @@ def _dot_general_batch(
     free = [i for i in range(aval_of(rhs).ndim) if i not in used]
     n_lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
     dn = ((lc, rc2), (lb, rb2))
-    return [bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))], [
+    return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [
         len(lb) + n_lhs_free + free.index(br)
     ]
 

@@ -14,11 +14,13 @@ confusion impossible when ``jvp`` calls are nested around closures.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
 import numpy as np
+from pyrsistent import pmap
 
 from .. import lax
 from ..core.avals import ShapedArray
@@ -74,7 +76,7 @@ from .staging import trace_to_jaxpr_flat
 
 __all__ = [
     "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "eval_jaxpr_typed", "instantiate_zeros",
-    "jvp_flat", "jvp_jaxpr", "jvp_rules", "zeros_like_aval",
+    "jvp_flat", "jvp_jaxpr", "jvp_rules", "zero_of", "zeros_like_aval",
 ]
 
 
@@ -104,7 +106,21 @@ def zeros_like_aval(aval: ShapedArray) -> Value:
         return z
     if current_trace() is EVAL_TRACE:
         return np.zeros(aval.shape, aval.dtype)
-    return lax.broadcast(z, aval.shape)
+    return bind1(broadcast_p, (z,), _broadcast_params(aval.shape, tuple(range(len(aval.shape)))))
+
+
+_ZEROS: dict[tuple[tuple[int, ...], DType], Zero] = {}
+
+
+def zero_of(shape: tuple[int, ...], dtype: DType) -> Zero:
+    """``Zero(ShapedArray(shape, dtype))``, shared (constants' tangents are
+    made on every operation, so this is on the eager hot path)."""
+    z = _ZEROS.get((shape, dtype))
+    if z is None:
+        if len(_ZEROS) > 4096:
+            _ZEROS.clear()
+        z = _ZEROS[(shape, dtype)] = Zero(ShapedArray(shape, dtype))
+    return z
 
 
 def instantiate_zeros(t: Tangent) -> Value:
@@ -150,6 +166,14 @@ class JVPTrace(Trace):
     def describe(self) -> str:
         return "jvp"
 
+    def const_zero(self, x: Value) -> Zero:
+        """The (zero) tangent of a constant operand; checks foreign tracers."""
+        if type(x) is np.ndarray:
+            return zero_of(x.shape, x.dtype)
+        if isinstance(x, Tracer):
+            self.check_foreign(x)
+        return Zero(aval_of(x))
+
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
@@ -160,7 +184,7 @@ class JVPTrace(Trace):
                 break
         else:  # nothing here is perturbed by this trace: the interpreter below does it
             for a in args:
-                if isinstance(a, Tracer):
+                if type(a) is not np.ndarray and isinstance(a, Tracer):
                     self.check_foreign(a)
             return parent.process_primitive(prim, args, params)
         primals: list[Value] = []
@@ -170,10 +194,8 @@ class JVPTrace(Trace):
                 primals.append(a.primal)
                 tangents.append(a.tangent)
             else:
-                if isinstance(a, Tracer):
-                    self.check_foreign(a)
                 primals.append(a)
-                tangents.append(Zero(aval_of(a)))
+                tangents.append(self.const_zero(a))
         rule = jvp_rules[prim]
         with using_trace(parent):
             p_out, t_out = rule(primals, tangents, params)
@@ -185,9 +207,7 @@ class JVPTrace(Trace):
 def _unpack(trace: JVPTrace, x: Value) -> tuple[Value, Tangent]:
     if type(x) is JVPTracer and x._trace is trace:
         return x.primal, x.tangent
-    if isinstance(x, Tracer):
-        trace.check_foreign(x)
-    return x, Zero(aval_of(x))
+    return x, trace.const_zero(x)
 
 
 def _check_tangent(i: int, primal: Value, tangent: Tangent) -> Tangent:
@@ -298,7 +318,9 @@ def _full(value: float, like: Value) -> Value:
     """``value`` broadcast to ``like``'s shape and dtype."""
     a = aval_of(like)
     s = np.asarray(value, a.dtype)
-    return s if not a.shape else lax.broadcast(s, a.shape)
+    if not a.shape:
+        return s
+    return bind1(broadcast_p, (s,), _broadcast_params(a.shape, tuple(range(len(a.shape)))))
 
 
 def _register_unary(prim: Primitive, tangent: Callable[[Value, Value, Value], Value]) -> None:
@@ -525,9 +547,8 @@ def _reduce_max_jvp(
     return [out], [lax.div(lax.reduce_sum(lax.mul(t, ind), axis), counts)]
 
 
+@functools.lru_cache(maxsize=1024)
 def _broadcast_params(shape: tuple[int, ...], axes: tuple[int, ...]) -> Params:
-    from pyrsistent import pmap
-
     return pmap({"shape": shape, "axes": axes})
 
 
