@@ -703,7 +703,7 @@ def test_unknown_rule_error_is_a_type_error() -> None:
 
 def test_large_jaxpr_parses_in_linear_time() -> None:
     def chain(x: Value) -> object:
-        for _ in range(10_000):
+        for _ in range(5_000):
             x = lax.mul(lax.sin(x), x)
         return x
 
@@ -712,9 +712,9 @@ def test_large_jaxpr_parses_in_linear_time() -> None:
     t0 = time.perf_counter()
     parsed = parse_jaxpr(text)
     elapsed = time.perf_counter() - t0
-    assert len(parsed.eqns) == 20_000
+    assert len(parsed.eqns) == 10_000
     assert parsed == j
-    assert elapsed < 5.0, f"20k equations took {elapsed:.2f} s"
+    assert elapsed < 3.0, f"10k equations took {elapsed:.2f} s"
 
 
 def test_parse_jaxpr_is_exported() -> None:
