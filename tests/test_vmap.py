@@ -347,3 +347,14 @@ def test_vmap_flat_and_vmap_jaxpr_errors() -> None:
         vmap_jaxpr(j, 2, [2])
     with pytest.raises(BatchingError, match="takes 1 inputs"):
         vmap_jaxpr(j, 2, [0, 0])
+
+
+def test_vmap_and_jacfwd_keep_the_signature_for_mypy() -> None:
+    def f(x: Value, y: float) -> Value:
+        return lax.mul(x, y)
+
+    g = tdx.vmap(f, in_axes=(0, None))
+    out: Value = g(np.arange(3.0), 2.0)  # mypy checks these argument and result types
+    jac: Value = tdx.jacfwd(f)(np.arange(3.0), 2.0)
+    np.testing.assert_array_equal(arr(out), [0.0, 2.0, 4.0])
+    np.testing.assert_array_equal(arr(jac), 2.0 * np.eye(3))

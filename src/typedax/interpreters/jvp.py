@@ -137,17 +137,21 @@ def has_tangent_dtype(aval: ShapedArray) -> bool:
 class JVPTracer(Tracer):
     """A primal value paired with its tangent (``Zero`` when unperturbed)."""
 
-    __slots__ = ("primal", "tangent")
+    __slots__ = ("primal", "tangent", "_aval")
     _trace: JVPTrace
 
     def __init__(self, trace: JVPTrace, primal: Value, tangent: Tangent) -> None:
         self._trace = trace
         self.primal = primal
         self.tangent = tangent
+        self._aval: ShapedArray | None = None
 
     @property
     def aval(self) -> ShapedArray:
-        return aval_of(self.primal)
+        a = self._aval
+        if a is None:
+            a = self._aval = aval_of(self.primal)
+        return a
 
     def concrete(self, why: str) -> NDArray:
         """The primal's concrete value: Python control flow on it works under
