@@ -1,6 +1,7 @@
 """Run every example in order."""
 
-from . import forward, tracing
+from . import forward, reverse, tracing
 
 tracing.main()
 forward.main()
+reverse.main()
