@@ -202,6 +202,17 @@ def f_many_vars(x: Value) -> object:
     return ys[-1]
 
 
+def f_control_flow(x: Value) -> object:
+    y = lax.cond(lax.gt(x, 0.0), lambda a: lax.sin(a), lambda a: lax.neg(a), x)
+    z = lax.fori_loop(0, 3, lambda i, c: lax.mul(c, 2.0), y)
+    w = lax.while_loop(lambda c: lax.lt(c, 100.0), lambda c: lax.mul(c, 3.0), lax.add(z, 1.0))
+    return tdx.jit(lambda a: lax.cos(a))(w)
+
+
+def f_scan(c: Value, xs: Value) -> object:
+    return lax.scan(lambda c, x: (lax.add(c, x), lax.mul(c, x)), c, xs)
+
+
 STAGED: list[tuple[Callable[..., object], tuple[object, ...]]] = [
     (f_sum, (X34,)),
     (f_broadcast, (X34,)),
@@ -220,6 +231,8 @@ STAGED: list[tuple[Callable[..., object], tuple[object, ...]]] = [
     (f_identity, (X34,)),
     (f_chain, (np.float64(0.1),)),
     (f_many_vars, (np.float64(0.1),)),
+    (f_control_flow, (np.float64(0.5),)),
+    (f_scan, (np.float64(0.5), np.arange(4.0))),
 ]
 
 

@@ -80,7 +80,16 @@ def _g(a: Value, n: Value) -> object:
     return lax.mul(a, -2.5), lax.add(a, float("inf")), lax.mul(n, 7), True
 
 
+def _h(x: Value, xs: Value) -> object:
+    y = lax.cond(lax.gt(x, 0.0), lambda a: lax.sin(a), lambda a: lax.neg(a), x)
+    z = lax.fori_loop(0, 3, lambda i, c: lax.mul(c, 2.0), y)
+    w = lax.while_loop(lambda c: lax.lt(c, 100.0), lambda c: lax.mul(c, 3.0), lax.add(z, 1.0))
+    s = lax.scan(lambda c, x: (lax.add(c, x), lax.mul(c, x)), w, xs)
+    return tdx.jit(lambda a: lax.cos(a))(w), s
+
+
 CORPUS: list[str] = [
+    str(tdx.make_jaxpr(_h)(0.5, np.arange(3.0)).jaxpr),
     str(tdx.make_jaxpr(_f)(np.ones((3, 4), np.float32), np.int32(1)).jaxpr),
     str(tdx.make_jaxpr(_g)(1.0, 2).jaxpr),
     str(_nested()),
