@@ -8,6 +8,7 @@ stays float32. For NumPy-style broadcasting and promotion use
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -15,7 +16,7 @@ from pyrsistent import pmap
 
 from .core.dtypes import DType
 from .core.errors import PrimitiveTypeError
-from .core.ir import NO_PARAMS, Primitive
+from .core.ir import NO_PARAMS, Param, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
 from .primitives import (
     add_p,
@@ -59,8 +60,11 @@ __all__ = [
 ]
 
 
+_PYTHON_SCALARS = (float, int, bool)
+
+
 def _is_python_scalar(x: Value) -> bool:
-    return type(x) in (float, int, bool)
+    return type(x) in _PYTHON_SCALARS
 
 
 def _weak(x: Value, like: Value) -> Value:
@@ -75,7 +79,21 @@ def _unop(prim: Primitive, x: Value) -> Value:
 
 
 def _binop(prim: Primitive, x: Value, y: Value) -> Value:
-    return bind1(prim, (_weak(x, y), _weak(y, x)), NO_PARAMS)
+    # ``_weak`` on both operands, inlined (this is on every traced binary op)
+    if type(x) in _PYTHON_SCALARS:
+        if type(y) not in _PYTHON_SCALARS:
+            x = np.asarray(x, dtype=aval_of(y).dtype)
+    elif type(y) in _PYTHON_SCALARS:
+        y = np.asarray(y, dtype=aval_of(x).dtype)
+    return bind1(prim, (x, y), NO_PARAMS)
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _params(*items: tuple[str, Param]) -> Params:
+    """The params map of ``items``, shared between calls (building a ``pmap``
+    costs microseconds). Only for values normalized by the caller (ints made
+    with ``int``, dtypes with ``np.dtype``): the cache keys on ``==``."""
+    return pmap(dict(items))
 
 
 def neg(x: Value) -> Value:
@@ -167,7 +185,7 @@ def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
 
 
 def integer_pow(x: Value, y: int) -> Value:
-    return bind1(integer_pow_p, (x,), pmap({"y": int(y)}))
+    return bind1(integer_pow_p, (x,), _params(("y", int(y))))
 
 
 def select_n(which: Value, *cases: Value) -> Value:
@@ -180,41 +198,46 @@ def select(pred: Value, on_true: Value, on_false: Value) -> Value:
 
 
 def convert_element_type(x: Value, new_dtype: DType | type) -> Value:
-    return bind1(convert_element_type_p, (x,), pmap({"new_dtype": np.dtype(new_dtype)}))
+    return bind1(convert_element_type_p, (x,), _params(("new_dtype", np.dtype(new_dtype))))
 
 
 def broadcast(x: Value, sizes: Sequence[int]) -> Value:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
     shape = tuple(int(d) for d in sizes) + aval_of(x).shape
-    return bind1(broadcast_p, (x,), pmap({"shape": shape, "axes": tuple(range(len(sizes)))}))
+    return bind1(broadcast_p, (x,), _params(("shape", shape), ("axes", tuple(range(len(sizes))))))
 
 
 def broadcast_in_dim(x: Value, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Value:
     """Operand dimension ``i`` becomes output dimension ``broadcast_dimensions[i]``."""
-    shape_t = tuple(int(d) for d in shape)
-    dims = tuple(int(d) for d in broadcast_dimensions)
+    shape_t = tuple([int(d) for d in shape])
+    dims = tuple([int(d) for d in broadcast_dimensions])
+    return bind1(broadcast_p, (x,), _broadcast_in_dim_params(shape_t, dims))
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_in_dim_params(shape: tuple[int, ...], dims: tuple[int, ...]) -> Params:
     if list(dims) != sorted(dims):
         raise PrimitiveTypeError(
             f"broadcast_in_dim: broadcast_dimensions={dims} must be increasing; transpose first"
         )
-    axes = tuple(i for i in range(len(shape_t)) if i not in dims)
-    return bind1(broadcast_p, (x,), pmap({"shape": shape_t, "axes": axes}))
+    axes = tuple(i for i in range(len(shape)) if i not in dims)
+    return _params(("shape", shape), ("axes", axes))
 
 
 def reshape(x: Value, new_sizes: Sequence[int]) -> Value:
-    return bind1(reshape_p, (x,), pmap({"new_sizes": tuple(int(d) for d in new_sizes)}))
+    return bind1(reshape_p, (x,), _params(("new_sizes", tuple([int(d) for d in new_sizes]))))
 
 
 def transpose(x: Value, permutation: Sequence[int]) -> Value:
-    return bind1(transpose_p, (x,), pmap({"perm": tuple(int(d) for d in permutation)}))
+    return bind1(transpose_p, (x,), _params(("perm", tuple([int(d) for d in permutation]))))
 
 
 def reduce_sum(x: Value, axes: Sequence[int]) -> Value:
-    return bind1(reduce_sum_p, (x,), pmap({"axis": tuple(int(a) for a in axes)}))
+    return bind1(reduce_sum_p, (x,), _params(("axis", tuple([int(a) for a in axes]))))
 
 
 def reduce_max(x: Value, axes: Sequence[int]) -> Value:
-    return bind1(reduce_max_p, (x,), pmap({"axis": tuple(int(a) for a in axes)}))
+    return bind1(reduce_max_p, (x,), _params(("axis", tuple([int(a) for a in axes]))))
 
 
 def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers) -> Value:

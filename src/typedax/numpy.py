@@ -33,13 +33,23 @@ def _is_weak(x: Value) -> bool:
 
 def result_dtype(*xs: Value) -> DType:
     """The dtype NumPy would give, with Python scalars weakly typed."""
-    strong = [aval_of(x).dtype for x in xs if not _is_weak(x)]
+    strong: list[DType] = []
+    weak_float = weak_int = False
+    for x in xs:
+        t = type(x)
+        if t is float:
+            weak_float = True
+        elif t is int:
+            weak_int = True
+        elif t is not bool:
+            strong.append(aval_of(x).dtype)
     if strong:
-        d: DType = np.result_type(*strong)
+        first = strong[0]
+        d: DType = first if all(e is first for e in strong) else np.result_type(*strong)
         # a float Python scalar lifts an integer or bool array to float64
-        if any(type(x) is float for x in xs) and d.kind in "biu":
+        if weak_float and d.kind in "biu":
             return float64
-        if any(type(x) is int for x in xs) and d.kind == "b":
+        if weak_int and d.kind == "b":
             return int64
         return d
     return aval_of(np.result_type(*(np.asarray(x) for x in xs)).type(0)).dtype
@@ -49,7 +59,7 @@ def _promote(*xs: Value) -> list[Value]:
     dtype = result_dtype(*xs)
     out: list[Value] = []
     for x in xs:
-        if _is_weak(x):
+        if type(x) in _SCALAR_TYPES:
             out.append(np.asarray(x, dtype=dtype))
         elif aval_of(x).dtype != dtype:
             out.append(lax.convert_element_type(x, dtype))
@@ -71,8 +81,9 @@ def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
 
 def _prepare(*xs: Value) -> list[Value]:
     ys = _promote(*xs)
-    shapes = [aval_of(y).shape for y in ys]
-    if all(s == shapes[0] for s in shapes):
+    shapes = [y.shape if type(y) is np.ndarray else aval_of(y).shape for y in ys]
+    first = shapes[0]
+    if all(s == first for s in shapes):
         return ys
     try:
         shape = np.broadcast_shapes(*shapes)
@@ -83,37 +94,44 @@ def _prepare(*xs: Value) -> list[Value]:
     return [broadcast_to(y, shape) for y in ys]
 
 
+def _prepare2(x: Value, y: Value) -> list[Value]:
+    """``_prepare(x, y)``, with a fast path for operands of one type."""
+    if type(x) not in _SCALAR_TYPES and type(y) not in _SCALAR_TYPES and aval_of(x) == aval_of(y):
+        return [x, y]
+    return _prepare(x, y)
+
+
 def add(x: Value, y: Value) -> Value:
-    return lax.add(*_prepare(x, y))
+    return lax.add(*_prepare2(x, y))
 
 
 def subtract(x: Value, y: Value) -> Value:
-    return lax.sub(*_prepare(x, y))
+    return lax.sub(*_prepare2(x, y))
 
 
 def multiply(x: Value, y: Value) -> Value:
-    return lax.mul(*_prepare(x, y))
+    return lax.mul(*_prepare2(x, y))
 
 
 def divide(x: Value, y: Value) -> Value:
-    a, b = _prepare(x, y)
+    a, b = _prepare2(x, y)
     if aval_of(a).dtype.kind in "biu":
         a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
     return lax.div(a, b)
 
 
 def maximum(x: Value, y: Value) -> Value:
-    return lax.max(*_prepare(x, y))
+    return lax.max(*_prepare2(x, y))
 
 
 def minimum(x: Value, y: Value) -> Value:
-    return lax.min(*_prepare(x, y))
+    return lax.min(*_prepare2(x, y))
 
 
 def power(x: Value, y: Value) -> Value:
     if type(y) is int:
         return lax.integer_pow(x, y)
-    a, b = _prepare(x, y)
+    a, b = _prepare2(x, y)
     if aval_of(a).dtype.kind in "biu":
         a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
     return lax.pow(a, b)
@@ -124,27 +142,27 @@ def negative(x: Value) -> Value:
 
 
 def greater(x: Value, y: Value) -> Value:
-    return lax.gt(*_prepare(x, y))
+    return lax.gt(*_prepare2(x, y))
 
 
 def less(x: Value, y: Value) -> Value:
-    return lax.lt(*_prepare(x, y))
+    return lax.lt(*_prepare2(x, y))
 
 
 def greater_equal(x: Value, y: Value) -> Value:
-    return lax.ge(*_prepare(x, y))
+    return lax.ge(*_prepare2(x, y))
 
 
 def less_equal(x: Value, y: Value) -> Value:
-    return lax.le(*_prepare(x, y))
+    return lax.le(*_prepare2(x, y))
 
 
 def equal(x: Value, y: Value) -> Value:
-    return lax.eq(*_prepare(x, y))
+    return lax.eq(*_prepare2(x, y))
 
 
 def not_equal(x: Value, y: Value) -> Value:
-    return lax.ne(*_prepare(x, y))
+    return lax.ne(*_prepare2(x, y))
 
 
 def _float(x: Value) -> Value:
