@@ -1,8 +1,9 @@
 """The first layer of the jaxpr parser: text to tokens with positions.
 
-One compiled regular expression scans the whole text once. A token is a
-kind, its text and its offset; line and column are worked out only when an
-error needs them. The grammar is in ``docs/jaxpr-grammar.md``.
+One compiled regular expression splits the whole text in one C-level pass
+(``findall``); a token's kind comes from its first character. A token's
+offset -- and from it the line and column -- is worked out only when an error
+needs one. The grammar is in ``docs/jaxpr-grammar.md``.
 """
 
 from __future__ import annotations
