@@ -194,13 +194,16 @@ def sqrt(x: Value) -> Value:
 
 
 def where(cond: Value, x: Value, y: Value) -> Value:
+    c = cond if aval_of(cond).dtype == bool_ else not_equal(cond, 0)
     a, b = _promote(x, y)
-    c, a, b = (
-        _prepare(cond, a, b)
-        if aval_of(cond).dtype == bool_
-        else _prepare(not_equal(cond, 0), a, b)
-    )
-    return lax.select(c, a, b)
+    shapes = [aval_of(v).shape for v in (c, a, b)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise PrimitiveTypeError(
+            f"where: shapes {', '.join(map(str, shapes))} do not broadcast together"
+        ) from None
+    return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
 
 
 def astype(x: Value, dtype: DType | type) -> Value:
@@ -252,7 +255,7 @@ def mean(x: Value, axis: int | Sequence[int] | None = None) -> Value:
     for i in axes:
         n *= a.shape[i]
     total = sum(_float(x), axes)
-    return lax.div(total, np.asarray(n, dtype=aval_of(total).dtype))
+    return divide(total, float(n))
 
 
 def matmul(x: Value, y: Value) -> Value:
