@@ -14,6 +14,7 @@ from typing import cast
 
 BENCHMARKS: tuple[str, ...] = (
     "trace",
+    "scan",
 )
 
 

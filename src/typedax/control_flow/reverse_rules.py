@@ -184,9 +184,19 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     variant = forward_deps(j1, [*[False] * nkc, *[True] * (n_k - nkc)])[n_known_outs:]
     res_avals = j1.out_avals[n_known_outs:]
     known_outs = j1.outs[:n_known_outs]
-    var_res_outs = [a for a, v in zip(j1.outs[n_known_outs:], variant) if v]
-    j1v = dce_jaxpr(Jaxpr(j1.in_binders, j1.eqns, (*known_outs, *var_res_outs)),
-                    [True] * (n_known_outs + len(var_res_outs)), instantiate=True)[0]
+    # a residual that is just a slice of a known xs is read from that xs, not restacked
+    nk_carry = carry_uk.count(False)
+    x_index = {v: i for i, v in enumerate(j1.in_binders[nkc + nk_carry :])}
+    known_x_atoms = [a for a, u in zip(x_in, x_uk) if not u]
+    forwarded: list[Atom | None] = [
+        known_x_atoms[x_index[r]] if v and isinstance(r, Var) and r in x_index else None
+        for r, v in zip(j1.outs[n_known_outs:], variant)
+    ]
+    stack_outs = [
+        a for a, v, f in zip(j1.outs[n_known_outs:], variant, forwarded) if v and f is None
+    ]
+    j1v = dce_jaxpr(Jaxpr(j1.in_binders, j1.eqns, (*known_outs, *stack_outs)),
+                    [True] * (n_known_outs + len(stack_outs)), instantiate=True)[0]
     known_c_atoms = [a for a, u in zip(c_in, c_uk) if not u]
     if all(variant):  # j2 takes (res, consts, carry, xs); the scan wants (consts, carry, res, xs)
         n_ukc, n_ukcarry = c_uk.count(True), carry_uk.count(True)
@@ -219,20 +229,25 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
 
     uk_all = [*c_uk, *carry_uk, *x_uk]
     stacked = list(fresh_vars([
-        ShapedArray((length, *a.shape), a.dtype) for a, v in zip(res_avals, variant) if v
+        ShapedArray((length, *a.shape), a.dtype)
+        for a, v, f in zip(res_avals, variant, forwarded) if v and f is None
     ]))
+    stacked_it = iter(stacked)
+    res_xs: list[Atom] = [
+        f if f is not None else next(stacked_it) for v, f in zip(variant, forwarded) if v
+    ]
     ins1 = [a for a, u in zip(eqn.inputs, uk_all) if not u]
     known_binders = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     eqn1 = Eqn(
         scan_p, tuple(ins1),
-        scan_params(j1v, nkc, carry_uk.count(False), length, reverse),
+        scan_params(j1v, nkc, nk_carry, length, reverse),
         (*known_binders, *stacked),
     )
     ins2 = [
         *kc_used,
         *[a for a, u in zip(c_in, c_uk) if u],
         *[a for a, u in zip(init_in, carry_uk) if u],
-        *stacked,
+        *res_xs,
         *[a for a, u in zip(x_in, x_uk) if u],
     ]
     unknown_binders = [v for v, u in zip(eqn.out_binders, out_uk) if u]
