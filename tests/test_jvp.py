@@ -236,7 +236,7 @@ def test_jvp_jaxpr_instantiates_zero_outputs() -> None:
 
 def test_float32_stays_float32() -> None:
     x = np.array([1.0, 2.0], np.float32)
-    y, t = tdx.jvp(lambda v: lax.mul(tnp.sin(v), 2.0), (x,), (np.ones(2, np.float32),))
+    y, t = tdx.jvp(lambda v: tnp.multiply(tnp.sin(v), 2.0), (x,), (np.ones(2, np.float32),))
     assert np.asarray(y).dtype == np.float32 and np.asarray(t).dtype == np.float32
 
 
@@ -315,7 +315,7 @@ def test_select_convert_and_structural_rules() -> None:
     t = np.arange(6.0).reshape(2, 3) + 10.0
 
     def f(v: Value) -> Value:
-        s = lax.select(lax.gt(v, 2.0), v, lax.neg(v))
+        s = lax.select(tnp.greater(v, 2.0), v, lax.neg(v))
         r = lax.reshape(lax.transpose(s, (1, 0)), (6,))
         b = lax.broadcast(r, (2,))
         c = lax.convert_element_type(lax.convert_element_type(b, np.float32), np.float64)

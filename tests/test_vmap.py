@@ -351,7 +351,7 @@ def test_vmap_flat_and_vmap_jaxpr_errors() -> None:
 
 def test_vmap_and_jacfwd_keep_the_signature_for_mypy() -> None:
     def f(x: Value, y: float) -> Value:
-        return lax.mul(x, y)
+        return tnp.multiply(x, y)
 
     g = tdx.vmap(f, in_axes=(0, None))
     out: Value = g(np.arange(3.0), 2.0)  # mypy checks these argument and result types
