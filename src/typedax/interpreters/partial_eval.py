@@ -178,14 +178,18 @@ class PartialEvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
-        unknowns = [type(a) is PartialEvalTracer and a._trace is self for a in args]
-        if not any(unknowns):
-            with using_trace(self.parent or self):
-                return bind(prim, args, params)
+        for a in args:
+            if type(a) is PartialEvalTracer and a._trace is self:
+                break
+        else:  # all known: the interpreter below computes it now
+            parent = self.parent
+            assert parent is not None  # partial_eval_flat always gives one
+            return parent.process_primitive(prim, args, params)
         rule = partial_eval_jaxpr_rules.get(prim)
         if rule is None:
             out: list[Value] = list(self.stage(prim, args, params))
             return out
+        unknowns = [type(a) is PartialEvalTracer and a._trace is self for a in args]
         return self._apply_jaxpr_rule(rule, prim, args, unknowns, params)
 
     def _apply_jaxpr_rule(
