@@ -19,7 +19,6 @@ serves both faces.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
@@ -82,7 +81,6 @@ class JaxprEqnRecipe:
 Recipe: TypeAlias = LambdaBindingRecipe | ConstRecipe | JaxprEqnRecipe
 
 _LAMBDA = LambdaBindingRecipe()
-_SEQ = itertools.count()
 
 
 class PartialEvalTracer(Tracer):
@@ -125,11 +123,12 @@ partial_eval_jaxpr_rules: RuleTable[PartialEvalJaxprRule] = RuleTable("partial_e
 class PartialEvalTrace(Trace):
     """Evaluates known operations now and records the others."""
 
-    __slots__ = ("_consts",)
+    __slots__ = ("_consts", "_seq")
 
     def __init__(self, parent: Trace | None) -> None:
         super().__init__(parent)
         self._consts: dict[int, PartialEvalTracer] = {}
+        self._seq = 0
 
     def describe(self) -> str:
         return "partial evaluation"
@@ -172,7 +171,8 @@ class PartialEvalTrace(Trace):
                 parents.append(t)
         avals_out = prim.abstract_eval([a.aval for a in atoms], params)
         outs = tuple(Var(a) for a in avals_out)
-        recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), next(_SEQ))
+        self._seq += 1
+        recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
         return [PartialEvalTracer(self, v, recipe) for v in outs]
 
     def process_primitive(
