@@ -1,7 +1,9 @@
 """Run every example in order."""
 
-from . import forward, reverse, tracing
+from . import control_flow, forward, mlp, reverse, tracing
 
 tracing.main()
 forward.main()
 reverse.main()
+mlp.main()
+control_flow.main()
