@@ -279,3 +279,19 @@ def test_grad_residuals_from_both_branches() -> None:
         ref = np.cos(x) * c if x.sum() > 0 else 2 * x * np.exp(x * x)
         np.testing.assert_allclose(g, ref)
         np.testing.assert_allclose(np.asarray(tdx.jit(tdx.grad(f))(x)), ref)
+
+
+def test_tutorial_part5_prints_the_tutorials_values(capsys: pytest.CaptureFixture[str]) -> None:
+    from examples import control_flow
+
+    control_flow.tutorial_part5()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1:] == [
+        "cond(True, lambda: 3, lambda: 4) = 3",
+        "jvp tangent: 2.0",
+        "vmap: [2. 3. 4.]",
+        "jit: 2",
+        "linearize: 3.14",
+        "linearize of jit: 3.14",
+        "grad: 2.0",
+    ]
