@@ -20,7 +20,7 @@ import abc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Self, TypeAlias, Union
+from typing import Protocol, cast, TYPE_CHECKING, Self, TypeAlias, Union
 
 import numpy as np
 
@@ -138,8 +138,40 @@ def bind1(prim: Primitive, args: Sequence[Value], params: Params) -> Value:
     return _CURRENT.get().process_primitive(prim, args, params)[0]
 
 
+# Caches for ``aval_of`` (avals are values, so sharing them is safe).
+_PY_SCALAR_AVALS: dict[type, ShapedArray] = {
+    bool: ShapedArray((), np.dtype(np.bool_)),
+    int: ShapedArray((), np.dtype(np.int64)),
+    float: ShapedArray((), np.dtype(np.float64)),
+}
+_TRACER_TYPES: dict[type, bool] = {}
+_ARRAY_AVALS: dict[tuple[tuple[int, ...], DType], ShapedArray] = {}
+
+
+def _array_aval(x: NDArray) -> ShapedArray:
+    key = (x.shape, x.dtype)
+    aval = _ARRAY_AVALS.get(key)
+    if aval is None:
+        aval = ShapedArray(tuple(x.shape), x.dtype)
+        if len(_ARRAY_AVALS) >= 4096:
+            _ARRAY_AVALS.clear()
+        _ARRAY_AVALS[key] = aval
+    return aval
+
+
 def aval_of(x: object) -> ShapedArray:
     """The type of a value: a tracer's aval, or that of an array or scalar."""
+    t = type(x)
+    if t is np.ndarray:
+        return _array_aval(cast(NDArray, x))
+    scalar = _PY_SCALAR_AVALS.get(t)
+    if scalar is not None:
+        return scalar
+    is_tracer = _TRACER_TYPES.get(t)
+    if is_tracer is None:
+        is_tracer = _TRACER_TYPES[t] = issubclass(t, Tracer)
+    if is_tracer:
+        return cast(Tracer, x).aval
     if isinstance(x, Tracer):
         return x.aval
     if isinstance(x, ShapedArray):
@@ -162,6 +194,41 @@ def aval_of(x: object) -> ShapedArray:
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):
         return ShapedArray(tuple(int(d) for d in shape), dtype)
     raise TypeError(f"{type(x).__name__} is not a valid typedax array type")
+
+
+class _NumpyOps(Protocol):
+    """The ``typedax.numpy`` functions that tracers' operators call."""
+
+    def negative(self, x: Value, /) -> Value: ...
+    def add(self, x: Value, y: Value, /) -> Value: ...
+    def subtract(self, x: Value, y: Value, /) -> Value: ...
+    def multiply(self, x: Value, y: Value, /) -> Value: ...
+    def divide(self, x: Value, y: Value, /) -> Value: ...
+    def power(self, x: Value, y: Value, /) -> Value: ...
+    def matmul(self, x: Value, y: Value, /) -> Value: ...
+    def greater(self, x: Value, y: Value, /) -> Value: ...
+    def less(self, x: Value, y: Value, /) -> Value: ...
+    def greater_equal(self, x: Value, y: Value, /) -> Value: ...
+    def less_equal(self, x: Value, y: Value, /) -> Value: ...
+    def equal(self, x: Value, y: Value, /) -> Value: ...
+    def not_equal(self, x: Value, y: Value, /) -> Value: ...
+    def transpose(self, x: Value, axes: Sequence[int] | None = None, /) -> Value: ...
+    def reshape(self, x: Value, shape: Sequence[int] | int, /) -> Value: ...
+    def sum(self, x: Value, axis: int | Sequence[int] | None = None, /) -> Value: ...
+    def astype(self, x: Value, dtype: DType | type, /) -> Value: ...
+
+
+# ``typedax.numpy`` imports this module, so the operators find it lazily; once
+# found it is kept here (a function-level import costs ~0.3 us per operator).
+_TNP: _NumpyOps | None = None
+
+
+def _load_numpy() -> _NumpyOps:
+    global _TNP
+    from .. import numpy as tnp
+
+    _TNP = tnp
+    return tnp
 
 
 class Tracer(abc.ABC):
@@ -231,128 +298,105 @@ class Tracer(abc.ABC):
 
     # -- operators (NumPy semantics: promotion and broadcasting) ----------
     def __neg__(self) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.negative(self)
 
     def __pos__(self) -> Self:
         return self
 
     def __add__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.add(self, other)
 
     def __radd__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.add(other, self)
 
     def __sub__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.subtract(self, other)
 
     def __rsub__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.subtract(other, self)
 
     def __mul__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.multiply(self, other)
 
     def __rmul__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.multiply(other, self)
 
     def __truediv__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.divide(self, other)
 
     def __rtruediv__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.divide(other, self)
 
     def __pow__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.power(self, other)
 
     def __rpow__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.power(other, self)
 
     def __matmul__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.matmul(self, other)
 
     def __rmatmul__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.matmul(other, self)
 
     def __gt__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.greater(self, other)
 
     def __lt__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.less(self, other)
 
     def __ge__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.greater_equal(self, other)
 
     def __le__(self, other: Value) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.less_equal(self, other)
 
     def __eq__(self, other: object) -> Value:  # type: ignore[override]  # elementwise, as in NumPy
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         if not isinstance(other, (Tracer, np.ndarray, np.generic, bool, int, float)):
             return NotImplemented
         return tnp.equal(self, other)
 
     def __ne__(self, other: object) -> Value:  # type: ignore[override]  # elementwise, as in NumPy
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         if not isinstance(other, (Tracer, np.ndarray, np.generic, bool, int, float)):
             return NotImplemented
         return tnp.not_equal(self, other)
 
     @property
     def T(self) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.transpose(self)
 
     def reshape(self, *shape: int | tuple[int, ...]) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         first = shape[0] if len(shape) == 1 else None
         if isinstance(first, tuple):
             return tnp.reshape(self, first)
         return tnp.reshape(self, [d for d in shape if isinstance(d, int)])
 
     def sum(self, axis: int | tuple[int, ...] | None = None) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.sum(self, axis)
 
     def astype(self, dtype: DType | type) -> Value:
-        from .. import numpy as tnp
-
+        tnp = _TNP or _load_numpy()
         return tnp.astype(self, dtype)
 
