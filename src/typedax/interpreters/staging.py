@@ -9,7 +9,9 @@ traces become constant binders (the ``ClosedJaxpr``'s ``consts``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -127,8 +129,31 @@ def trace_to_jaxpr_flat(
     trace = JaxprTrace(current_trace(), fun_name)
     args = [trace.new_arg(a) for a in avals]
     try:
-        with using_trace(trace):
+        with using_trace(trace), _cyclic_gc_paused():
             outs = fun(list(args))
-        return trace.build([a.var for a in args], outs)
+            return trace.build([a.var for a in args], outs)
     finally:
         trace.alive = False
+
+
+@contextmanager
+def _cyclic_gc_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a function is staged.
+
+    Staging allocates several long-lived objects per equation (vars, tuples,
+    equations) and almost no cycles; with the collector running, its full
+    collections rescan the growing jaxpr again and again -- half the time of
+    staging 100k equations, and what made staging time grow faster than
+    linearly. Reference counting still frees everything acyclic meanwhile;
+    cycles made by the staged function are collected after it returns. Only the
+    outermost staging pauses (an inner one finds the collector already off),
+    and the collector is switched back on only if it was on before.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
