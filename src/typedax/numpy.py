@@ -85,12 +85,16 @@ def _prepare(*xs: Value) -> list[Value]:
     first = shapes[0]
     if all(s == first for s in shapes):
         return ys
-    try:
-        shape = np.broadcast_shapes(*shapes)
-    except ValueError:
-        raise PrimitiveTypeError(
-            f"shapes {', '.join(map(str, shapes))} do not broadcast together"
-        ) from None
+    nonscalar = [s for s in shapes if s]
+    if all(s == nonscalar[0] for s in nonscalar):  # scalars meet one shape
+        shape = nonscalar[0]
+    else:
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            raise PrimitiveTypeError(
+                f"shapes {', '.join(map(str, shapes))} do not broadcast together"
+            ) from None
     return [broadcast_to(y, shape) for y in ys]
 
 
