@@ -181,7 +181,8 @@ def ne(x: Value, y: Value) -> Value:
 
 
 def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
-    return select(lt(x, 0), neg(x), x)
+    nx = neg(x)  # x < -x exactly where x < 0, at any shape (lt(x, 0) needs a scalar x)
+    return select(lt(x, nx), nx, x)
 
 
 def integer_pow(x: Value, y: int) -> Value:

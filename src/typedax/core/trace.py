@@ -104,6 +104,8 @@ class EvalTrace(Trace):
             if isinstance(a, Tracer):
                 self.check_foreign(a)  # always raises: nothing encloses eval
             vals.append(np.asarray(a))
+        # the same type errors as under staging (impl would broadcast or cast silently)
+        prim.abstract_eval([_array_aval(v) for v in vals], params)
         out: list[Value] = list(prim.impl(vals, params))
         return out
 
