@@ -42,13 +42,18 @@ def _as_value(x: object) -> Value:
     return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
 
 
+def _is_aval(x: object) -> bool:
+    """A ``ShapedArray`` argument is a leaf (it is a dataclass, so pytrees would open it)."""
+    return isinstance(x, ShapedArray)
+
+
 def make_jaxpr(f: Callable[P, object]) -> Callable[P, ClosedJaxpr]:
     """``make_jaxpr(f)(*args)`` stages ``f`` at the types of ``args`` (arrays,
     scalars or ``ShapedArray``s, in any pytree) into a ``ClosedJaxpr``."""
 
     @functools.wraps(f)
     def staged(*args: P.args, **kwargs: P.kwargs) -> ClosedJaxpr:
-        leaves, in_tree = tree.flatten((args, kwargs))
+        leaves, in_tree = tree.flatten((args, kwargs), is_leaf=_is_aval)
         avals: Sequence[ShapedArray] = [aval_of(x) for x in leaves]
         run, _ = flat_fun(f, in_tree)
         return trace_to_jaxpr_flat(run, avals, fun_name(f))
