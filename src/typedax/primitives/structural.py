@@ -143,18 +143,21 @@ def _dot_general_abstract(avals: Sequence[ShapedArray], params: Params) -> list[
     _check_arity("dot_general", avals, 2)
     lhs, rhs = avals
     (lc, rc), (lb, rb) = get_dimension_numbers(params)
-    where = f"dot_general({lhs.str_short()}, {rhs.str_short()}, dimension_numbers={((lc, rc), (lb, rb))})"
+
+    def where() -> str:  # built only when there is an error to report
+        return f"dot_general({lhs.str_short()}, {rhs.str_short()}, dimension_numbers={((lc, rc), (lb, rb))})"
+
     if lhs.dtype != rhs.dtype:
-        raise PrimitiveTypeError(f"{where}: operands must have one dtype")
+        raise PrimitiveTypeError(f"{where()}: operands must have one dtype")
     if lhs.dtype == bool_:
-        raise PrimitiveTypeError(f"{where}: bool operands are not supported")
+        raise PrimitiveTypeError(f"{where()}: bool operands are not supported")
     for dims, a in ((lc + lb, lhs), (rc + rb, rhs)):
         if len(set(dims)) != len(dims) or any(not 0 <= d < a.ndim for d in dims):
-            raise PrimitiveTypeError(f"{where}: dimensions must be distinct axes of each operand")
+            raise PrimitiveTypeError(f"{where()}: dimensions must be distinct axes of each operand")
     if len(lc) != len(rc) or len(lb) != len(rb):
-        raise PrimitiveTypeError(f"{where}: contracting and batch dimensions must pair up")
+        raise PrimitiveTypeError(f"{where()}: contracting and batch dimensions must pair up")
     if any(lhs.shape[i] != rhs.shape[j] for i, j in zip(lc + lb, rc + rb)):
-        raise PrimitiveTypeError(f"{where}: paired dimensions have different sizes")
+        raise PrimitiveTypeError(f"{where()}: paired dimensions have different sizes")
     shape = (
         tuple(lhs.shape[i] for i in lb)
         + tuple(lhs.shape[i] for i in _free(lhs.ndim, lc, lb))
