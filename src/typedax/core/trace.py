@@ -101,6 +101,9 @@ class EvalTrace(Trace):
             return value_impl(args, params)
         vals: list[NDArray] = []
         for a in args:
+            if type(a) is np.ndarray:  # the common case, without an ABC isinstance
+                vals.append(a)
+                continue
             if isinstance(a, Tracer):
                 self.check_foreign(a)  # always raises: nothing encloses eval
             vals.append(np.asarray(a))
