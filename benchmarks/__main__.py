@@ -15,6 +15,7 @@ from typing import cast
 BENCHMARKS: tuple[str, ...] = (
     "trace",
     "scan",
+    "jit",
 )
 
 

@@ -414,3 +414,11 @@ def test_jit_returns_shared_outputs_and_literals() -> None:
     out = tdx.jit(f)(np.ones(2))
     close(out[0], [1.0, 1.0])
     close(out[2], 2.0)
+
+
+def test_mlp_example_learns_the_spirals() -> None:
+    from examples import mlp
+
+    _, losses, acc = mlp.train(300)
+    assert losses[-1] < 0.5 * losses[0]
+    assert acc > 0.85

@@ -1,5 +1,11 @@
 """typedax: the JAX core as a strictly typed, immutable library."""
 
+import os as _os
+
+# XLA's C++ logging prints informational lines when the PjRt client starts;
+# keep warnings and errors unless the user chose a level (read when jaxlib loads).
+_os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "1")
+
 from . import control_flow as control_flow
 from . import lax as lax
 from . import numpy as numpy

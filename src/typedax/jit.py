@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Generic, ParamSpec, TypeVar, cast, overload
 
 import numpy as np
+from jaxlib import _jax
 from pyrsistent import pmap
 
 from . import tree
@@ -184,7 +185,10 @@ class Jitted(Generic[P, R]):
         self.static_argnums = _normalize_argnums(static_argnums)
         self.static_argnames = _normalize_argnames(static_argnames)
         self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
+        # fast paths: flat positional Arrays by their types; pytrees of Arrays
+        # by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[int, ...], Callable[[Sequence[Array]], R]] = {}
+        self._fast_trees: dict[_jax.PyTreeDef, dict[tuple[int, ...], Callable[[Sequence[Array]], R]]] = {}
         try:
             self._signature: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
@@ -196,7 +200,7 @@ class Jitted(Generic[P, R]):
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if not kwargs:
+        if self._fast and not kwargs:
             try:
                 key = tuple(map(_KEY_OF, args))
             except AttributeError:
@@ -205,6 +209,17 @@ class Jitted(Generic[P, R]):
                 entry = self._fast.get(key)
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return entry(cast(Sequence[Array], args))
+        if self._fast_trees:
+            leaves, treedef = _FLATTEN((args, kwargs))
+            try:
+                keys = tuple(map(_KEY_OF, leaves))
+            except AttributeError:
+                pass
+            else:
+                by_type = self._fast_trees.get(treedef)
+                entry = None if by_type is None else by_type.get(keys)
+                if entry is not None and current_trace() is EVAL_TRACE:
+                    return entry(cast(Sequence[Array], leaves))
         return self._call(args, kwargs)
 
     def _call(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
@@ -213,12 +228,12 @@ class Jitted(Generic[P, R]):
         outs = bind(jit_p, [*cast(list[Value], list(closed.consts)), *leaves],
                     jit_params(closed.jaxpr, staged.name))
         if (
-            not kwargs and not self.static_argnums and not self.static_argnames
+            not self.static_argnums and not self.static_argnames
             and current_trace() is EVAL_TRACE
-            and len(leaves) == len(args) and all(type(x) is Array for x in leaves)
+            and all(type(x) is Array for x in leaves)
             and not staged.has_tracer_consts
         ):
-            self._install_fast_path(staged, cast(list[Array], leaves))
+            self._install_fast_path(staged, args, kwargs, cast(list[Array], leaves))
         return cast(R, tree.unflatten(staged.out_tree, outs))
 
     def _split_statics(
@@ -287,9 +302,19 @@ class Jitted(Generic[P, R]):
         closed = trace_to_jaxpr_flat(run, avals, self.name)
         return _Staged(closed, in_tree, out_trees[0], self.name)
 
-    def _install_fast_path(self, staged: _Staged, leaves: list[Array]) -> None:
+    def _install_fast_path(
+        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object], leaves: list[Array]
+    ) -> None:
+        """Remember the executable for calls with these argument types, so the
+        next such call skips flattening, tracing and the cache lookups."""
         exe = compile_cache.peek(staged.closed.jaxpr)
         if exe is None:
+            return
+        flat = not kwargs and len(leaves) == len(args)
+        j_leaves, j_treedef = _FLATTEN((args, kwargs))
+        # jaxlib's flattening must see the same leaves in the same order
+        same_tree = len(j_leaves) == len(leaves) and all(a is b for a, b in zip(j_leaves, leaves))
+        if not flat and not same_tree:
             return
         const_bufs = [
             to_buffer(cast(Value, c), a, f"constant {i} of '{self.name}'")
@@ -297,18 +322,22 @@ class Jitted(Generic[P, R]):
         ]
         out_tree = staged.out_tree
         single = out_tree == tree.LEAF
+        unflatten = _fast_unflatten(out_tree)
         run = exe.loaded.execute_sharded
         out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
 
         def fast(args: Sequence[Array]) -> R:
-            bufs = [*const_bufs, *[a._buf for a in args]]
+            bufs = [*const_bufs, *[a._buf for a in args]] if const_bufs else [a._buf for a in args]
             res = run(bufs).consume_with_handlers(handlers)
             if single:
                 return cast(R, Array(res[0], out_avals[0], out_keys[0]))
-            outs = [Array(o, v, k) for o, v, k in zip(res, out_avals, out_keys)]
-            return cast(R, tree.unflatten(out_tree, outs))
+            return cast(R, unflatten([Array(o, v, k) for o, v, k in zip(res, out_avals, out_keys)]))
 
-        self._fast[tuple(x._tdx_key for x in leaves)] = fast
+        keys = tuple(x._tdx_key for x in leaves)
+        if flat:
+            self._fast[keys] = fast
+        else:
+            self._fast_trees.setdefault(j_treedef, {})[keys] = fast
 
     # -- ahead of time ---------------------------------------------------------
     def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:
@@ -324,6 +353,27 @@ class Jitted(Generic[P, R]):
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered[R]:
         """``self.trace(*args, **kwargs).lower()``."""
         return self.trace(*args, **kwargs).lower()
+
+
+_FLATTEN = _jax.pytree.default_registry().flatten
+
+
+def _fast_unflatten(out_tree: tree.TreeDef) -> Callable[[list[Array]], object]:
+    """``tree.unflatten(out_tree, -)``, by jaxlib's faster pytrees when they
+    build the same structure (builtin containers), else by ``typedax.tree``."""
+    n = out_tree.num_leaves
+    example = tree.unflatten(out_tree, [_Marker(i) for i in range(n)])
+    j_leaves, j_treedef = _FLATTEN(example)
+    if [m.i if isinstance(m, _Marker) else -1 for m in j_leaves] == list(range(n)):
+        return j_treedef.unflatten
+    return functools.partial(tree.unflatten, out_tree)
+
+
+class _Marker:
+    __slots__ = ("i",)
+
+    def __init__(self, i: int) -> None:
+        self.i = i
 
 
 def _as_value(x: object, name: str, output: bool = False) -> Value:

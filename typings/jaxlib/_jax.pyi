@@ -2,7 +2,7 @@
 # that typedax uses (jaxlib 0.10.2 ships no stubs for it). Signatures follow the
 # extension's own ``__doc__`` strings; anything typedax does not call is absent.
 import enum
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
@@ -111,3 +111,24 @@ def load_pjrt_plugin(platform_name: str, library_path: str | None, c_api: object
 def pjrt_plugin_loaded(plugin_name: str) -> bool: ...
 def pjrt_plugin_initialized(plugin_name: str) -> bool: ...
 def initialize_pjrt_plugin(plugin_name: str) -> None: ...
+
+
+class PyTreeDef:
+    @property
+    def num_leaves(self) -> int: ...
+    def unflatten(self, leaves: Iterable[object], /) -> object: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object) -> bool: ...
+
+class _PyTreeRegistry:
+    def flatten(
+        self, tree: object, leaf_predicate: Callable[[object], bool] | None = None
+    ) -> tuple[list[object], PyTreeDef]: ...
+
+class _PytreeModule:
+    """The ``jaxlib._jax.pytree`` submodule."""
+
+    @staticmethod
+    def default_registry() -> _PyTreeRegistry: ...
+
+pytree: _PytreeModule

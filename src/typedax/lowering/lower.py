@@ -108,8 +108,13 @@ def lower_jaxpr(jaxpr: Jaxpr, name: str = "main") -> LoweredModule:
     """A StableHLO module whose public ``@main`` computes ``jaxpr``.
 
     Its arguments are the jaxpr's input binders (constants included), in
-    order; its results are the jaxpr's outputs.
+    order; its results are the jaxpr's outputs. Equations no output needs
+    are dropped first (``dce_jaxpr``, which also prunes the bodies of
+    higher-order primitives such as loops, which XLA would keep).
     """
+    from ..interpreters.dce import dce_jaxpr
+
+    jaxpr, _ = dce_jaxpr(jaxpr, [True] * len(jaxpr.outs), instantiate=True)
     context = make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
