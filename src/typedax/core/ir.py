@@ -182,6 +182,12 @@ class Jaxpr:
         n = len(self.in_binders)
         if len(seen) != n:
             raise JaxprTypeError("a variable is bound twice among the jaxpr's input binders")
+        # fast check first; the loop below finds the equation to blame
+        outs = [v for eqn in self.eqns for v in eqn.out_binders]
+        seen.update(outs)
+        if len(seen) == n + len(outs):
+            return
+        seen = set(self.in_binders)
         for eqn in self.eqns:
             for v in eqn.out_binders:
                 seen.add(v)
@@ -280,6 +286,10 @@ def _first(kv: tuple[str, object]) -> str:
     return kv[0]
 
 
+def _params_key(params: Params) -> object:
+    return tuple(sorted(((k, _param_key(v)) for k, v in params.items()), key=_first))
+
+
 def _alpha_key(jaxpr: Jaxpr) -> object:
     index: dict[Var, int] = {v: i for i, v in enumerate(jaxpr.in_binders)}
 
@@ -289,11 +299,24 @@ def _alpha_key(jaxpr: Jaxpr) -> object:
         i = index.get(a)
         return ("free", id(a)) if i is None else i
 
+    # params maps are shared between equations (``lax`` caches them): key each once
+    params_keys: dict[int, object] = {id(NO_PARAMS): ()}
     eqns: list[object] = []
     for e in jaxpr.eqns:
-        ins = tuple(atom(a) for a in e.inputs)
-        params = tuple(sorted(((k, _param_key(v)) for k, v in e.params.items()), key=_first))
-        for v in e.out_binders:
-            index[v] = len(index)
-        eqns.append((e.primitive.name, ins, params, tuple(v.aval for v in e.out_binders)))
+        ins = tuple([
+            index[a] if type(a) is Var and a in index else atom(a) for a in e.inputs
+        ])
+        p = e.params
+        pk = params_keys.get(id(p))
+        if pk is None:
+            pk = params_keys[id(p)] = _params_key(p)
+        outs = e.out_binders
+        if len(outs) == 1:
+            index[outs[0]] = len(index)
+            avals: tuple[ShapedArray, ...] = (outs[0].aval,)
+        else:
+            for v in outs:
+                index[v] = len(index)
+            avals = tuple([v.aval for v in outs])
+        eqns.append((e.primitive.name, ins, pk, avals))
     return (jaxpr.in_avals, tuple(eqns), tuple(atom(a) for a in jaxpr.outs))
