@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from .core.errors import TypedaxError
 
@@ -44,6 +44,8 @@ def register_node(
     if node_type in _REGISTRY or node_type in _BUILTIN:
         raise ValueError(f"{node_type.__name__} is already a pytree node type")
     _REGISTRY[node_type] = _NodeKind(flatten, unflatten)  # type: ignore[arg-type]  # N erased in the registry
+    _KINDS.clear()  # the type may have been classified (as a leaf, say) before
+    _KINDS.update(_BUILTIN)
 
 
 _LEAF = 0
@@ -87,19 +89,51 @@ class TreeDef:
 LEAF = TreeDef(_LEAF, None, None, (), 1)
 _NONE_DEF = TreeDef(_NONE, None, None, (), 0)
 
+# ``TreeDef(...)``, faster: a frozen dataclass's ``__init__`` assigns through
+# ``object.__setattr__``; this sets the slots directly (there is no validation).
+_new = object.__new__
+_TD = TreeDef.__dict__
+_set_kind: Callable[[TreeDef, int], None] = _TD["kind"].__set__
+_set_node_type: Callable[[TreeDef, type | None], None] = _TD["node_type"].__set__
+_set_aux: Callable[[TreeDef, Hashable], None] = _TD["aux"].__set__
+_set_children: Callable[[TreeDef, tuple[TreeDef, ...]], None] = _TD["children"].__set__
+_set_num_leaves: Callable[[TreeDef, int], None] = _TD["num_leaves"].__set__
+
+
+def _treedef(
+    kind: int, node_type: type, aux: Hashable, children: tuple[TreeDef, ...], num_leaves: int
+) -> TreeDef:
+    d: TreeDef = _new(TreeDef)
+    _set_kind(d, kind)
+    _set_node_type(d, node_type)
+    _set_aux(d, aux)
+    _set_children(d, children)
+    _set_num_leaves(d, num_leaves)
+    return d
+
+
+# The kind of each type seen so far (a type's kind never changes, except by
+# ``register_node``, which resets this).
+_KINDS: dict[type, int] = dict(_BUILTIN)
+
+
+def _kind_of_type(t: type) -> int:
+    k = _KINDS.get(t)
+    if k is None:
+        if t in _REGISTRY:
+            k = _CUSTOM
+        elif issubclass(t, tuple) and hasattr(t, "_fields"):
+            k = _NAMEDTUPLE
+        elif dataclasses.is_dataclass(t) and not issubclass(t, type):
+            k = _DATACLASS  # an instance of a dataclass (not a class object)
+        else:
+            k = _LEAF
+        _KINDS[t] = k
+    return k
+
 
 def _kind_of(x: object) -> int:
-    t = type(x)
-    k = _BUILTIN.get(t)
-    if k is not None:
-        return k
-    if t in _REGISTRY:
-        return _CUSTOM
-    if isinstance(x, tuple) and hasattr(t, "_fields"):
-        return _NAMEDTUPLE
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        return _DATACLASS
-    return _LEAF
+    return _kind_of_type(type(x))
 
 
 def _children(x: object, kind: int) -> tuple[list[object], Hashable]:
@@ -123,15 +157,32 @@ def _flatten(x: object, out: list[object], is_leaf: Callable[[object], bool] | N
     if is_leaf is not None and is_leaf(x):
         out.append(x)
         return LEAF
-    kind = _kind_of(x)
+    t = type(x)
+    kind = _KINDS.get(t)
+    if kind is None:
+        kind = _kind_of_type(t)
     if kind == _LEAF:
         out.append(x)
         return LEAF
     if kind == _NONE:
         return _NONE_DEF
-    kids, aux = _children(x, kind)
-    defs = tuple(_flatten(c, out, is_leaf) for c in kids)
-    return TreeDef(kind, type(x), aux, defs, sum(d.num_leaves for d in defs))
+    aux: Hashable = None
+    if kind == _TUPLE or kind == _LIST:
+        kids = cast("Iterable[object]", x)
+    else:
+        kids, aux = _children(x, kind)
+    defs: list[TreeDef] = []
+    n = 0
+    for c in kids:
+        if is_leaf is None and _KINDS.get(type(c)) == _LEAF:  # a leaf, without recursing
+            out.append(c)
+            defs.append(LEAF)
+            n += 1
+        else:
+            d = _flatten(c, out, is_leaf)
+            defs.append(d)
+            n += d.num_leaves
+    return _treedef(kind, t, aux, tuple(defs), n)
 
 
 def flatten(
