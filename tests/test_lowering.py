@@ -41,12 +41,13 @@ def assert_same(got: NDArray, want: NDArray) -> None:
 
 
 def test_every_primitive_has_a_lowering_rule() -> None:
-    missing = [p.name for p in PRIMITIVES if p not in lowering_rules]
+    # (other test modules register throwaway ``test_*`` primitives)
+    missing = [p.name for p in PRIMITIVES if p not in lowering_rules and not p.name.startswith("test_")]
     assert missing == []
 
 
 def test_generator_covers_every_first_order_primitive() -> None:
-    names = {p.name for p in PRIMITIVES} - {"jit", "cond", "while", "scan"}
+    names = {p.name for p in PRIMITIVES if not p.name.startswith("test_")} - {"jit", "cond", "while", "scan"}
     assert names <= covered_primitives()
 
 
