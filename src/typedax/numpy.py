@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import lax
+from .core.avals import ShapedArray
 from .core.dtypes import DType, bool_, float32, float64, int32, int64
 from .core.errors import PrimitiveTypeError
 from .core.trace import Value, aval_of
@@ -99,10 +100,32 @@ def _prepare(*xs: Value) -> list[Value]:
 
 
 def _prepare2(x: Value, y: Value) -> list[Value]:
-    """``_prepare(x, y)``, with a fast path for operands of one type."""
-    if type(x) not in _SCALAR_TYPES and type(y) not in _SCALAR_TYPES and aval_of(x) == aval_of(y):
-        return [x, y]
+    """``_prepare(x, y)``, with fast paths for operands of one type and for an
+    array with a Python scalar that takes its dtype (``x * 2.0``)."""
+    tx, ty = type(x), type(y)
+    if tx not in _SCALAR_TYPES:
+        if ty not in _SCALAR_TYPES:
+            if aval_of(x) == aval_of(y):
+                return [x, y]
+        elif _keeps_dtype(aval := aval_of(x), ty):
+            return [x, _weak_like(y, aval)]
+    elif ty not in _SCALAR_TYPES and _keeps_dtype(aval := aval_of(y), tx):
+        return [_weak_like(x, aval), y]
     return _prepare(x, y)
+
+
+def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
+    """Whether a Python scalar of this type leaves an array of ``aval`` its dtype."""
+    kind = aval.dtype.kind
+    if scalar_type is float:
+        return kind not in "biu"
+    return scalar_type is bool or kind != "b"
+
+
+def _weak_like(s: Value, aval: ShapedArray) -> Value:
+    """A Python scalar as an array of ``aval``'s dtype, broadcast to its shape."""
+    arr = np.asarray(s, dtype=aval.dtype)
+    return arr if not aval.shape else lax.broadcast_in_dim(arr, aval.shape, ())
 
 
 def add(x: Value, y: Value) -> Value:
