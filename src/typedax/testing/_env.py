@@ -68,7 +68,9 @@ class Env:
         """A variable in scope whose type and range satisfy ``ok``, or a fresh
         scalar literal of one of ``lit_dtypes`` (when its value satisfies ``ok``)."""
         cands = [v for v in self.vars if ok(v.aval, self.ranges[v])]
-        use_lit = bool(lit_dtypes) and (not cands or self.draw(st.integers(0, 4)) == 0)
+        # literals now and then (1 in 8), and as a fallback (1 in 3): not so
+        # often that scalar equations on literals crowd out the rest
+        use_lit = bool(lit_dtypes) and self.draw(st.integers(0, 7 if cands else 2)) == 0
         if not use_lit:
             return self.draw(st.sampled_from(cands)) if cands else None
         dtype = self.draw(st.sampled_from(list(lit_dtypes)))

@@ -49,7 +49,9 @@ def dtypes(*, float_only: bool = False) -> st.SearchStrategy[DType]:
 
 def shapes(*, max_rank: int = 3, max_dim: int = 3) -> st.SearchStrategy[tuple[int, ...]]:
     """Shapes of rank 0..``max_rank`` with dimensions 1..``max_dim``."""
-    return st.lists(st.integers(1, max_dim), max_size=max_rank).map(tuple)
+    return st.integers(0, max_rank).flatmap(
+        lambda r: st.tuples(*(st.integers(1, max_dim) for _ in range(r)))
+    )
 
 
 def avals(
@@ -177,20 +179,19 @@ def jaxprs_with_args(
 @st.composite
 def _jaxpr(draw: st.DrawFn, cfg: Config) -> Jaxpr:
     env = Env(draw, cfg)
-    in_types = draw(
-        st.lists(
-            avals(dtypes=cfg.dtypes, max_rank=cfg.max_rank, max_dim=cfg.max_dim),
-            min_size=cfg.min_inputs,
-            max_size=cfg.max_inputs,
-        )
-    )
+    in_aval = avals(dtypes=cfg.dtypes, max_rank=cfg.max_rank, max_dim=cfg.max_dim)
+    n_in = draw(st.integers(cfg.min_inputs, max(cfg.min_inputs, cfg.max_inputs)))
+    in_types = [draw(in_aval) for _ in range(n_in)]
     in_binders = tuple(Var(t) for t in in_types)
     for v in in_binders:
         env.add(v, INPUT_RANGES[v.aval.dtype])
     eqns: list[Eqn] = []
     for _ in range(draw(st.integers(0, cfg.max_eqns))):
-        name = draw(st.sampled_from(cfg.prims))
-        built = _BUILDERS[name](env)
+        for _attempt in range(3):  # a primitive with no operands in its domain: try another
+            name = draw(st.sampled_from(cfg.prims))
+            built = _BUILDERS[name](env)
+            if built is not None:
+                break
         if built is None:
             continue
         ins, params, ranges = built
