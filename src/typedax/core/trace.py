@@ -20,10 +20,11 @@ import abc
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Protocol, cast, TYPE_CHECKING, Self, TypeAlias, Union
+from typing import TYPE_CHECKING, TypeAlias, Union, cast
 
 import numpy as np
 
+from .arrayops import ArrayOps
 from .avals import ShapedArray
 from .dtypes import DType
 from .errors import ConcretizationError, EscapedTracerError
@@ -201,74 +202,14 @@ def aval_of(x: object) -> ShapedArray:
     raise TypeError(f"{type(x).__name__} is not a valid typedax array type")
 
 
-class _NumpyOps(Protocol):
-    """The ``typedax.numpy`` functions that tracers' operators call."""
-
-    def negative(self, x: Value, /) -> Value: ...
-    def add(self, x: Value, y: Value, /) -> Value: ...
-    def subtract(self, x: Value, y: Value, /) -> Value: ...
-    def multiply(self, x: Value, y: Value, /) -> Value: ...
-    def divide(self, x: Value, y: Value, /) -> Value: ...
-    def power(self, x: Value, y: Value, /) -> Value: ...
-    def matmul(self, x: Value, y: Value, /) -> Value: ...
-    def greater(self, x: Value, y: Value, /) -> Value: ...
-    def less(self, x: Value, y: Value, /) -> Value: ...
-    def greater_equal(self, x: Value, y: Value, /) -> Value: ...
-    def less_equal(self, x: Value, y: Value, /) -> Value: ...
-    def equal(self, x: Value, y: Value, /) -> Value: ...
-    def not_equal(self, x: Value, y: Value, /) -> Value: ...
-    def transpose(self, x: Value, axes: Sequence[int] | None = None, /) -> Value: ...
-    def reshape(self, x: Value, shape: Sequence[int] | int, /) -> Value: ...
-    def sum(self, x: Value, axis: int | Sequence[int] | None = None, /) -> Value: ...
-    def astype(self, x: Value, dtype: DType | type, /) -> Value: ...
-
-
-# ``typedax.numpy`` imports this module, so the operators find it lazily; once
-# found it is kept here (a function-level import costs ~0.3 us per operator).
-_TNP: _NumpyOps | None = None
-
-
-def _load_numpy() -> _NumpyOps:
-    global _TNP
-    from .. import numpy as tnp
-
-    _TNP = tnp
-    return tnp
-
-
-class Tracer(abc.ABC):
-    """A value being traced by some interpreter. Behaves like an array."""
+class Tracer(ArrayOps):
+    """A value being traced by some interpreter. Behaves like an array
+    (``ArrayOps``); subclasses say what ``aval`` and ``concrete`` are."""
 
     __slots__ = ("_trace",)
-    __array_priority__ = 1000
 
     def __init__(self, trace: Trace) -> None:
         self._trace = trace
-
-    @property
-    @abc.abstractmethod
-    def aval(self) -> ShapedArray: ...
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return self.aval.shape
-
-    @property
-    def dtype(self) -> DType:
-        return self.aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return len(self.aval.shape)
-
-    @property
-    def size(self) -> int:
-        return self.aval.size
-
-    def __len__(self) -> int:
-        if not self.aval.shape:
-            raise TypeError("len() of a 0-d array")
-        return self.aval.shape[0]
 
     # -- concreteness ------------------------------------------------------
     def concrete(self, why: str) -> NDArray:
@@ -300,108 +241,4 @@ class Tracer(abc.ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
-
-    # -- operators (NumPy semantics: promotion and broadcasting) ----------
-    def __neg__(self) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.negative(self)
-
-    def __pos__(self) -> Self:
-        return self
-
-    def __add__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.add(self, other)
-
-    def __radd__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.add(other, self)
-
-    def __sub__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.subtract(self, other)
-
-    def __rsub__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.subtract(other, self)
-
-    def __mul__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.multiply(self, other)
-
-    def __rmul__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.multiply(other, self)
-
-    def __truediv__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.divide(self, other)
-
-    def __rtruediv__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.divide(other, self)
-
-    def __pow__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.power(self, other)
-
-    def __rpow__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.power(other, self)
-
-    def __matmul__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.matmul(self, other)
-
-    def __rmatmul__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.matmul(other, self)
-
-    def __gt__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.greater(self, other)
-
-    def __lt__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.less(self, other)
-
-    def __ge__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.greater_equal(self, other)
-
-    def __le__(self, other: Value) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.less_equal(self, other)
-
-    def __eq__(self, other: object) -> Value:  # type: ignore[override]  # elementwise, as in NumPy
-        tnp = _TNP or _load_numpy()
-        if not isinstance(other, (Tracer, np.ndarray, np.generic, bool, int, float)):
-            return NotImplemented
-        return tnp.equal(self, other)
-
-    def __ne__(self, other: object) -> Value:  # type: ignore[override]  # elementwise, as in NumPy
-        tnp = _TNP or _load_numpy()
-        if not isinstance(other, (Tracer, np.ndarray, np.generic, bool, int, float)):
-            return NotImplemented
-        return tnp.not_equal(self, other)
-
-    @property
-    def T(self) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.transpose(self)
-
-    def reshape(self, *shape: int | tuple[int, ...]) -> Value:
-        tnp = _TNP or _load_numpy()
-        first = shape[0] if len(shape) == 1 else None
-        if isinstance(first, tuple):
-            return tnp.reshape(self, first)
-        return tnp.reshape(self, [d for d in shape if isinstance(d, int)])
-
-    def sum(self, axis: int | tuple[int, ...] | None = None) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.sum(self, axis)
-
-    def astype(self, dtype: DType | type) -> Value:
-        tnp = _TNP or _load_numpy()
-        return tnp.astype(self, dtype)
 
