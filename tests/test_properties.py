@@ -39,9 +39,14 @@ from typedax.core.rules import PRIMITIVES
 from typedax.primitives.structural import get_dimension_numbers
 from typedax.testing import (
     FIRST_ORDER_PRIMITIVES,
+    INPUT_RANGES,
+    avals,
     covered_primitives,
+    dtypes,
     jaxprs,
     jaxprs_with_args,
+    shapes,
+    values,
 )
 
 # -- helpers -------------------------------------------------------------------
@@ -244,6 +249,17 @@ def test_generator_emits_every_covered_primitive(mode: str) -> None:
 def test_generator_respects_primitives_and_dtypes(j: Jaxpr) -> None:
     assert {e.primitive.name for e in j.eqns} <= {"sin", "add"}
     assert all(t.dtype == np.float32 for t in j.in_avals)
+
+
+@given(avals(), dtypes(float_only=True), shapes(max_rank=2, max_dim=5), st.data())
+def test_small_strategies(t: ShapedArray, d: np.dtype[Any], s: tuple[int, ...], data: st.DataObject) -> None:
+    assert t.ndim <= 3 and all(1 <= n <= 3 for n in t.shape)
+    assert d.kind == "f"
+    assert len(s) <= 2 and all(1 <= n <= 5 for n in s)
+    x = data.draw(values(t))
+    assert x.shape == t.shape and x.dtype == t.dtype
+    r = INPUT_RANGES[t.dtype]
+    assert np.all(np.greater_equal(x, r.lo)) and np.all(np.less_equal(x, r.hi))
 
 
 def test_generator_rejects_unknown_primitives() -> None:
