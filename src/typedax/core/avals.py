@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .dtypes import SUPPORTED, DType
+from .dtypes import NAMES, SUPPORTED, DType
 from .errors import PrimitiveTypeError
 
 # hashed first (fast); the tuple keeps NumPy's looser ``==`` for the rest
@@ -38,7 +38,7 @@ class ShapedArray:
         return n
 
     def str_short(self) -> str:
-        return f"{self.dtype.name}[{','.join(map(str, self.shape))}]"
+        return f"{NAMES[self.dtype]}[{','.join(map(str, self.shape))}]"
 
     def __str__(self) -> str:
         return self.str_short()

@@ -16,6 +16,8 @@ float64: Final[DType] = np.dtype(np.float64)
 
 SUPPORTED: Final[tuple[DType, ...]] = (bool_, int32, int64, float32, float64)
 BY_NAME: Final[dict[str, DType]] = {d.name: d for d in SUPPORTED}
+# ``np.dtype.name`` is a slow Python-level property; printing looks names up here.
+NAMES: Final[dict[DType, str]] = {d: d.name for d in SUPPORTED}
 FLOATING: Final[frozenset[DType]] = frozenset({float32, float64})
 INTEGER: Final[frozenset[DType]] = frozenset({int32, int64})
 

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from .avals import ShapedArray
 from .dtypes import DType, bool_, float64, int64
 from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var
 
@@ -121,15 +122,30 @@ def pp_params(params: Params) -> PP:
 
 
 class _Namer:
-    __slots__ = ("names", "gen")
+    """Names variables in order of binding; caches the text of the avals and
+    params it has printed (jaxprs share them, and printing is linear-time)."""
+
+    __slots__ = ("names", "gen", "types", "params")
 
     def __init__(self) -> None:
         self.names: dict[Var, str] = {}
         self.gen = names()
+        self.types: dict[ShapedArray, str] = {}
+        self.params: dict[int, str | None] = {}
 
     def bind(self, v: Var) -> str:
         n = self.names[v] = next(self.gen)
-        return f"{n}:{v.aval.str_short()}"
+        t = self.types.get(v.aval)
+        if t is None:
+            t = self.types[v.aval] = v.aval.str_short()
+        return f"{n}:{t}"
+
+    def flat_params(self, params: Params) -> str | None:
+        key = id(params)
+        if key in self.params:
+            return self.params[key]
+        text = self.params[key] = _flat_params(params)
+        return text
 
     def atom(self, a: Atom) -> str:
         if isinstance(a, Lit):
@@ -140,9 +156,37 @@ class _Namer:
         return n
 
 
+def _flat_param(p: Param) -> str | None:
+    """A param's text when it fits on one line (no nested jaxpr), else None."""
+    if isinstance(p, Jaxpr):
+        return None
+    if isinstance(p, tuple):
+        parts = [_flat_param(x) for x in p]
+        if any(x is None for x in parts):
+            return None
+        inner = ", ".join(x for x in parts if x is not None)
+        return f"({inner},)" if len(p) == 1 else f"({inner})"
+    return str(param_str(p))
+
+
+def _flat_params(params: Params) -> str | None:
+    if not params:
+        return " "
+    parts = []
+    for k, v in sorted(params.items(), key=lambda kv: kv[0]):
+        text = _flat_param(v)
+        if text is None:
+            return None
+        parts.append(f"{k}={text}")
+    return f" [ {', '.join(parts)} ] "
+
+
 def pp_eqn(namer: _Namer, eqn: Eqn) -> PP:
     ins = " ".join(namer.atom(a) for a in eqn.inputs)
     lhs = " ".join(namer.bind(v) for v in eqn.out_binders)
+    flat = namer.flat_params(eqn.params)
+    if flat is not None:  # the common case: one line, no layout needed
+        return PP([(0, f"{lhs} = {eqn.primitive.name}{flat}{ins}")])
     rhs = PP.text(eqn.primitive.name) >> pp_params(eqn.params) >> PP.text(ins)
     return PP.text(lhs) >> PP.text(" = ") >> rhs
 
