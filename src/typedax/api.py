@@ -51,7 +51,7 @@ def make_jaxpr(f: Callable[P, object]) -> Callable[P, ClosedJaxpr]:
     """``make_jaxpr(f)(*args)`` stages ``f`` at the types of ``args`` (arrays,
     scalars or ``ShapedArray``s, in any pytree) into a ``ClosedJaxpr``."""
 
-    @functools.wraps(f)
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def staged(*args: P.args, **kwargs: P.kwargs) -> ClosedJaxpr:
         leaves, in_tree = tree.flatten((args, kwargs), is_leaf=_is_aval)
         avals: Sequence[ShapedArray] = [aval_of(x) for x in leaves]

@@ -235,7 +235,7 @@ def vmap(
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # as JAX: a top-level list means a tuple
 
-    @functools.wraps(f)
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def batched(*args: P.args, **kwargs: P.kwargs) -> T:
         leaves, in_tree = tree.flatten((args, kwargs))
         args_tree, kw_tree = in_tree.children
@@ -276,7 +276,7 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
     shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf."""
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
-    @functools.wraps(f)
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
         for k in nums:
             if not -len(args) <= k < len(args):

@@ -250,7 +250,7 @@ def grad(
     like that argument; with a tuple, a tuple of them. With ``has_aux``, ``f``
     returns ``(output, aux)`` and the result is ``(gradient, aux)``."""
 
-    @functools.wraps(f, updated=())  # not f.__dict__: a jitted f keeps its state there
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def gradfun(*args: P.args, **kwargs: P.kwargs) -> object:
         _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux)
         return (g, aux) if has_aux else g
@@ -288,7 +288,7 @@ def value_and_grad(
     """``f``'s value and its gradient (``jax.value_and_grad``): returns
     ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``."""
 
-    @functools.wraps(f, updated=())  # not f.__dict__: a jitted f keeps its state there
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def vg(*args: P.args, **kwargs: P.kwargs) -> object:
         y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux)
         return ((y, aux), g) if has_aux else (y, g)
@@ -312,7 +312,7 @@ def jacrev(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
     shape ``S + I``; with a tuple of ``argnums``, a tuple per output leaf.
     One linearization; the transpose is mapped over the output basis."""
 
-    @functools.wraps(f, updated=())  # not f.__dict__: a jitted f keeps its state there
+    @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
         d = _Diff("jacrev", f, args, kwargs, argnums, False)
         outs, lin = d.linearize()

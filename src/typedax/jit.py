@@ -193,7 +193,9 @@ class Jitted(Generic[P, R]):
             self._signature: inspect.Signature | None = inspect.signature(fun)
         except (TypeError, ValueError):
             self._signature = None
-        functools.update_wrapper(self, fun)
+        # not fun.__dict__: when fun wraps another Jitted, its copied caches and
+        # ``fun`` would overwrite this one's own state
+        functools.update_wrapper(self, fun, updated=())
 
     def __repr__(self) -> str:
         return f"jit({self.name})"
