@@ -18,7 +18,7 @@ from hypothesis import given
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
-from typedax.core import Jaxpr, parse_jaxpr, typecheck_jaxpr
+from typedax.core import Jaxpr
 from typedax.core.errors import (
     ConcretizationError,
     EscapedTracerError,
@@ -30,6 +30,7 @@ from typedax.core.ir import NDArray
 from typedax.core.trace import Value
 from typedax.interpreters.linearize import linearize_flat, vjp_flat
 from typedax.testing import jaxprs_with_args
+from typedax.testing import assert_roundtrips
 
 jit, jvp, grad = tdx.jit, tdx.jvp, tdx.grad
 
@@ -38,11 +39,7 @@ def arr(x: object) -> npt.NDArray[np.float64]:
     return np.asarray(x, np.float64)
 
 
-def roundtrips(j: Jaxpr) -> None:
-    typecheck_jaxpr(j)
-    back = parse_jaxpr(str(j))
-    assert back == j
-    assert str(back) == str(j)
+roundtrips = assert_roundtrips
 
 
 def sin_twice(x: Value) -> Value:

@@ -14,9 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import typedax as tdx
-import typedax.numpy as tnp
 from typedax import lax
-from typedax.core import Eqn, Jaxpr, Primitive, Var, eval_jaxpr, parse_jaxpr, typecheck_jaxpr
+from typedax.core import Eqn, Jaxpr, Primitive, Var, eval_jaxpr, parse_jaxpr
 from typedax.core.avals import ShapedArray
 from typedax.core.errors import ConcretizationError, EscapedTracerError, JaxprTypeError
 from typedax.core.ir import NO_PARAMS, NDArray, Params
@@ -35,16 +34,13 @@ from typedax.testing import jaxprs_with_args
 from typedax.transforms import dce_jaxpr as dce_public
 from typedax.transforms import linearize_jaxpr
 from typedax.transforms import partial_eval_jaxpr as pe_public
+from typedax.testing import assert_roundtrips
 
 F64 = np.dtype(np.float64)
 SCALAR = ShapedArray((), F64)
 
 
-def roundtrips(j: Jaxpr) -> None:
-    typecheck_jaxpr(j)
-    back = parse_jaxpr(str(j))
-    assert back == j
-    assert str(back) == str(j)
+roundtrips = assert_roundtrips
 
 
 def test_transforms_facade() -> None:

@@ -15,7 +15,7 @@ from hypothesis import given
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
-from typedax.core import Jaxpr, eval_jaxpr, parse_jaxpr, typecheck_jaxpr
+from typedax.core import Jaxpr, eval_jaxpr
 from typedax.core.errors import JaxprTypeError, MissingRuleError, NonLinearError
 from typedax.core.ir import NDArray
 from typedax.core.trace import Value
@@ -24,6 +24,7 @@ from typedax.primitives import mul_p, sin_p
 from typedax.primitives.structural import DimensionNumbers
 from typedax.testing import jaxprs_with_args
 from typedax.transforms import linearize_jaxpr
+from typedax.testing import assert_roundtrips
 
 RNG = np.random.default_rng(0)
 
@@ -32,11 +33,7 @@ def rand(*shape: int, dtype: type = np.float64) -> NDArray:
     return np.asarray(RNG.normal(size=shape), dtype=dtype)
 
 
-def roundtrips(j: Jaxpr) -> None:
-    typecheck_jaxpr(j)
-    back = parse_jaxpr(str(j))
-    assert back == j
-    assert str(back) == str(j)
+roundtrips = assert_roundtrips
 
 
 def vdot(xs: Sequence[object], ys: Sequence[object]) -> float:

@@ -13,6 +13,7 @@ transformations::
 
 from ._env import INPUT_RANGES as INPUT_RANGES
 from ._interval import Interval as Interval
+from ._laws import assert_roundtrips as assert_roundtrips
 from ._strategies import FIRST_ORDER_PRIMITIVES as FIRST_ORDER_PRIMITIVES
 from ._strategies import args_for as args_for
 from ._strategies import avals as avals
@@ -24,6 +25,6 @@ from ._strategies import shapes as shapes
 from ._strategies import values as values
 
 __all__ = [
-    "FIRST_ORDER_PRIMITIVES", "INPUT_RANGES", "Interval", "args_for", "avals",
+    "FIRST_ORDER_PRIMITIVES", "INPUT_RANGES", "Interval", "args_for", "assert_roundtrips", "avals",
     "covered_primitives", "dtypes", "jaxprs", "jaxprs_with_args", "shapes", "values",
 ]
