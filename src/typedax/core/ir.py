@@ -175,7 +175,9 @@ class Jaxpr:
     in_binders: tuple[Var, ...]
     eqns: tuple[Eqn, ...]
     outs: tuple[Atom, ...]
-    _alpha: list[object] = field(default_factory=list, repr=False)
+    # Memo of ``alpha_key()``. Not an init field, so ``dataclasses.replace``
+    # (how users edit a frozen IR) never carries one program's key to another.
+    _alpha: list[object] = field(default_factory=list, init=False, repr=False)
 
     def __post_init__(self) -> None:
         seen: set[Var] = set(self.in_binders)
