@@ -46,9 +46,9 @@ from .core.trace import (
 )
 from .interpreters.staging import trace_to_jaxpr_flat
 from .lowering import Array, LoweredModule, compile_cache, lower_jaxpr, lowering_rules
-from .lowering.context import LoweringContext
-from .lowering.lower import call_jaxpr
-from .lowering._mlir import HloValue
+from .hlo import LoweringContext
+from .hlo import call_jaxpr
+from .hlo import HloValue
 from .lowering.runtime import Executable, to_buffer
 from .primitives._params import _get, get_jaxpr
 

@@ -13,9 +13,9 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.avals import ShapedArray
 from ..core.dtypes import int32
 from ..core.ir import Eqn, Jaxpr
-from ..lowering._mlir import HloValue, full, tensor_type
-from ..lowering.context import LoweringContext
-from ..lowering.lower import lower_jaxpr_body, lowering_rules
+from ..hlo import HloValue, full, tensor_type
+from ..hlo import LoweringContext
+from ..hlo import lower_jaxpr_body, lowering_rules
 from ..lowering.rules import compare
 from ..primitives._params import get_jaxpr
 from .cond import cond_p

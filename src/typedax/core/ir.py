@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TypeAlias, Union
 
 import numpy as np
@@ -19,6 +19,7 @@ from pyrsistent import PMap, pmap
 from .avals import ShapedArray
 from .dtypes import DType
 from .errors import JaxprTypeError
+from .rules import NO_RULES, Rules
 
 NDArray: TypeAlias = "npt.NDArray[np.generic]"
 
@@ -34,17 +35,28 @@ AbstractEvalRule: TypeAlias = Callable[[Sequence[ShapedArray], Params], list[Sha
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Primitive:
-    """A primitive operation with its two essential rules.
+    """A primitive operation and every rule for it.
 
     ``impl`` evaluates it on NumPy arrays; ``abstract_eval`` gives its output
-    types (and raises ``PrimitiveTypeError`` for operands it rejects). The
-    other interpretations keep their own rule tables (``RuleTable``), one entry
-    per primitive. Primitives compare by name.
+    types (and raises ``PrimitiveTypeError`` for operands it rejects);
+    ``rules`` holds the other interpretations' rules (``core.rules.Rules``).
+    Give ``rules``, or ``rules_for``: a function of the primitive itself, for
+    rules that bind the primitive they belong to (``Primitive("neg", impl,
+    abstract, rules_for=lambda p: Rules(batch=elementwise_batch(p)))``).
+    Primitives compare by name.
     """
 
     name: str
     impl: ImplRule = field(repr=False)
     abstract_eval: AbstractEvalRule = field(repr=False)
+    rules: Rules = field(default=NO_RULES, repr=False)
+    rules_for: InitVar[Callable[[Primitive], Rules] | None] = None
+
+    def __post_init__(self, rules_for: Callable[[Primitive], Rules] | None) -> None:
+        if rules_for is not None:
+            if self.rules is not NO_RULES:
+                raise TypeError(f"primitive '{self.name}': give rules or rules_for, not both")
+            object.__setattr__(self, "rules", rules_for(self))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Primitive) and other.name == self.name

@@ -42,7 +42,7 @@ Value: TypeAlias = Union["Tracer", "Array", NDArray, np.generic, bool, int, floa
 # device) -- for higher-order primitives such as ``jit``. Other primitives
 # evaluate their ``impl`` on NumPy arrays.
 ValueImpl: TypeAlias = "Callable[[Sequence[Value], Params], list[Value]]"
-value_impls: RuleTable[ValueImpl] = RuleTable("evaluation on device values")
+value_impls: RuleTable[ValueImpl] = RuleTable("evaluation on device values", "eval_values")
 
 
 class Trace(abc.ABC):

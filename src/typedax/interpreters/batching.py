@@ -76,7 +76,7 @@ OutDims: TypeAlias = Sequence[BatchDim] | Callable[[], Sequence[BatchDim]]
 """Where each output's batch axis goes (``None``: it must be unbatched); a
 thunk when it is known only once the function has run."""
 
-batch_rules: RuleTable[BatchRule] = RuleTable("batching")
+batch_rules: RuleTable[BatchRule] = RuleTable("batching", "batch")
 
 
 def unbatched_aval(aval: ShapedArray, batch_dim: BatchDim) -> ShapedArray:

@@ -20,7 +20,7 @@ DceRule: TypeAlias = Callable[[Sequence[bool], Eqn], "Eqn | None"]
 (its out binders a subset of ``eqn``'s, every input it reads counted as used),
 or ``None`` to drop it. Called only when some output is used."""
 
-dce_rules: RuleTable[DceRule] = RuleTable("dce")
+dce_rules: RuleTable[DceRule] = RuleTable("dce", "dce")
 
 
 def dce_jaxpr(

@@ -95,7 +95,7 @@ JvpRule: TypeAlias = Callable[
 """``rule(primals, tangents, params) -> (primal_outs, tangent_outs)``; runs
 under the JVP trace's parent; tangents in and out may be ``Zero``."""
 
-jvp_rules: RuleTable[JvpRule] = RuleTable("jvp")
+jvp_rules: RuleTable[JvpRule] = RuleTable("jvp", "jvp")
 
 
 def zeros_like_aval(aval: ShapedArray) -> Value:

@@ -117,7 +117,7 @@ PartialEvalJaxprRule: TypeAlias = Callable[
 inputs and binds the unknown outputs. Either may be ``None`` when empty. Out
 binders of ``eqn`` keep their identity in whichever side binds them."""
 
-partial_eval_jaxpr_rules: RuleTable[PartialEvalJaxprRule] = RuleTable("partial_eval")
+partial_eval_jaxpr_rules: RuleTable[PartialEvalJaxprRule] = RuleTable("partial_eval", "partial_eval")
 
 
 class PartialEvalTrace(Trace):

@@ -63,7 +63,7 @@ has one entry per operand: its cotangent contribution, or ``None`` (no
 contribution, or an operand that is not undefined). A rule asked to
 transpose a non-linear use raises ``NonLinearError``."""
 
-transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose")
+transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose", "transpose")
 
 
 def zeros(aval: ShapedArray) -> Value:

@@ -9,21 +9,21 @@
 """
 
 from . import rules as _rules  # noqa: F401  (registers the first-order rules)
-from ._mlir import HloValue as HloValue
+from ..hlo import HloValue as HloValue
 from .array import Array as Array
 from .cache import CacheStats as CacheStats
 from .cache import CompileCache as CompileCache
 from .cache import cache_stats as cache_stats
 from .cache import clear_cache as clear_cache
 from .cache import compile_cache as compile_cache
-from .context import LoweringContext as LoweringContext
+from ..hlo import LoweringContext as LoweringContext
 from .lower import LoweredModule as LoweredModule
-from .lower import LoweringRule as LoweringRule
-from .lower import call_jaxpr as call_jaxpr
-from .lower import lower_function as lower_function
+from ..core.rules import LoweringRule as LoweringRule
+from ..hlo import call_jaxpr as call_jaxpr
+from ..hlo import lower_function as lower_function
 from .lower import lower_jaxpr as lower_jaxpr
-from .lower import lower_jaxpr_body as lower_jaxpr_body
-from .lower import lowering_rules as lowering_rules
+from ..hlo import lower_jaxpr_body as lower_jaxpr_body
+from ..hlo import lowering_rules as lowering_rules
 from .runtime import Executable as Executable
 from .runtime import PlatformError as PlatformError
 from .runtime import backend as backend

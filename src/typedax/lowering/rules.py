@@ -13,9 +13,9 @@ from ..core.dtypes import DType, bool_, int32
 from ..core.ir import Eqn, Primitive
 from ..primitives._params import get_dtype, get_int, get_ints
 from ..primitives.structural import get_dimension_numbers
-from ._mlir import HloValue, dtype_min, element_type, full, tensor_type
-from .context import LoweringContext
-from .lower import lowering_rules
+from ..hlo import HloValue, dtype_min, element_type, full, tensor_type
+from ..hlo import LoweringContext
+from ..hlo import lowering_rules
 
 Values = Sequence[HloValue]
 
