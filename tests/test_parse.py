@@ -30,13 +30,14 @@ from typedax.core import (
     ShapedArray,
     Var,
     eval_jaxpr,
-    parse_jaxpr,
+    parse_jaxpr as core_parse_jaxpr,
 )
 from typedax.core.dtypes import DType, bool_, float32, float64, int32, int64
 from typedax.core.errors import JaxprTextTypeError, PrimitiveTypeError
 from typedax.core.ir import NDArray
 from typedax.core.parse import MAX_DEPTH
-from typedax.core.rules import PRIMITIVES
+from typedax.core.rules import Family
+from typedax.registry import REGISTRY
 from typedax.primitives import add_p, mul_p, neg_p
 
 # -- test-only primitives ------------------------------------------------------
@@ -76,17 +77,20 @@ def _sink_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return []
 
 
-def _register(name: str, impl: Callable[[Sequence[NDArray], Params], list[NDArray]],
-              abstract: Callable[[Sequence[ShapedArray], Params], list[ShapedArray]]) -> Primitive:
-    return PRIMITIVES.get(name) or PRIMITIVES.add(Primitive(name, impl, abstract))
-
-
 # A call: runs its ``jaxpr`` param on its operands.
-call_p = _register("test_parse_call", _call_impl, _call_abstract)
+call_p = Primitive("test_parse_call", _call_impl, _call_abstract)
 # Any params at all; returns its operands unchanged.
-ident_p = _register("test_parse_ident", _ident_impl, _ident_abstract)
+ident_p = Primitive("test_parse_ident", _ident_impl, _ident_abstract)
 # No outputs: an equation with no out binders.
-sink_p = _register("test_parse_sink", _sink_impl, _sink_abstract)
+sink_p = Primitive("test_parse_sink", _sink_impl, _sink_abstract)
+
+# The library's primitives and this module's own, in a registry of its own
+# (the library's registry is a value nobody mutates).
+TEST_REGISTRY = REGISTRY.extended(Family("test_parse", (call_p, ident_p, sink_p)))
+
+
+def parse_jaxpr(text: str) -> Jaxpr:
+    return core_parse_jaxpr(text, TEST_REGISTRY)
 
 F64 = ShapedArray((), float64)
 
@@ -733,4 +737,4 @@ def test_large_jaxpr_parses_in_linear_time() -> None:
 def test_parse_jaxpr_is_exported() -> None:
     import typedax.core
 
-    assert typedax.core.parse_jaxpr is parse_jaxpr
+    assert typedax.core.parse_jaxpr is core_parse_jaxpr

@@ -26,12 +26,13 @@ from typedax.core import (
     ShapedArray,
     Var,
     eval_jaxpr,
-    parse_jaxpr,
+    parse_jaxpr as core_parse_jaxpr,
 )
 from typedax.core.dtypes import float32, float64, int32
 from typedax.core.errors import JaxprTextTypeError, PrimitiveTypeError
 from typedax.core.ir import NDArray
-from typedax.core.rules import PRIMITIVES
+from typedax.core.rules import Family
+from typedax.registry import REGISTRY
 from typedax.primitives import mul_p, neg_p
 
 
@@ -49,7 +50,12 @@ def _call_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 
 CALL_NAME = "test_parse_fuzz_call"
-call_p = PRIMITIVES.get(CALL_NAME) or PRIMITIVES.add(Primitive(CALL_NAME, _call_impl, _call_abstract))
+call_p = Primitive(CALL_NAME, _call_impl, _call_abstract)
+TEST_REGISTRY = REGISTRY.extended(Family("test_parse_fuzz", (call_p,)))
+
+
+def parse_jaxpr(text: str) -> Jaxpr:
+    return core_parse_jaxpr(text, TEST_REGISTRY)
 
 
 def _nested() -> Jaxpr:

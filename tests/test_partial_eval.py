@@ -5,6 +5,7 @@ and properties over generated jaxprs."""
 
 from __future__ import annotations
 
+import dataclasses
 import zlib
 from collections.abc import Sequence
 
@@ -20,14 +21,14 @@ from typedax.core.avals import ShapedArray
 from typedax.core.errors import ConcretizationError, EscapedTracerError, JaxprTypeError
 from typedax.core.ir import NO_PARAMS, NDArray, Params
 from typedax.core.trace import Value, bind
-from typedax.interpreters.dce import dce_jaxpr, dce_rules
+from typedax.core.rules import Rules
+from typedax.interpreters.dce import dce_jaxpr
 from typedax.interpreters.jvp import jvp_jaxpr
 from typedax.interpreters.partial_eval import (
     PartialEvalTrace,
     PartialVal,
     partial_eval_flat,
     partial_eval_jaxpr,
-    partial_eval_jaxpr_rules,
 )
 from typedax.primitives import cos_p, mul_p, neg_p, sin_p
 from typedax.testing import jaxprs_with_args
@@ -216,7 +217,7 @@ def _pair_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
 
 
 # ``pair(x, y) = (sin x, cos x * y)``: a stand-in for a higher-order primitive
-pair_p = Primitive("test_pair", _pair_impl, _pair_abstract)
+plain_pair_p = Primitive("test_pair", _pair_impl, _pair_abstract)
 
 
 def _sincos_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
@@ -246,8 +247,8 @@ def _pair_rule(unks: Sequence[bool], eqn: Eqn) -> tuple[Eqn | None, Eqn | None, 
     )
 
 
-def test_a_registered_rule_drives_the_trace_and_the_jaxpr_transform() -> None:
-    partial_eval_jaxpr_rules.register(pair_p, _pair_rule)
+def test_a_primitives_rule_drives_the_trace_and_the_jaxpr_transform() -> None:
+    pair_p = dataclasses.replace(plain_pair_p, rules=Rules(partial_eval=_pair_rule))
     # the pure face
     x, y = Var(SCALAR), Var(SCALAR)
     o1, o2 = Var(SCALAR), Var(SCALAR)
@@ -321,8 +322,7 @@ def test_dce_rule_can_rewrite_an_equation() -> None:
         assert used_outs == [True, False]
         return Eqn(sin_p, eqn.inputs[:1], NO_PARAMS, eqn.out_binders[:1])
 
-    if pair_p not in dce_rules:
-        dce_rules.register(pair_p, rule)
+    pair_p = dataclasses.replace(plain_pair_p, rules=Rules(dce=rule))
     x, y = Var(SCALAR), Var(SCALAR)
     o1, o2 = Var(SCALAR), Var(SCALAR)
     j = Jaxpr((x, y), (Eqn(pair_p, (x, y), NO_PARAMS, (o1, o2)),), (o1, o2))

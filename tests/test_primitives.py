@@ -11,13 +11,14 @@ import numpy.typing as npt
 import pytest
 from pyrsistent import pmap
 
+from typedax.registry import REGISTRY
 import typedax.numpy as tnp
 from typedax import lax, make_jaxpr
 from typedax.core import PrimitiveTypeError, Primitive, ShapedArray
 from typedax.core.dtypes import SUPPORTED, DType
 from typedax.core.ir import NO_PARAMS, Params
 from typedax.primitives import (
-    PRIMITIVES,
+
     broadcast_p,
     convert_element_type_p,
     dot_general_p,
@@ -49,9 +50,7 @@ def sample(shape: tuple[int, ...], dtype: str | DType, seed: int = 0, positive: 
 
 
 def prim(name: str) -> Primitive:
-    p = PRIMITIVES.get(name)
-    assert p is not None, name
-    return p
+    return REGISTRY[name]
 
 
 def run(p: Primitive, args: list[Arr], params: Params = NO_PARAMS) -> Arr:

@@ -21,7 +21,7 @@ from typedax.core.ir import NDArray
 from typedax.core.trace import Value
 from typedax.interpreters.transpose import UndefPrimal, backward_pass, transpose_jaxpr, transpose_rules
 from typedax.primitives import mul_p, sin_p
-from typedax.primitives.structural import DimensionNumbers
+from typedax.primitives.dot import DimensionNumbers
 from typedax.testing import jaxprs_with_args
 from typedax.transforms import linearize_jaxpr
 from typedax.testing import assert_roundtrips

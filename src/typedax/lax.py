@@ -50,7 +50,7 @@ from .primitives import (
     tanh_p,
     transpose_p,
 )
-from .primitives.structural import DimensionNumbers
+from .primitives.dot import DimensionNumbers
 
 __all__ = [
     "abs", "add", "broadcast", "broadcast_in_dim", "convert_element_type", "cos", "div",

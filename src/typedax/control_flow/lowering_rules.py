@@ -16,7 +16,7 @@ from ..core.ir import Eqn, Jaxpr
 from ..hlo import HloValue, full, tensor_type
 from ..hlo import LoweringContext
 from ..hlo import lower_jaxpr_body, lowering_rules
-from ..lowering.rules import compare
+from ..hlo import compare
 from ..primitives._params import get_jaxpr
 from .cond import cond_p
 from .loops import _scan_parts, _while_parts, scan_p, while_p

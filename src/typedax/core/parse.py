@@ -12,6 +12,7 @@ grammar is written down in ``docs/jaxpr-grammar.md``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Final
 
 import numpy as np
@@ -22,7 +23,6 @@ from .dtypes import BY_NAME, FLOATING, DType, bool_, float32, float64, int32, in
 from .errors import JaxprSyntaxError, JaxprTextTypeError, TypedaxError
 from .ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
 from .lexer import EOF, IDENT, NEGINF, NUM, STRING, Source, Tokens, decode_string, number_ok, tokenize
-from .rules import PRIMITIVES
 from .typecheck import typecheck_jaxpr
 
 MAX_DEPTH: Final = 64
@@ -44,17 +44,23 @@ _BINDER: Final = "a binder like 'a:float32[3]'"
 _RULE_ERRORS: Final = (TypedaxError, ArithmeticError, LookupError, TypeError, ValueError)
 
 
-def parse_jaxpr(text: str) -> Jaxpr:
+def parse_jaxpr(text: str, registry: Mapping[str, Primitive] | None = None) -> Jaxpr:
     """Read a jaxpr from its text form, the inverse of ``str(jaxpr)``.
 
-    Raises ``JaxprSyntaxError`` for text outside the grammar and
-    ``JaxprTypeError`` (a ``JaxprTextTypeError`` with line and column) for a
-    jaxpr that reads but is not well typed.
+    Primitive names are looked up in ``registry`` (default: the library's,
+    ``typedax.registry.REGISTRY``; a user with primitives of their own passes
+    ``REGISTRY.extended(their_family)``). Raises ``JaxprSyntaxError`` for
+    text outside the grammar and ``JaxprTypeError`` (a ``JaxprTextTypeError``
+    with line and column) for a jaxpr that reads but is not well typed.
     """
-    from .. import primitives  # noqa: F401  # registers every first-order primitive
+    if registry is None:
+        # the library's registry lists every family, so it sits above core:
+        # imported here, when first needed (docs/architecture.md)
+        from ..registry import REGISTRY
 
+        registry = REGISTRY
     source = Source(text)
-    parser = _Parser(source, tokenize(source))
+    parser = _Parser(source, tokenize(source), registry)
     jaxpr = parser.parse_jaxpr(1)
     parser.parse_end()
     return jaxpr
@@ -64,9 +70,10 @@ _Pending = tuple[str, Var, int]  # an out binder read but not yet bound: name, v
 
 
 class _Parser:
-    __slots__ = ("src", "tokens", "kinds", "texts", "pos", "_types")
+    __slots__ = ("src", "tokens", "kinds", "texts", "pos", "_types", "registry")
 
-    def __init__(self, source: Source, tokens: Tokens) -> None:
+    def __init__(self, source: Source, tokens: Tokens, registry: Mapping[str, Primitive]) -> None:
+        self.registry = registry
         self.src = source
         self.tokens = tokens
         self.kinds = tokens.kinds
@@ -264,7 +271,7 @@ class _Parser:
         if bare:
             self.pos += 1
         name = t[:-2] if bare else self.parse_name("a primitive name after '='")
-        prim = PRIMITIVES.get(name)
+        prim = self.registry.get(name)
         if prim is None:
             raise self.syntax_error(f"unknown primitive '{name}'", prim_i)
         has_params = not bare and self.kinds[self.pos] == "["

@@ -53,6 +53,21 @@ Tangent: TypeAlias = "Value | Zero"
 Primal: TypeAlias = "Value | UndefPrimal"
 BatchDim: TypeAlias = int | None
 
+def unbatched_aval(aval: ShapedArray, batch_dim: BatchDim) -> ShapedArray:
+    """The per-example type of a value batched along ``batch_dim``."""
+    if batch_dim is None:
+        return aval
+    return ShapedArray(aval.shape[:batch_dim] + aval.shape[batch_dim + 1 :], aval.dtype)
+
+
+def batched_aval(aval: ShapedArray, axis_size: int, batch_dim: BatchDim) -> ShapedArray:
+    """The type of ``axis_size`` examples of ``aval`` stacked along ``batch_dim``."""
+    if batch_dim is None:
+        return aval
+    shape = aval.shape[:batch_dim] + (axis_size,) + aval.shape[batch_dim:]
+    return ShapedArray(shape, aval.dtype)
+
+
 JvpRule: TypeAlias = "Callable[[Sequence[Value], Sequence[Tangent], Params], tuple[list[Value], list[Tangent]]]"
 """``rule(primals, tangents, params) -> (primal_outs, tangent_outs)``; runs
 under the JVP trace's parent; tangents in and out may be ``Zero``."""

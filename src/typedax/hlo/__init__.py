@@ -6,10 +6,12 @@ higher-order primitives lower their bodies with ``lower_jaxpr_body`` /
 ``call_jaxpr``). Imports only ``typedax.core`` and jaxlib's MLIR bindings."""
 
 from ._mlir import HloValue as HloValue
+from ._mlir import compare as compare
 from ._mlir import dtype_min as dtype_min
 from ._mlir import element_type as element_type
 from ._mlir import full as full
 from ._mlir import make_context as make_context
+from ._mlir import reduce as reduce
 from ._mlir import scalar_attr as scalar_attr
 from ._mlir import tensor_type as tensor_type
 from .context import LoweringContext as LoweringContext

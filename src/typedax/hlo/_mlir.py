@@ -3,6 +3,7 @@ and constants of typedax's avals."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 from jaxlib.mlir import ir
@@ -74,3 +75,38 @@ def dtype_min(dtype: DType) -> bool | int | float:
         bits: int = dtype.itemsize * 8
         return -(1 << (bits - 1))
     return float("-inf")
+
+
+def compare_type(dtype: DType) -> str:
+    """StableHLO's comparison type for operands of ``dtype``."""
+    if dtype == bool_:
+        return "UNSIGNED"
+    return "SIGNED" if dtype.kind == "i" else "FLOAT"
+
+
+def compare(x: HloValue, y: HloValue, dtype: DType, direction: str) -> HloValue:
+    """``x <direction> y`` elementwise (``direction``: EQ, NE, LT, LE, GT, GE)."""
+    return hlo.compare(
+        x,
+        y,
+        hlo.ComparisonDirectionAttr.get(direction),
+        compare_type=hlo.ComparisonTypeAttr.get(compare_type(dtype)),
+    )
+
+
+def reduce(
+    x: HloValue,
+    x_aval: ShapedArray,
+    out_aval: ShapedArray,
+    axes: Sequence[int],
+    init: bool | int | float,
+    combine: Callable[[HloValue, HloValue], HloValue],
+) -> HloValue:
+    """``stablehlo.reduce`` of ``x`` over ``axes`` with a scalar ``combine``."""
+    scalar = ShapedArray((), x_aval.dtype)
+    op = hlo.ReduceOp([tensor_type(out_aval)], [x], [full(init, scalar)], list(axes))
+    st = ir.RankedTensorType.get([], element_type(x_aval.dtype))
+    block = op.regions[0].blocks.append(st, st)
+    with ir.InsertionPoint(block):
+        hlo.return_([combine(block.arguments[0], block.arguments[1])])
+    return op.result

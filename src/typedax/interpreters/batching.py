@@ -21,75 +21,22 @@ from pyrsistent import pmap
 from ..core.avals import ShapedArray
 from ..core.errors import BatchingError, ConcretizationError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
-from ..core.rules import RuleTable
+from ..core.rules import BatchDim, BatchRule, RuleTable, batched_aval, unbatched_aval
 from ..core.trace import Trace, Tracer, Value, aval_of, bind1, current_trace, using_trace
-from ..primitives import (
-    add_p,
-    broadcast_p,
-    convert_element_type_p,
-    cos_p,
-    div_p,
-    dot_general_p,
-    eq_p,
-    exp_p,
-    ge_p,
-    greater_p,
-    integer_pow_p,
-    le_p,
-    less_p,
-    log_p,
-    logistic_p,
-    max_p,
-    min_p,
-    mul_p,
-    ne_p,
-    neg_p,
-    pow_p,
-    reduce_max_p,
-    reduce_sum_p,
-    reshape_p,
-    select_n_p,
-    sin_p,
-    sqrt_p,
-    sub_p,
-    tanh_p,
-    transpose_p,
-)
-from ..primitives._params import get_ints
-from ..primitives.structural import DimensionNumbers, get_dimension_numbers
+from ..primitives.structural import move_batch_axis
 from .jvp import eval_jaxpr_typed
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
     "BatchDim", "BatchRule", "BatchTrace", "BatchTracer", "OutDims", "batch_rules",
-    "move_batch_axis", "vmap_flat", "vmap_jaxpr",
+    "batched_aval", "move_batch_axis", "unbatched_aval", "vmap_flat", "vmap_jaxpr",
 ]
-
-BatchDim: TypeAlias = int | None
-BatchRule: TypeAlias = Callable[
-    [int, Sequence[Value], Sequence[BatchDim], Params], tuple[list[Value], list[BatchDim]]
-]
-"""``rule(axis_size, vals, batch_dims, params) -> (vals_out, batch_dims_out)``;
-runs under the batching trace's parent. At least one input is batched."""
 
 OutDims: TypeAlias = Sequence[BatchDim] | Callable[[], Sequence[BatchDim]]
 """Where each output's batch axis goes (``None``: it must be unbatched); a
 thunk when it is known only once the function has run."""
 
 batch_rules: RuleTable[BatchRule] = RuleTable("batching", "batch")
-
-
-def unbatched_aval(aval: ShapedArray, batch_dim: BatchDim) -> ShapedArray:
-    if batch_dim is None:
-        return aval
-    return ShapedArray(aval.shape[:batch_dim] + aval.shape[batch_dim + 1 :], aval.dtype)
-
-
-def batched_aval(aval: ShapedArray, axis_size: int, batch_dim: BatchDim) -> ShapedArray:
-    if batch_dim is None:
-        return aval
-    shape = aval.shape[:batch_dim] + (axis_size,) + aval.shape[batch_dim:]
-    return ShapedArray(shape, aval.dtype)
 
 
 # -- the interpreter ---------------------------------------------------------------
@@ -157,35 +104,6 @@ class BatchTrace(Trace):
         return [
             o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)
         ]
-
-
-@functools.lru_cache(maxsize=2048)
-def _params1(key: str, value: tuple[int, ...]) -> Params:
-    return pmap({key: value})
-
-
-@functools.lru_cache(maxsize=2048)
-def _broadcast_params(shape: tuple[int, ...], axes: tuple[int, ...]) -> Params:
-    return pmap({"shape": shape, "axes": axes})
-
-
-@functools.lru_cache(maxsize=2048)
-def _dot_params(dn: DimensionNumbers) -> Params:
-    return pmap({"dimension_numbers": dn})
-
-
-def move_batch_axis(axis_size: int, src: BatchDim, dst: int, x: Value) -> Value:
-    """``x`` with its batch axis moved from ``src`` to ``dst``; an unbatched
-    ``x`` (``src`` None) is broadcast along a new axis ``dst``."""
-    if src is None:
-        shape = aval_of(x).shape
-        out_shape = shape[:dst] + (axis_size,) + shape[dst:]
-        return bind1(broadcast_p, (x,), _broadcast_params(out_shape, (dst,)))
-    if src == dst:
-        return x
-    perm = [i for i in range(aval_of(x).ndim) if i != src]
-    perm.insert(dst, src)
-    return bind1(transpose_p, (x,), _params1("perm", tuple(perm)))
 
 
 # -- the driver and the pure transformation ---------------------------------------------
@@ -289,166 +207,3 @@ def vmap_jaxpr(jaxpr: Jaxpr, axis_size: int, in_dims: Sequence[BatchDim]) -> Jax
     if closed.consts:  # rules only make scalar constants (literals)
         raise AssertionError("vmap_jaxpr staged array constants")
     return closed.jaxpr
-
-
-# -- rules ---------------------------------------------------------------------------
-def _elementwise_unary(prim: Primitive) -> None:
-    def rule(
-        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-    ) -> tuple[list[Value], list[BatchDim]]:
-        return [bind1(prim, vals, params)], [dims[0]]
-
-    batch_rules.register(prim, rule)
-
-
-for _p in (
-    neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p, integer_pow_p,
-    convert_element_type_p,
-):
-    _elementwise_unary(_p)
-
-
-def _elementwise_binary(prim: Primitive) -> None:
-    def rule(
-        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-    ) -> tuple[list[Value], list[BatchDim]]:
-        (x, y), (dx, dy) = vals, dims
-        if dx == dy:
-            return [bind1(prim, (x, y), params)], [dx]
-        if dx is None:
-            assert dy is not None
-            return [bind1(prim, (move_batch_axis(size, None, dy, x), y), params)], [dy]
-        return [bind1(prim, (x, move_batch_axis(size, dy, dx, y)), params)], [dx]
-
-    batch_rules.register(prim, rule)
-
-
-for _p in (
-    add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, greater_p, less_p, ge_p, le_p, eq_p, ne_p,
-):
-    _elementwise_binary(_p)
-
-
-def _select_n_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    which, *cases = vals
-    dw, *dcs = dims
-    case_aval = unbatched_aval(aval_of(cases[0]), dcs[0])
-    which_shape = unbatched_aval(aval_of(which), dw).shape
-    d0 = dcs[0]
-    if d0 is not None and all(d == d0 for d in dcs) and (
-        (dw == d0 and which_shape == case_aval.shape) or (dw is None and which_shape == ())
-    ):
-        return [bind1(select_n_p, vals, params)], [d0]
-    # otherwise: every case batched at axis 0, and a selector to fit them
-    new_cases = [move_batch_axis(size, d, 0, c) for c, d in zip(cases, dcs)]
-    if dw is None and which_shape == ():
-        new_which = which
-    elif dw is not None and which_shape == () and case_aval.shape:
-        nd = case_aval.ndim
-        new_which = bind1(
-            broadcast_p,
-            (which,),
-            _broadcast_params((size,) + case_aval.shape, tuple(range(1, nd + 1))),
-        )
-    else:
-        new_which = move_batch_axis(size, dw, 0, which)
-    return [bind1(select_n_p, [new_which, *new_cases], params)], [0]
-
-
-batch_rules.register(select_n_p, _select_n_batch)
-
-
-def _broadcast_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    (x,), (b,) = vals, dims
-    assert b is not None
-    shape = get_ints("broadcast", params, "shape")
-    axes = get_ints("broadcast", params, "axes")
-    new_axes = set(axes)
-    kept = [i for i in range(len(shape)) if i not in new_axes]
-    # operand axis i lands on output axis kept[i]: the batch axis goes just
-    # before the output axis that operand axis b (per example) lands on
-    p = kept[b] if b < len(kept) else len(shape)
-    out_shape = shape[:p] + (size,) + shape[p:]
-    out_axes = tuple(a if a < p else a + 1 for a in axes)
-    return [bind1(broadcast_p, (x,), _broadcast_params(out_shape, out_axes))], [p]
-
-
-def _reshape_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    (x,), (b,) = vals, dims
-    new_sizes = get_ints("reshape", params, "new_sizes")
-    x0 = move_batch_axis(size, b, 0, x)
-    return [bind1(reshape_p, (x0,), _params1("new_sizes", (size,) + new_sizes))], [0]
-
-
-def _transpose_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    (x,), (b,) = vals, dims
-    assert b is not None
-    perm = get_ints("transpose", params, "perm")
-    new_perm = (b,) + tuple(p + (p >= b) for p in perm)
-    return [bind1(transpose_p, (x,), _params1("perm", new_perm))], [0]
-
-
-def _reduction_batch(prim: Primitive) -> BatchRule:
-    def rule(
-        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-    ) -> tuple[list[Value], list[BatchDim]]:
-        (x,), (b,) = vals, dims
-        assert b is not None
-        axis = get_ints(prim.name, params, "axis")
-        new_axis = tuple(a + (a >= b) for a in axis)
-        out_dim = b - sum(1 for a in axis if a < b)
-        return [bind1(prim, (x,), _params1("axis", new_axis))], [out_dim]
-
-    return rule
-
-
-batch_rules.register(broadcast_p, _broadcast_batch)
-batch_rules.register(reshape_p, _reshape_batch)
-batch_rules.register(transpose_p, _transpose_batch)
-batch_rules.register(reduce_sum_p, _reduction_batch(reduce_sum_p))
-batch_rules.register(reduce_max_p, _reduction_batch(reduce_max_p))
-
-
-def _shift(axes: tuple[int, ...], b: int) -> tuple[int, ...]:
-    """Per-example axes as axes of a value batched along ``b``."""
-    return tuple(a + (a >= b) for a in axes)
-
-
-def _dot_general_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    """Two batched operands: the batch axis becomes a dot_general batch
-    dimension; one batched operand: it is a free dimension of that operand."""
-    (lhs, rhs), (bl, br) = vals, dims
-    (lc, rc), (lb, rb) = get_dimension_numbers(params)
-    if bl is not None and br is not None:
-        dn = ((_shift(lc, bl), _shift(rc, br)), ((bl,) + _shift(lb, bl), (br,) + _shift(rb, br)))
-        return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [0]
-    if bl is not None:
-        lc2, lb2 = _shift(lc, bl), _shift(lb, bl)
-        used = set(lc2) | set(lb2)
-        free = [i for i in range(aval_of(lhs).ndim) if i not in used]
-        dn = ((lc2, rc), (lb2, rb))
-        return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [
-            len(lb) + free.index(bl)
-        ]
-    assert br is not None
-    rc2, rb2 = _shift(rc, br), _shift(rb, br)
-    used = set(rc2) | set(rb2)
-    free = [i for i in range(aval_of(rhs).ndim) if i not in used]
-    n_lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
-    dn = ((lc, rc2), (lb, rb2))
-    return [bind1(dot_general_p, (lhs, rhs), _dot_params(dn))], [
-        len(lb) + n_lhs_free + free.index(br)
-    ]
-
-
-batch_rules.register(dot_general_p, _dot_general_batch)

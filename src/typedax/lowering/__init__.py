@@ -8,7 +8,7 @@
 - ``set_platform`` / ``TYPEDAX_PLATFORM``: which device (``cpu`` default).
 """
 
-from . import rules as _rules  # noqa: F401  (registers the first-order rules)
+
 from ..hlo import HloValue as HloValue
 from .array import Array as Array
 from .cache import CacheStats as CacheStats

@@ -1,6 +1,7 @@
-"""Every first-order primitive: its NumPy evaluation and abstract evaluation."""
+"""The first-order primitive families, lowest first: ``structural`` (linear
+shape ops), ``elementwise``, ``reductions``, ``dot``. Each module defines its
+primitives with every rule and exports a ``FAMILY``."""
 
-from ..core.rules import PRIMITIVES as PRIMITIVES
 from .elementwise import add_p as add_p
 from .elementwise import convert_element_type_p as convert_element_type_p
 from .elementwise import cos_p as cos_p
@@ -26,8 +27,8 @@ from .elementwise import sqrt_p as sqrt_p
 from .elementwise import sub_p as sub_p
 from .elementwise import tanh_p as tanh_p
 from .structural import broadcast_p as broadcast_p
-from .structural import dot_general_p as dot_general_p
-from .structural import reduce_max_p as reduce_max_p
+from .dot import dot_general_p as dot_general_p
+from .reductions import reduce_max_p as reduce_max_p
 from .structural import reduce_sum_p as reduce_sum_p
 from .structural import reshape_p as reshape_p
 from .structural import transpose_p as transpose_p

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+from pyrsistent import pmap
 
 from ..core.dtypes import DType
 from ..core.errors import PrimitiveTypeError
@@ -48,3 +51,11 @@ def get_bool(prim: str, params: Params, key: str) -> bool:
     if not isinstance(v, bool):
         raise PrimitiveTypeError(f"{prim}: param '{key}' must be a bool, got {v!r}")
     return v
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def params_of(*items: tuple[str, Param]) -> Params:
+    """The params map of ``items``, shared between calls (building a ``pmap``
+    costs microseconds). Only for values already normalized (ints, tuples of
+    ints, dtypes): the cache keys on ``==``."""
+    return pmap(dict(items))

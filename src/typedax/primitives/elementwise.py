@@ -10,13 +10,40 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType, bool_, int32
-from ..core.errors import PrimitiveTypeError
-from ..core.ir import NDArray, Params, Primitive
-from ..core.rules import PRIMITIVES
-from ._params import get_dtype, get_int
+from ..core.dtypes import FLOATING, INTEGER, DType, bool_, int32, is_float
+from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
+from ..core.rules import (
+    BatchDim,
+    BatchRule,
+    Family,
+    JvpRule,
+    Primal,
+    Rules,
+    Tangent,
+    TransposeRule,
+    UndefPrimal,
+    Zero,
+    unbatched_aval,
+)
+from ..core.trace import Value, aval_of, bind1
+from ..hlo import HloValue, LoweringContext, compare, full, tensor_type
+from ._params import get_dtype, get_int, params_of
+from .structural import (
+    broadcast_to,
+    check_arity as _check_arity,
+    full_like,
+    instantiate_zeros,
+    move_batch_axis,
+    primal_aval,
+    types_str as _types,
+    zero_like,
+    zero_of,
+    zeros_like_aval,
+)
 
 NUMERIC: frozenset[DType] = FLOATING | INTEGER
 ANY_DTYPE: frozenset[DType] = NUMERIC | {bool_}
@@ -25,16 +52,9 @@ UnaryFn = Callable[[NDArray], object]
 BinaryFn = Callable[[NDArray, NDArray], object]
 
 
-def _types(avals: Sequence[ShapedArray]) -> str:
-    return ", ".join(a.str_short() for a in avals)
-
-
-def _check_arity(name: str, avals: Sequence[ShapedArray], n: int) -> None:
-    if len(avals) != n:
-        raise PrimitiveTypeError(f"{name} takes {n} operand(s), got {len(avals)}: ({_types(avals)})")
-
-
-def _unary(name: str, fn: UnaryFn, allowed: frozenset[DType]) -> Primitive:
+def _unary(
+    name: str, fn: UnaryFn, allowed: frozenset[DType], rules_for: Callable[[Primitive], Rules]
+) -> Primitive:
     kinds = "/".join(sorted(d.name for d in allowed))
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
@@ -48,10 +68,16 @@ def _unary(name: str, fn: UnaryFn, allowed: frozenset[DType]) -> Primitive:
             raise PrimitiveTypeError(f"{name} accepts {kinds} operands, got {x.str_short()}")
         return [x]
 
-    return PRIMITIVES.add(Primitive(name, impl, abstract_eval))
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
 
 
-def _binary(name: str, fn: BinaryFn, allowed: frozenset[DType], out: DType | None) -> Primitive:
+def _binary(
+    name: str,
+    fn: BinaryFn,
+    allowed: frozenset[DType],
+    out: DType | None,
+    rules_for: Callable[[Primitive], Rules],
+) -> Primitive:
     kinds = "/".join(sorted(d.name for d in allowed))
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
@@ -69,7 +95,7 @@ def _binary(name: str, fn: BinaryFn, allowed: frozenset[DType], out: DType | Non
             raise PrimitiveTypeError(f"{name} accepts {kinds} operands, got ({_types(avals)})")
         return [x if out is None else ShapedArray(x.shape, out)]
 
-    return PRIMITIVES.add(Primitive(name, impl, abstract_eval))
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
 
 
 def _logistic(x: NDArray) -> object:
@@ -90,29 +116,307 @@ def _neg(x: NDArray) -> object:
     return np.subtract(np.zeros((), x.dtype), x)
 
 
-neg_p = _unary("neg", _neg, NUMERIC)
-sin_p = _unary("sin", np.sin, FLOATING)
-cos_p = _unary("cos", np.cos, FLOATING)
-exp_p = _unary("exp", np.exp, FLOATING)
-log_p = _unary("log", np.log, FLOATING)
-tanh_p = _unary("tanh", np.tanh, FLOATING)
-logistic_p = _unary("logistic", _logistic, FLOATING)
-sqrt_p = _unary("sqrt", np.sqrt, FLOATING)
+# -- the ops the rules below build with: the primitives, without promotion ----
+def neg(x: Value) -> Value:
+    return bind1(neg_p, (x,), NO_PARAMS)
 
-add_p = _binary("add", np.add, NUMERIC, None)
-sub_p = _binary("sub", np.subtract, NUMERIC, None)
-mul_p = _binary("mul", np.multiply, NUMERIC, None)
-div_p = _binary("div", _div, NUMERIC, None)
-max_p = _binary("max", np.maximum, ANY_DTYPE, None)
-min_p = _binary("min", np.minimum, ANY_DTYPE, None)
-pow_p = _binary("pow", np.power, FLOATING, None)
 
-greater_p = _binary("greater", np.greater, ANY_DTYPE, bool_)
-less_p = _binary("less", np.less, ANY_DTYPE, bool_)
-ge_p = _binary("ge", np.greater_equal, ANY_DTYPE, bool_)
-le_p = _binary("le", np.less_equal, ANY_DTYPE, bool_)
-eq_p = _binary("eq", np.equal, ANY_DTYPE, bool_)
-ne_p = _binary("ne", np.not_equal, ANY_DTYPE, bool_)
+def sin(x: Value) -> Value:
+    return bind1(sin_p, (x,), NO_PARAMS)
+
+
+def cos(x: Value) -> Value:
+    return bind1(cos_p, (x,), NO_PARAMS)
+
+
+def log(x: Value) -> Value:
+    return bind1(log_p, (x,), NO_PARAMS)
+
+
+def add(x: Value, y: Value) -> Value:
+    return bind1(add_p, (x, y), NO_PARAMS)
+
+
+def sub(x: Value, y: Value) -> Value:
+    return bind1(sub_p, (x, y), NO_PARAMS)
+
+
+def mul(x: Value, y: Value) -> Value:
+    return bind1(mul_p, (x, y), NO_PARAMS)
+
+
+def div(x: Value, y: Value) -> Value:
+    return bind1(div_p, (x, y), NO_PARAMS)
+
+
+def pow(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+    return bind1(pow_p, (x, y), NO_PARAMS)
+
+
+def eq(x: Value, y: Value) -> Value:
+    return bind1(eq_p, (x, y), NO_PARAMS)
+
+
+def select(pred: Value, on_true: Value, on_false: Value) -> Value:
+    return bind1(select_n_p, (pred, on_false, on_true), NO_PARAMS)
+
+
+def convert(x: Value, dtype: DType) -> Value:
+    return bind1(convert_element_type_p, (x,), params_of(("new_dtype", dtype)))
+
+
+def add_tangents(a: Tangent, b: Tangent) -> Tangent:
+    """``a + b`` where either may be a symbolic ``Zero``."""
+    if isinstance(a, Zero):
+        return b
+    if isinstance(b, Zero):
+        return a
+    return add(a, b)
+
+
+def _defined(name: str, x: Primal, role: str) -> Value:
+    if isinstance(x, UndefPrimal):
+        raise NonLinearError(name, f"its {role} is a linear value ({x.aval.str_short()})")
+    return x
+
+
+# -- rules shared by the unary and binary primitives --------------------------
+def elementwise_batch(prim: Primitive) -> BatchRule:
+    """Batching of a one-operand elementwise primitive: the batch axis stays."""
+
+    def rule(
+        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+    ) -> tuple[list[Value], list[BatchDim]]:
+        return [bind1(prim, vals, params)], [dims[0]]
+
+    return rule
+
+
+def _binary_batch(prim: Primitive) -> BatchRule:
+    """Batching of a two-operand elementwise primitive: one batch axis for both."""
+
+    def rule(
+        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+    ) -> tuple[list[Value], list[BatchDim]]:
+        (x, y), (dx, dy) = vals, dims
+        if dx == dy:
+            return [bind1(prim, (x, y), params)], [dx]
+        if dx is None:
+            assert dy is not None
+            return [bind1(prim, (move_batch_axis(size, None, dy, x), y), params)], [dy]
+        return [bind1(prim, (x, move_batch_axis(size, dy, dx, y)), params)], [dx]
+
+    return rule
+
+
+def _unary_rules(
+    tangent: Callable[[Value, Value, Value], Value],
+    op: Callable[[HloValue], HloValue],
+    transpose: TransposeRule | None = None,
+) -> Callable[[Primitive], Rules]:
+    """``tangent(t, x, y)``: the output tangent for input tangent ``t``, input
+    ``x`` and output ``y`` (called only for a nonzero ``t``); ``op`` the
+    StableHLO op."""
+
+    def rules(prim: Primitive) -> Rules:
+        def jvp(
+            primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+        ) -> tuple[list[Value], list[Tangent]]:
+            (x,), (t,) = primals, tangents
+            y = bind1(prim, (x,), params)
+            if isinstance(t, Zero):
+                return [y], [t]
+            return [y], [tangent(t, x, y)]
+
+        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+            return [op(args[0])]
+
+        return Rules(jvp=jvp, transpose=transpose, batch=elementwise_batch(prim), lower=lower)
+
+    return rules
+
+
+def _binary_rules(
+    jvp: JvpRule | None,
+    op: Callable[[HloValue, HloValue], HloValue],
+    transpose: TransposeRule | None = None,
+) -> Callable[[Primitive], Rules]:
+    def rules(prim: Primitive) -> Rules:
+        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+            return [op(args[0], args[1])]
+
+        return Rules(
+            jvp=jvp if jvp is not None else _chooser_jvp(prim),
+            transpose=transpose,
+            batch=_binary_batch(prim),
+            lower=lower,
+        )
+
+    return rules
+
+
+def _comparison_rules(direction: str) -> Callable[[Primitive], Rules]:
+    def rules(prim: Primitive) -> Rules:
+        def jvp(
+            primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+        ) -> tuple[list[Value], list[Tangent]]:
+            out = bind1(prim, primals, params)
+            return [out], [zero_of(aval_of(out).shape, bool_)]
+
+        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+            return [compare(args[0], args[1], eqn.inputs[0].aval.dtype, direction)]
+
+        return Rules(jvp=jvp, batch=_binary_batch(prim), lower=lower)
+
+    return rules
+
+
+# -- JVP and transpose rules of the arithmetic --------------------------------
+def _add_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(add_p, (x, y), params)
+    t = add_tangents(tx, ty)
+    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+
+
+def _sub_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(sub_p, (x, y), params)
+    if isinstance(ty, Zero):
+        return [out], [zero_like(out) if isinstance(tx, Zero) else tx]
+    if isinstance(tx, Zero):
+        return [out], [neg(ty)]
+    return [out], [sub(tx, ty)]
+
+
+def _mul_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(mul_p, (x, y), params)
+    a: Tangent = tx if isinstance(tx, Zero) else mul(tx, y)
+    b: Tangent = ty if isinstance(ty, Zero) else mul(x, ty)
+    t = add_tangents(a, b)
+    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+
+
+def _div_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(div_p, (x, y), params)
+    a: Tangent = tx if isinstance(tx, Zero) else div(tx, y)
+    b: Tangent = (  # d(x/y)/dy = -(x/y)/y
+        ty if isinstance(ty, Zero) else neg(mul(ty, div(out, y)))
+    )
+    t = add_tangents(a, b)
+    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+
+
+def _chooser_jvp(prim: Primitive) -> JvpRule:
+    """max/min: the tangent of the chosen operand; half of each on ties (as JAX)."""
+
+    def rule(
+        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+    ) -> tuple[list[Value], list[Tangent]]:
+        (x, y), (tx, ty) = primals, tangents
+        out = bind1(prim, (x, y), params)
+        if isinstance(tx, Zero) and isinstance(ty, Zero):
+            return [out], [zero_like(out)]
+
+        def weight(mine: Value, other: Value) -> Value:
+            # 1 where ``mine`` was chosen alone, 0.5 on a tie, 0 elsewhere
+            on_tie = select(eq(other, out), full_like(0.5, out), full_like(1.0, out))
+            return select(eq(mine, out), on_tie, full_like(0.0, out))
+
+        a: Tangent = tx if isinstance(tx, Zero) else mul(tx, weight(x, y))
+        b: Tangent = ty if isinstance(ty, Zero) else mul(ty, weight(y, x))
+        return [out], [add_tangents(a, b)]
+
+    return rule
+
+
+def _pow_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(pow_p, (x, y), params)
+    a: Tangent = tx
+    if not isinstance(tx, Zero):  # d/dx = y * x**(y-1), and 0 where y == 0 (as JAX)
+        dx = mul(y, pow(x, sub(y, full_like(1.0, y))))
+        dx = select(eq(y, full_like(0.0, y)), full_like(0.0, y), dx)
+        a = mul(tx, dx)
+    b: Tangent = ty
+    if not isinstance(ty, Zero):  # d/dy = log(x) * x**y, with log(0) read as 0 (as JAX)
+        is_zero = eq(x, full_like(0.0, x))
+        safe_x = select(is_zero, full_like(1.0, x), x)
+        b = mul(ty, mul(log(safe_x), out))
+    return [out], [add_tangents(a, b)]
+
+
+def _add_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    return [ct if isinstance(p, UndefPrimal) else None for p in ps]
+
+
+def _sub_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    x, y = ps
+    return [ct if isinstance(x, UndefPrimal) else None, neg(ct) if isinstance(y, UndefPrimal) else None]
+
+
+def _neg_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    return [neg(cts[0])]
+
+
+def _mul_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    x, y = ps
+    if isinstance(x, UndefPrimal):
+        return [mul(ct, _defined("mul", y, "other operand")), None]
+    return [None, mul(x, ct)]
+
+
+def _div_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    return [div(ct, _defined("div", ps[1], "divisor")), None]
+
+
+neg_p = _unary("neg", _neg, NUMERIC,
+    _unary_rules(lambda t, x, y: neg(t), hlo.negate, _neg_t))
+sin_p = _unary("sin", np.sin, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, cos(x)), hlo.sine))
+cos_p = _unary("cos", np.cos, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, neg(sin(x))), hlo.cosine))
+exp_p = _unary("exp", np.exp, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, y), hlo.exponential))
+log_p = _unary("log", np.log, FLOATING,
+    _unary_rules(lambda t, x, y: div(t, x), hlo.log))
+tanh_p = _unary("tanh", np.tanh, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, sub(full_like(1.0, y), mul(y, y))), hlo.tanh))
+logistic_p = _unary("logistic", _logistic, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, mul(y, sub(full_like(1.0, y), y))), hlo.logistic))
+sqrt_p = _unary("sqrt", np.sqrt, FLOATING,
+    _unary_rules(lambda t, x, y: mul(t, div(full_like(0.5, y), y)), hlo.sqrt))
+
+add_p = _binary("add", np.add, NUMERIC, None, _binary_rules(_add_jvp, hlo.add, _add_t))
+sub_p = _binary("sub", np.subtract, NUMERIC, None, _binary_rules(_sub_jvp, hlo.subtract, _sub_t))
+mul_p = _binary("mul", np.multiply, NUMERIC, None, _binary_rules(_mul_jvp, hlo.multiply, _mul_t))
+div_p = _binary("div", _div, NUMERIC, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
+max_p = _binary("max", np.maximum, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
+min_p = _binary("min", np.minimum, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
+pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power))
+
+greater_p = _binary("greater", np.greater, ANY_DTYPE, bool_, _comparison_rules("GT"))
+less_p = _binary("less", np.less, ANY_DTYPE, bool_, _comparison_rules("LT"))
+ge_p = _binary("ge", np.greater_equal, ANY_DTYPE, bool_, _comparison_rules("GE"))
+le_p = _binary("le", np.less_equal, ANY_DTYPE, bool_, _comparison_rules("LE"))
+eq_p = _binary("eq", np.equal, ANY_DTYPE, bool_, _comparison_rules("EQ"))
+ne_p = _binary("ne", np.not_equal, ANY_DTYPE, bool_, _comparison_rules("NE"))
 
 
 # -- integer_pow: x ** y for a static integer y ----------------------------
@@ -137,7 +441,48 @@ def _integer_pow_abstract(avals: Sequence[ShapedArray], params: Params) -> list[
     return [x]
 
 
-integer_pow_p = PRIMITIVES.add(Primitive("integer_pow", _integer_pow_impl, _integer_pow_abstract))
+def _integer_pow_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x,), (t,) = primals, tangents
+    out = bind1(integer_pow_p, (x,), params)
+    if isinstance(t, Zero):
+        return [out], [t]
+    y = get_int("integer_pow", params, "y")
+    if y == 0:
+        return [out], [zero_like(t)]
+    if y == 1:
+        return [out], [t]
+    if y == 2:
+        return [out], [mul(t, mul(full_like(2.0, x), x))]
+    x_pow = bind1(integer_pow_p, (x,), params_of(("y", y - 1)))
+    return [out], [mul(t, mul(full_like(float(y), x), x_pow))]
+
+
+def _integer_pow_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    """``x ** y`` by repeated squaring; ``1 / x ** -y`` for negative ``y``."""
+    (x,) = args
+    y = get_int("integer_pow", eqn.params, "y")
+    aval = eqn.inputs[0].aval
+    n = abs(y)
+    acc: HloValue | None = None
+    base = x
+    while n:
+        if n & 1:
+            acc = base if acc is None else hlo.multiply(acc, base)
+        n >>= 1
+        if n:
+            base = hlo.multiply(base, base)
+    result = full(1, aval) if acc is None else acc
+    if y < 0:
+        result = hlo.divide(full(1, aval), result)
+    return [result]
+
+
+integer_pow_p = Primitive(
+    "integer_pow", _integer_pow_impl, _integer_pow_abstract,
+    rules_for=lambda p: Rules(jvp=_integer_pow_jvp, batch=elementwise_batch(p), lower=_integer_pow_lower),
+)
 
 
 # -- select_n(which, *cases): cases[which] elementwise ----------------------
@@ -168,7 +513,82 @@ def _select_n_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Sha
     return [cases[0]]
 
 
-select_n_p = PRIMITIVES.add(Primitive("select_n", _select_n_impl, _select_n_abstract))
+def _select_n_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    which, *cases = primals
+    case_ts = tangents[1:]
+    out = bind1(select_n_p, primals, params)
+    if all(isinstance(t, Zero) for t in case_ts):
+        return [out], [zero_like(out)]
+    t = bind1(select_n_p, [which, *(instantiate_zeros(c) for c in case_ts)], params)
+    return [out], [t]
+
+
+def _select_n_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    which = _defined("select_n", ps[0], "selector (predicate)")
+    cases = ps[1:]
+    out: list[Value | None] = [None]
+    zero: Value | None = None
+    for i, c in enumerate(cases):
+        if not isinstance(c, UndefPrimal):
+            out.append(None)
+            continue
+        if len(cases) == 1:
+            out.append(ct)
+            continue
+        if zero is None:
+            zero = zeros_like_aval(c.aval)
+        branches = [ct if j == i else zero for j in range(len(cases))]
+        out.append(bind1(select_n_p, (which, *branches), NO_PARAMS))
+    return out
+
+
+def _select_n_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    which, *cases = vals
+    dw, *dcs = dims
+    case_aval = unbatched_aval(aval_of(cases[0]), dcs[0])
+    which_shape = unbatched_aval(aval_of(which), dw).shape
+    d0 = dcs[0]
+    if d0 is not None and all(d == d0 for d in dcs) and (
+        (dw == d0 and which_shape == case_aval.shape) or (dw is None and which_shape == ())
+    ):
+        return [bind1(select_n_p, vals, params)], [d0]
+    # otherwise: every case batched at axis 0, and a selector to fit them
+    new_cases = [move_batch_axis(size, d, 0, c) for c, d in zip(cases, dcs)]
+    if dw is None and which_shape == ():
+        new_which = which
+    elif dw is not None and which_shape == () and case_aval.shape:
+        nd = case_aval.ndim
+        new_which = broadcast_to(which, (size,) + case_aval.shape, tuple(range(1, nd + 1)))
+    else:
+        new_which = move_batch_axis(size, dw, 0, which)
+    return [bind1(select_n_p, [new_which, *new_cases], params)], [0]
+
+
+def _select_n_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    which, *cases = args
+    which_aval = eqn.inputs[0].aval
+    if len(cases) == 1:
+        return [cases[0]]
+    if which_aval.dtype == bool_:
+        return [hlo.select(which, cases[1], cases[0])]
+    assert which_aval.dtype == int32
+    # cases[which]: a chain of selects, last case as the default
+    out = cases[-1]
+    for i in range(len(cases) - 2, -1, -1):
+        is_i = compare(which, full(i, which_aval), int32, "EQ")
+        out = hlo.select(is_i, cases[i], out)
+    return [out]
+
+
+select_n_p = Primitive(
+    "select_n", _select_n_impl, _select_n_abstract,
+    Rules(jvp=_select_n_jvp, transpose=_select_n_t, batch=_select_n_batch, lower=_select_n_lower),
+)
 
 
 # -- convert_element_type ----------------------------------------------------
@@ -183,6 +603,50 @@ def _convert_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shap
     return [ShapedArray(avals[0].shape, new_dtype)]
 
 
-convert_element_type_p = PRIMITIVES.add(
-    Primitive("convert_element_type", _convert_impl, _convert_abstract)
+def _convert_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x,), (t,) = primals, tangents
+    out = bind1(convert_element_type_p, (x,), params)
+    new_dtype = get_dtype("convert_element_type", params, "new_dtype")
+    if isinstance(t, Zero) or not is_float(new_dtype):
+        return [out], [zero_like(out)]
+    return [out], [bind1(convert_element_type_p, (t,), params)]
+
+
+def _convert_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    old = primal_aval(ps[0]).dtype
+    if old == get_dtype("convert_element_type", params, "new_dtype"):
+        return [ct]
+    return [convert(ct, old)]
+
+
+def _convert_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    (x,) = args
+    src = eqn.inputs[0].aval
+    new_dtype = get_dtype("convert_element_type", eqn.params, "new_dtype")
+    if new_dtype == src.dtype:
+        return [x]
+    if new_dtype == bool_:  # nonzero is True (NumPy's astype(bool))
+        return [compare(x, full(0, src), src.dtype, "NE")]
+    return [hlo.convert(tensor_type(eqn.out_binders[0].aval), x)]
+
+
+convert_element_type_p = Primitive(
+    "convert_element_type", _convert_impl, _convert_abstract,
+    rules_for=lambda p: Rules(
+        jvp=_convert_jvp, transpose=_convert_t, batch=elementwise_batch(p), lower=_convert_lower
+    ),
+)
+
+
+FAMILY = Family(
+    "elementwise",
+    (
+        neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p,
+        add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p,
+        greater_p, less_p, ge_p, le_p, eq_p, ne_p,
+        integer_pow_p, select_n_p, convert_element_type_p,
+    ),
 )

@@ -14,7 +14,7 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import SUPPORTED, DType, bool_, float32, float64
 from ..core.errors import TypedaxError
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Var
-from ..core.rules import PRIMITIVES
+from ..registry import REGISTRY
 from ._elementwise import ELEMENTWISE, Builder
 from ._env import INPUT_RANGES, Config, Env, is_float
 from ._structural import STRUCTURAL
@@ -195,7 +195,7 @@ def _jaxpr(draw: st.DrawFn, cfg: Config) -> Jaxpr:
         if built is None:
             continue
         ins, params, ranges = built
-        prim = PRIMITIVES.get(name)
+        prim = REGISTRY.get(name)
         if prim is None:
             raise TypedaxError(f"jaxprs: primitive '{name}' is not registered")
         out_avals = prim.abstract_eval([a.aval for a in ins], params)

@@ -1,0 +1,192 @@
+"""``dot_general``, and every rule for it: the contraction that ``lax.dot``,
+``numpy.matmul``/``dot``/``einsum``-style products lower to."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ..core.avals import ShapedArray
+from ..core.dtypes import bool_
+from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.ir import Eqn, NDArray, Params, Primitive
+from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
+from ..core.trace import Value, aval_of, bind1
+from ..hlo import HloValue, LoweringContext, tensor_type
+from ._params import _get, params_of
+from .elementwise import add_tangents
+from .structural import check_arity, primal_aval, transpose, zero_like
+
+
+# -- dot_general(lhs, rhs; dimension_numbers) --------------------------------
+DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
+
+
+def get_dimension_numbers(params: Params) -> DimensionNumbers:
+    dn = _get("dot_general", params, "dimension_numbers")
+    parts: tuple[object, ...] = ()
+    if isinstance(dn, tuple) and len(dn) == 2 and all(isinstance(p, tuple) and len(p) == 2 for p in dn):
+        parts = tuple(q for p in dn if isinstance(p, tuple) for q in p)
+    if len(parts) != 4 or not all(
+        isinstance(p, tuple) and all(type(i) is int for i in p) for p in parts
+    ):
+        raise PrimitiveTypeError(
+            f"dot_general: dimension_numbers must be ((lhs_contract, rhs_contract), "
+            f"(lhs_batch, rhs_batch)) tuples of ints, got {dn!r}"
+        )
+    lc_, rc_, lb_, rb_ = (tuple(i for i in p if type(i) is int) for p in parts if isinstance(p, tuple))
+    return ((lc_, rc_), (lb_, rb_))
+
+
+def _free(ndim: int, contract: tuple[int, ...], batch: tuple[int, ...]) -> tuple[int, ...]:
+    used = set(contract) | set(batch)
+    return tuple(i for i in range(ndim) if i not in used)
+
+
+def _dot_general_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    check_arity("dot_general", avals, 2)
+    lhs, rhs = avals
+    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+
+    def where() -> str:  # built only when there is an error to report
+        return f"dot_general({lhs.str_short()}, {rhs.str_short()}, dimension_numbers={((lc, rc), (lb, rb))})"
+
+    if lhs.dtype != rhs.dtype:
+        raise PrimitiveTypeError(f"{where()}: operands must have one dtype")
+    if lhs.dtype == bool_:
+        raise PrimitiveTypeError(f"{where()}: bool operands are not supported")
+    for dims, a in ((lc + lb, lhs), (rc + rb, rhs)):
+        if len(set(dims)) != len(dims) or any(not 0 <= d < a.ndim for d in dims):
+            raise PrimitiveTypeError(f"{where()}: dimensions must be distinct axes of each operand")
+    if len(lc) != len(rc) or len(lb) != len(rb):
+        raise PrimitiveTypeError(f"{where()}: contracting and batch dimensions must pair up")
+    if any(lhs.shape[i] != rhs.shape[j] for i, j in zip(lc + lb, rc + rb)):
+        raise PrimitiveTypeError(f"{where()}: paired dimensions have different sizes")
+    shape = (
+        tuple(lhs.shape[i] for i in lb)
+        + tuple(lhs.shape[i] for i in _free(lhs.ndim, lc, lb))
+        + tuple(rhs.shape[i] for i in _free(rhs.ndim, rc, rb))
+    )
+    return [ShapedArray(shape, lhs.dtype)]
+
+
+def _dot_general_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    lhs, rhs = args
+    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
+    bshape = tuple(lhs.shape[i] for i in lb)
+    lfs, rfs = tuple(lhs.shape[i] for i in lf), tuple(rhs.shape[i] for i in rf)
+    csize = math.prod(lhs.shape[i] for i in lc)
+    b = math.prod(bshape)
+    l3 = np.transpose(lhs, lb + lf + lc).reshape(b, math.prod(lfs), csize)
+    r3 = np.transpose(rhs, rb + rc + rf).reshape(b, csize, math.prod(rfs))
+    out = np.matmul(l3, r3).reshape(bshape + lfs + rfs)
+    return [np.asarray(out, dtype=lhs.dtype)]
+
+
+def dot_general(lhs: Value, rhs: Value, dn: DimensionNumbers) -> Value:
+    return bind1(dot_general_p, (lhs, rhs), params_of(("dimension_numbers", dn)))
+
+
+def _dot_general_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(dot_general_p, (x, y), params)
+    a: Tangent = tx if isinstance(tx, Zero) else bind1(dot_general_p, (tx, y), params)
+    b: Tangent = ty if isinstance(ty, Zero) else bind1(dot_general_p, (x, ty), params)
+    t = add_tangents(a, b)
+    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+
+
+def _defined(x: Primal, role: str) -> Value:
+    if isinstance(x, UndefPrimal):
+        raise NonLinearError("dot_general", f"its {role} is a linear value ({x.aval.str_short()})")
+    return x
+
+
+def _permute_back(x: Value, src: list[int]) -> Value:
+    """``x``'s axis ``k`` is operand axis ``src[k]``; put them in operand order."""
+    perm = tuple(int(i) for i in np.argsort(src))
+    if perm == tuple(range(len(perm))):
+        return x
+    return transpose(x, perm)
+
+
+def _dot_general_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    (ct,) = cts
+    lhs, rhs = ps
+    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    if isinstance(lhs, UndefPrimal) and isinstance(rhs, UndefPrimal):
+        raise NonLinearError("dot_general", "both operands are linear values")
+    lnd, rnd = primal_aval(lhs).ndim, primal_aval(rhs).ndim
+    lf = [i for i in range(lnd) if i not in lc and i not in lb]
+    rf = [i for i in range(rnd) if i not in rc and i not in rb]
+    nb = len(lb)
+    ct_b = tuple(range(nb))
+    ct_lf = tuple(range(nb, nb + len(lf)))
+    ct_rf = tuple(range(nb + len(lf), nb + len(lf) + len(rf)))
+    if isinstance(lhs, UndefPrimal):
+        # contract ct's rhs-free axes with rhs's free axes, batch with batch
+        res = dot_general(ct, _defined(rhs, "rhs"), ((ct_rf, tuple(rf)), (ct_b, tuple(rb))))
+        r_rest = sorted(rc)  # rhs's remaining axes, ascending: the contracting ones
+        src = list(lb) + lf + [lc[rc.index(j)] for j in r_rest]
+        return [_permute_back(res, src), None]
+    res = dot_general(_defined(lhs, "lhs"), ct, ((tuple(lf), ct_lf), (tuple(lb), ct_b)))
+    l_rest = sorted(lc)
+    src = list(rb) + [rc[lc.index(j)] for j in l_rest] + rf
+    return [None, _permute_back(res, src)]
+
+
+def _shift(axes: tuple[int, ...], b: int) -> tuple[int, ...]:
+    """Per-example axes as axes of a value batched along ``b``."""
+    return tuple(a + (a >= b) for a in axes)
+
+
+def _dot_general_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    """Two batched operands: the batch axis becomes a dot_general batch
+    dimension; one batched operand: it is a free dimension of that operand."""
+    (lhs, rhs), (bl, br) = vals, dims
+    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    if bl is not None and br is not None:
+        dn = ((_shift(lc, bl), _shift(rc, br)), ((bl,) + _shift(lb, bl), (br,) + _shift(rb, br)))
+        return [dot_general(lhs, rhs, dn)], [0]
+    if bl is not None:
+        lc2, lb2 = _shift(lc, bl), _shift(lb, bl)
+        used = set(lc2) | set(lb2)
+        free = [i for i in range(aval_of(lhs).ndim) if i not in used]
+        return [dot_general(lhs, rhs, ((lc2, rc), (lb2, rb)))], [len(lb) + free.index(bl)]
+    assert br is not None
+    rc2, rb2 = _shift(rc, br), _shift(rb, br)
+    used = set(rc2) | set(rb2)
+    free = [i for i in range(aval_of(rhs).ndim) if i not in used]
+    n_lhs_free = aval_of(lhs).ndim - len(lc) - len(lb)
+    return [dot_general(lhs, rhs, ((lc, rc2), (lb, rb2)))], [len(lb) + n_lhs_free + free.index(br)]
+
+
+def _dot_general_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    (lc, rc), (lb, rb) = get_dimension_numbers(eqn.params)
+    dn = hlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lb),
+        rhs_batching_dimensions=list(rb),
+        lhs_contracting_dimensions=list(lc),
+        rhs_contracting_dimensions=list(rc),
+    )
+    return [hlo.dot_general(tensor_type(eqn.out_binders[0].aval), args[0], args[1], dn)]
+
+
+dot_general_p = Primitive(
+    "dot_general", _dot_general_impl, _dot_general_abstract,
+    Rules(
+        jvp=_dot_general_jvp, transpose=_dot_general_t, batch=_dot_general_batch,
+        lower=_dot_general_lower,
+    ),
+)
+
+
+FAMILY = Family("dot", (dot_general_p,))

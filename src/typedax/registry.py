@@ -1,0 +1,27 @@
+"""The library's primitives, family by family: what ``parse_jaxpr`` and the
+registry test read.
+
+This is the one place that lists the families. Adding a primitive to an
+existing family needs no change here; adding a family is one line. Nothing
+registers itself by being imported: each family module exports a ``FAMILY``
+value and this module collects them.
+"""
+
+from __future__ import annotations
+
+from .control_flow import cond_p, scan_p, while_p
+from .core.rules import Family, Registry
+from .jit import jit_p
+from .primitives import dot, elementwise, reductions, structural
+
+FAMILIES: tuple[Family, ...] = (
+    structural.FAMILY,
+    elementwise.FAMILY,
+    reductions.FAMILY,
+    dot.FAMILY,
+    Family("control flow", (cond_p, while_p, scan_p)),
+    Family("jit", (jit_p,)),
+)
+
+REGISTRY: Registry = Registry(FAMILIES)
+"""Every primitive typedax defines, by name."""
