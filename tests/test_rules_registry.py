@@ -7,6 +7,8 @@ own extends a copy; nothing here or elsewhere mutates the library's."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pytest
 
@@ -46,11 +48,11 @@ def test_every_linear_primitive_has_a_transpose_rule() -> None:
     assert not missing, f"linear primitives without a transpose rule: {missing}"
 
 
-def _ident_impl(args: list[NDArray], params: Params) -> list[NDArray]:
+def _ident_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return list(args)
 
 
-def _ident_abstract(avals: list[ShapedArray], params: Params) -> list[ShapedArray]:
+def _ident_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     return list(avals)
 
 
