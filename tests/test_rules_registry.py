@@ -62,7 +62,7 @@ def test_a_registry_of_ones_own_leaves_the_librarys_unchanged() -> None:
     extended = REGISTRY.extended(Family("mine", (mine,)))
     assert extended["test_registry_ident"] is mine and "test_registry_ident" not in REGISTRY
     assert len(REGISTRY) == before and len(extended) == before + 1
-    text = "{ lambda a:float64[] . let b:float64[] = test_registry_ident a in ( b ) }"
+    text = "{ lambda a:float64[] .\n  let b:float64[] = test_registry_ident a\n  in ( b ) }"
     assert str(tdx.parse_jaxpr(text, extended)) == text
     with pytest.raises(tdx.core.JaxprSyntaxError, match="unknown primitive 'test_registry_ident'"):
         tdx.parse_jaxpr(text)

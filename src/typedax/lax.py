@@ -40,6 +40,7 @@ from .primitives import (
     ne_p,
     neg_p,
     pow_p,
+    rem_p,
     reduce_max_p,
     reduce_sum_p,
     reshape_p,
@@ -55,7 +56,7 @@ from .primitives.dot import DimensionNumbers
 __all__ = [
     "abs", "add", "broadcast", "broadcast_in_dim", "convert_element_type", "cos", "div",
     "dot", "dot_general", "eq", "exp", "ge", "gt", "integer_pow", "le", "log", "logistic",
-    "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_sum", "reshape",
+    "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_sum", "rem", "reshape",
     "select", "select_n", "sin", "sqrt", "sub", "tanh", "transpose",
 ]
 
@@ -154,6 +155,11 @@ def min(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
 
 def pow(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
     return _binop(pow_p, x, y)
+
+
+def rem(x: Value, y: Value) -> Value:
+    """The remainder of ``x / y`` with the sign of ``x`` (``jax.lax.rem``, C's ``fmod``)."""
+    return _binop(rem_p, x, y)
 
 
 def gt(x: Value, y: Value) -> Value:

@@ -21,6 +21,7 @@ from .elementwise import mul_p as mul_p
 from .elementwise import ne_p as ne_p
 from .elementwise import neg_p as neg_p
 from .elementwise import pow_p as pow_p
+from .elementwise import rem_p as rem_p
 from .elementwise import select_n_p as select_n_p
 from .elementwise import sin_p as sin_p
 from .elementwise import sqrt_p as sqrt_p

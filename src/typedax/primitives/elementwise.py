@@ -386,6 +386,28 @@ def _div_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[V
     return [div(ct, _defined("div", ps[1], "divisor")), None]
 
 
+def _rem(x: NDArray, y: NDArray) -> object:
+    """XLA's remainder: the sign of the dividend (C's ``fmod``); for integers
+    ``x rem 0`` is ``x`` and ``INT_MIN rem -1`` is 0, as under ``jit``."""
+    if x.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            return np.fmod(x, y)
+    zero = y == 0
+    safe = np.where(zero | (y == -1), np.ones((), y.dtype), y)
+    return np.where(zero, x, np.fmod(x, safe))
+
+
+def _rem_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    """d/dx = 1; d/dy = -trunc(x / y), with trunc(x / y) = (x - rem(x, y)) / y."""
+    (x, y), (tx, ty) = primals, tangents
+    out = bind1(rem_p, (x, y), params)
+    b: Tangent = ty if isinstance(ty, Zero) else mul(ty, neg(div(sub(x, out), y)))
+    t = add_tangents(tx, b)
+    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+
+
 neg_p = _unary("neg", _neg, NUMERIC,
     _unary_rules(lambda t, x, y: neg(t), hlo.negate, _neg_t))
 sin_p = _unary("sin", np.sin, FLOATING,
@@ -410,6 +432,7 @@ div_p = _binary("div", _div, NUMERIC, None, _binary_rules(_div_jvp, hlo.divide, 
 max_p = _binary("max", np.maximum, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
 min_p = _binary("min", np.minimum, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
 pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power))
+rem_p = _binary("rem", _rem, NUMERIC, None, _binary_rules(_rem_jvp, hlo.remainder))
 
 greater_p = _binary("greater", np.greater, ANY_DTYPE, bool_, _comparison_rules("GT"))
 less_p = _binary("less", np.less, ANY_DTYPE, bool_, _comparison_rules("LT"))
@@ -645,7 +668,7 @@ FAMILY = Family(
     "elementwise",
     (
         neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p,
-        add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p,
+        add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, rem_p,
         greater_p, less_p, ge_p, le_p, eq_p, ne_p,
         integer_pow_p, select_n_p, convert_element_type_p,
     ),

@@ -103,6 +103,8 @@ BINARY: dict[str, Builder] = {
     "max": binary(ANY, _anything, _any_right, lambda a, b, t, s: Interval(max(a.lo, b.lo), max(a.hi, b.hi))),
     "min": binary(ANY, _anything, _any_right, lambda a, b, t, s: Interval(min(a.lo, b.lo), min(a.hi, b.hi))),
     "pow": binary(FLOATING, lambda r: r.lo >= 0.1, _any_right, lambda a, b, t, s: iv.power(a, b)),
+    # |x rem y| <= min(|x|, |y|), with x's sign
+    "rem": binary(NUMERIC, _anything, _nonzero_divisor, lambda a, b, t, s: Interval(-min(a.mag, b.mag), min(a.mag, b.mag))),
 }
 
 COMPARISON: dict[str, Builder] = {
