@@ -17,7 +17,7 @@ from typedax import lax
 from typedax.core import PrimitiveTypeError
 from typedax.testing import assert_roundtrips
 
-jax.config.update("jax_enable_x64", True)
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
 FLOATS = st.floats(-50, 50, allow_nan=False, width=64)
 DIVISORS = st.floats(0.25, 20, width=64).flatmap(lambda v: st.sampled_from([v, -v]))
