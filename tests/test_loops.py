@@ -456,7 +456,7 @@ def test_while_linearize_works_but_grad_raises() -> None:
 def test_while_abstract_eval_errors() -> None:
     from pyrsistent import pmap
 
-    from typedax.control_flow.loops import while_params
+    from typedax.control_flow.while_loop import while_params
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))
@@ -472,7 +472,7 @@ def test_while_abstract_eval_errors() -> None:
 
 
 def test_scan_abstract_eval_errors() -> None:
-    from typedax.control_flow.loops import scan_params
+    from typedax.control_flow.scan import scan_params
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))

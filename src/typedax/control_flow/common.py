@@ -1,6 +1,8 @@
-"""Helpers shared by the control-flow primitives: tracing user callables on
-pytrees to jaxprs, joining the constants of several jaxprs, and evaluating a
-param jaxpr on NumPy values."""
+"""What the control-flow primitives share: tracing a user function to a
+jaxpr, checking operand types, splitting and permuting binders, the
+fixpoint of loop carries, and the pieces their rules build from (the JVP of
+a body with symbolic zeros, batching a body, unzipping residuals, lowering a
+body into a region)."""
 
 from __future__ import annotations
 
@@ -8,14 +10,30 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+from pyrsistent import pmap
 
 from .. import tree
 from ..core.avals import ShapedArray
+from ..core.dtypes import int32, is_float
 from ..core.errors import PrimitiveTypeError
-from ..core.ir import Atom, ClosedJaxpr, Jaxpr, Lit, NDArray, Var
-from ..core.trace import EVAL_TRACE, Value, aval_of, bind, using_trace
+from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
+from ..core.trace import EVAL_TRACE, Value, aval_of, bind, bind1, using_trace
 from ..core.typecheck import typecheck_jaxpr
+from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
+from ..interpreters.batching import BatchDim, batched_aval, move_batch_axis, vmap_flat
+from ..interpreters.jvp import (
+    Tangent,
+    Zero,
+    eval_jaxpr_typed as eval_jaxpr,
+    instantiate_zeros,
+    jvp_flat,
+)
 from ..interpreters.staging import trace_to_jaxpr_flat
+from ..interpreters.transpose import zeros
+from ..primitives import broadcast_p, select_n_p
+
 
 T = TypeVar("T")
 
@@ -162,3 +180,200 @@ def add_unused_binders(jaxpr: Jaxpr, at: int, avals: Sequence[ShapedArray]) -> J
     """``jaxpr`` with binders of ``avals`` it ignores inserted at position ``at``."""
     b = jaxpr.in_binders
     return Jaxpr(b[:at] + fresh_vars(avals) + b[at:], jaxpr.eqns, jaxpr.outs)
+
+
+def jvp_jaxpr_nz(
+    jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: Sequence[bool]
+) -> tuple[Jaxpr, list[bool]]:
+    """The JVP of ``jaxpr`` where only inputs flagged in ``nonzeros`` carry
+    tangents. The result takes all primals, then the tangents of the flagged
+    inputs; it returns all primal outputs, then the tangents of the outputs
+    whose tangent is nonzero or flagged in ``instantiate`` (second result)."""
+    n = len(jaxpr.in_binders)
+    nz = [f and is_float(a.dtype) for f, a in zip(nonzeros, jaxpr.in_avals)]
+    inst = [f and is_float(a.dtype) for f, a in zip(instantiate, jaxpr.out_avals)]
+    out_nz: list[bool] = []
+
+    def run(args: list[Value]) -> list[Value]:
+        it = iter(args[n:])
+        tangents: list[Tangent] = [
+            next(it) if f else Zero(a) for f, a in zip(nz, jaxpr.in_avals)
+        ]
+        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr(jaxpr, xs), args[:n], tangents)
+        dots: list[Value] = []
+        for t, i in zip(t_out, inst):
+            keep = i or not isinstance(t, Zero)
+            out_nz.append(keep)
+            if keep:
+                dots.append(instantiate_zeros(t))
+        return [*p_out, *dots]
+
+    dot_avals = [a for f, a in zip(nz, jaxpr.in_avals) if f]
+    closed = trace_to_jaxpr_flat(run, [*jaxpr.in_avals, *dot_avals], "jvp")
+    if closed.consts:
+        raise AssertionError("jvp of a control-flow body staged array constants")
+    return closed.jaxpr, out_nz
+
+
+def nonzero(t: Tangent) -> bool:
+    return not isinstance(t, Zero)
+
+
+def tangents_out(
+    outs: Sequence[Value], n: int, out_nz: Sequence[bool], avals: Sequence[ShapedArray]
+) -> tuple[list[Value], list[Tangent]]:
+    it = iter(outs[n:])
+    return list(outs[:n]), [next(it) if z else Zero(a) for z, a in zip(out_nz, avals)]
+
+
+def loop_jvp_jaxpr(
+    body: Jaxpr, pre_nz: Sequence[bool], carry_nz0: Sequence[bool], post_nz: Sequence[bool],
+    n_extra_outs: int,
+) -> tuple[Jaxpr, list[bool], list[bool]]:
+    """JVP of a loop body taking (pre, carry, post) and returning (carry,
+    extra), at the fixpoint of the carry's nonzero tangents. Returns the
+    jaxpr, the carry's flags and the flags of the extra outputs."""
+    cache: dict[tuple[bool, ...], tuple[Jaxpr, list[bool]]] = {}
+    nc = len(carry_nz0)
+
+    def jvp_at(flags: list[bool]) -> tuple[Jaxpr, list[bool]]:
+        key = tuple(flags)
+        if key not in cache:
+            cache[key] = jvp_jaxpr_nz(
+                body, [*pre_nz, *flags, *post_nz], [*flags, *[False] * n_extra_outs]
+            )
+        return cache[key]
+
+    carry_nz = carry_fixpoint(lambda f: jvp_at(f)[1][:nc], carry_nz0)
+    jaxpr, out_nz = jvp_at(carry_nz)
+    return jaxpr, carry_nz, out_nz[nc:]
+
+
+def regroup(sizes: Sequence[int], dot_sizes: Sequence[int]) -> list[int]:
+    """Binder order taking groups (a, b, c, a_dot, b_dot, c_dot) to
+    (a, a_dot, b, b_dot, c, c_dot)."""
+    starts, i = [], 0
+    for s in (*sizes, *dot_sizes):
+        starts.append(i)
+        i += s
+    k = len(sizes)
+    order: list[int] = []
+    for g in range(k):
+        order.extend(range(starts[g], starts[g] + sizes[g]))
+        order.extend(range(starts[k + g], starts[k + g] + dot_sizes[g]))
+    return order
+
+
+def batch_jaxpr(
+    jaxpr: Jaxpr, size: int, in_dims: Sequence[BatchDim], out_batched: Sequence[bool]
+) -> Jaxpr:
+    """``jaxpr`` batched: input ``i`` batched along ``in_dims[i]`` (None:
+    not batched); output ``j`` batched along axis 0 where ``out_batched[j]``,
+    else unbatched (it must not depend on a batched input)."""
+    avals = [batched_aval(a, size, d) for a, d in zip(jaxpr.in_avals, in_dims)]
+    out_dims: list[BatchDim] = [0 if b else None for b in out_batched]
+    closed = trace_to_jaxpr_flat(
+        lambda xs: vmap_flat(lambda ys: eval_jaxpr(jaxpr, ys), size, in_dims, xs, out_dims),
+        avals,
+        "vmap",
+    )
+    if closed.consts:
+        raise AssertionError("batching a control-flow body staged array constants")
+    return closed.jaxpr
+
+
+def to_front(size: int, xs: Sequence[Value], dims: Sequence[BatchDim]) -> list[Value]:
+    return [x if d is None else move_batch_axis(size, d, 0, x) for x, d in zip(xs, dims)]
+
+
+def batch_as(size: int, xs: Sequence[Value], dims: Sequence[BatchDim],
+              want: Sequence[bool]) -> list[Value]:
+    """Batched along axis 0 where ``want`` (broadcast if needed), else as is."""
+    return [move_batch_axis(size, d, 0, x) if w else x for x, d, w in zip(xs, dims, want)]
+
+
+def dims0(flags: Sequence[bool]) -> list[BatchDim]:
+    return [0 if f else None for f in flags]
+
+
+def select_batched(pred: Value, on_false: Value, on_true: Value) -> Value:
+    """Per example (axis 0 of ``pred``): ``on_true`` where ``pred`` else ``on_false``."""
+    shape = aval_of(on_true).shape
+    if len(shape) > 1:
+        params: Params = pmap({"shape": shape, "axes": tuple(range(1, len(shape)))})
+        pred = bind1(broadcast_p, (pred,), params)
+    return bind1(select_n_p, (pred, on_false, on_true), NO_PARAMS)
+
+
+PeResult = tuple["Eqn | None", "Eqn | None", list[bool], list[Var]]
+
+
+def known_vars(atoms: Sequence[Atom], unknown: Sequence[bool]) -> list[Var]:
+    out: dict[Var, None] = {}
+    for a, u in zip(atoms, unknown):
+        if not u and isinstance(a, Var):
+            out[a] = None
+    return list(out)
+
+
+def stage_all(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
+    """The whole equation is unknown; its known operands are residuals."""
+    return None, eqn, [True] * len(eqn.out_binders), known_vars(eqn.inputs, unks_in)
+
+
+def zeros_eqns(avals: Sequence[ShapedArray]) -> tuple[list[Eqn], list[Atom]]:
+    """Equations making zeros of each type (scalars are literals)."""
+    eqns: list[Eqn] = []
+    atoms: list[Atom] = []
+    for a in avals:
+        z = Lit.of(0, a.dtype)
+        if not a.shape:
+            atoms.append(z)
+            continue
+        v = Var(a)
+        params: Params = pmap({"shape": a.shape, "axes": tuple(range(a.ndim))})
+        eqns.append(Eqn(broadcast_p, (z,), params, (v,)))
+        atoms.append(v)
+    return eqns, atoms
+
+
+def with_outs(jaxpr: Jaxpr, n_keep: int, before: Sequence[ShapedArray],
+               after: Sequence[ShapedArray]) -> Jaxpr:
+    """``jaxpr``'s first ``n_keep`` outputs, zeros of ``before``, its other
+    outputs, zeros of ``after``."""
+    e1, z1 = zeros_eqns(before)
+    e2, z2 = zeros_eqns(after)
+    outs = (*jaxpr.outs[:n_keep], *z1, *jaxpr.outs[n_keep:], *z2)
+    return Jaxpr(jaxpr.in_binders, (*jaxpr.eqns, *e1, *e2), outs)
+
+
+I32 = ShapedArray((), int32)
+
+
+def region_body(
+    ctx: LoweringContext, region: ir.Region, jaxpr: Jaxpr, args: Sequence[HloValue]
+) -> None:
+    """Fill ``region`` (no block arguments) with ``jaxpr`` applied to ``args``."""
+    block = region.blocks.append()
+    with ir.InsertionPoint(block):
+        hlo.return_(lower_jaxpr_body(ctx, jaxpr, args))
+
+
+def loop(
+    state: Sequence[HloValue],
+    types: Sequence[ir.Type],
+) -> tuple[hlo.WhileOp, ir.Block, ir.Block]:
+    op = hlo.WhileOp(list(types), list(state))
+    cond_block = op.cond.blocks.append(*types)
+    body_block = op.body.blocks.append(*types)
+    return op, cond_block, body_block
+
+
+def carry_mismatch(prim: str, fun: str, init: tree.TreeDef, init_t: Sequence[ShapedArray],
+                    out: tree.TreeDef, out_t: Sequence[ShapedArray]) -> PrimitiveTypeError:
+    return PrimitiveTypeError(
+        f"{prim}: {fun} must return a carry of the same structure and types as its "
+        f"input: the carry is {init} of types {types_str(init_t)}, but {fun} returns "
+        f"{out} of types {types_str(out_t)}. Cast inside {fun} (for example with "
+        "x.astype) to keep the carry's dtype, and keep its shape fixed."
+    )

@@ -1,9 +1,11 @@
-"""``cond``: apply one of two functions, chosen by a boolean scalar.
+"""``cond``: the higher-order primitive, every rule for it, and ``lax.cond``.
 
-The primitive ``cond`` takes the predicate, then the joined constants of both
-branches, then the operands; its params ``true_jaxpr`` and ``false_jaxpr``
-are closed jaxprs of one and the same type. Both branches are always traced
-(also for a concrete predicate), as in JAX.
+The primitive takes the predicate (bool or int32 index) and the operands;
+its params are the two branch jaxprs (the same type). Rules: JVP and batching
+transform both branches (a batched predicate becomes a ``select`` of both
+results); partial evaluation unzips both branches and joins their residuals
+(each branch returns zeros for the other's); transposition transposes both;
+DCE prunes both; lowering emits ``stablehlo.case``.
 """
 
 from __future__ import annotations
@@ -11,21 +13,48 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
 
 from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import bool_, is_float, is_int
-from ..core.errors import PrimitiveTypeError
-from ..core.ir import Atom, Jaxpr, Lit, NDArray, Params, Primitive
-from ..core.rules import PRIMITIVES
+from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.rules import Rules
 from ..core.trace import Value, aval_of, bind
+from ..hlo import HloValue, LoweringContext, compare, tensor_type
+from ..interpreters.batching import BatchDim, move_batch_axis
+from ..interpreters.dce import dce_jaxpr
+from ..interpreters.jvp import Tangent, Zero, eval_jaxpr_typed as eval_jaxpr
+from ..interpreters.partial_eval import partial_eval_jaxpr
+from ..interpreters.transpose import Primal, UndefPrimal, transpose_jaxpr
 from ..primitives._params import get_jaxpr
-from .common import as_value, check_jaxpr_in_types, eval_np, join_consts, trace_callable, types_str
+from .common import (
+    PeResult,
+    as_value,
+    batch_jaxpr,
+    check_jaxpr_in_types,
+    dims0,
+    eval_np,
+    forward_deps,
+    fresh_vars,
+    join_consts,
+    jvp_jaxpr_nz,
+    nonzero,
+    region_body,
+    select_batched,
+    stage_all,
+    tangents_out,
+    to_front,
+    trace_callable,
+    types_str,
+    with_outs,
+)
 
-__all__ = ["bind_cond", "cond", "cond_p"]
 
 T = TypeVar("T")
+
 
 PRED_TYPE = ShapedArray((), bool_)
 
@@ -59,9 +88,6 @@ def _cond_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"{types_str(t_out)} but false_jaxpr returns {types_str(f_out)}"
         )
     return list(t_out)
-
-
-cond_p = PRIMITIVES.add(Primitive("cond", _cond_impl, _cond_abstract))
 
 
 def cond_params(true_jaxpr: Jaxpr, false_jaxpr: Jaxpr) -> Params:
@@ -98,6 +124,129 @@ def _join_weak(tj: Jaxpr, fj: Jaxpr) -> tuple[Jaxpr, Jaxpr]:
         elif not isinstance(a, Lit):
             f_outs[i] = _weak_lit(b, a.aval) or b
     return Jaxpr(tj.in_binders, tj.eqns, tuple(t_outs)), Jaxpr(fj.in_binders, fj.eqns, tuple(f_outs))
+
+
+def _cond_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    pred, *ops = primals
+    tans = tangents[1:]
+    tj = get_jaxpr("cond", params, "true_jaxpr")
+    fj = get_jaxpr("cond", params, "false_jaxpr")
+    nz = [nonzero(t) for t in tans]
+    none = [False] * len(tj.outs)
+    tj2, t_nz = jvp_jaxpr_nz(tj, nz, none)
+    fj2, f_nz = jvp_jaxpr_nz(fj, nz, none)
+    out_nz = [a or b for a, b in zip(t_nz, f_nz)]
+    if t_nz != out_nz:
+        tj2, _ = jvp_jaxpr_nz(tj, nz, out_nz)
+    if f_nz != out_nz:
+        fj2, _ = jvp_jaxpr_nz(fj, nz, out_nz)
+    dots = [t for t in tans if not isinstance(t, Zero)]
+    outs = bind_cond(pred, [*ops, *dots], tj2, fj2)
+    return tangents_out(outs, len(tj.outs), out_nz, tj.out_avals)
+
+
+def _cond_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    pred, *ops = vals
+    pd, *odims = dims
+    tj = get_jaxpr("cond", params, "true_jaxpr")
+    fj = get_jaxpr("cond", params, "false_jaxpr")
+    ops = to_front(size, ops, odims)
+    in_b = [d is not None for d in odims]
+    if pd is None:
+        out_b = [a or b for a, b in zip(forward_deps(tj, in_b), forward_deps(fj, in_b))]
+        tj2 = batch_jaxpr(tj, size, dims0(in_b), out_b)
+        fj2 = batch_jaxpr(fj, size, dims0(in_b), out_b)
+        return bind_cond(pred, ops, tj2, fj2), dims0(out_b)
+    everything = [True] * len(tj.outs)
+    t_outs = eval_jaxpr(batch_jaxpr(tj, size, dims0(in_b), everything), ops)
+    f_outs = eval_jaxpr(batch_jaxpr(fj, size, dims0(in_b), everything), ops)
+    p = move_batch_axis(size, pd, 0, pred)
+    return [select_batched(p, f, t) for t, f in zip(t_outs, f_outs)], dims0(everything)
+
+
+def _cond_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
+    pred_uk, *uks = unks_in
+    if pred_uk:
+        return stage_all(unks_in, eqn)
+    pred = eqn.inputs[0]
+    ops = eqn.inputs[1:]
+    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
+    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    t_uk = partial_eval_jaxpr(tj, uks)[2]
+    f_uk = partial_eval_jaxpr(fj, uks)[2]
+    out_uk = [a or b for a, b in zip(t_uk, f_uk)]
+    t1, t2, _, tn = partial_eval_jaxpr(tj, uks, instantiate=out_uk)
+    f1, f2, _, fn = partial_eval_jaxpr(fj, uks, instantiate=out_uk)
+    n_known = out_uk.count(False)
+    known_ins = [a for a, u in zip(ops, uks) if not u]
+    known_outs = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
+    if not any(out_uk):
+        t1 = Jaxpr(t1.in_binders, t1.eqns, t1.outs[:n_known])
+        f1 = Jaxpr(f1.in_binders, f1.eqns, f1.outs[:n_known])
+        only = Eqn(cond_p, (pred, *known_ins), cond_params(t1, f1), tuple(known_outs))
+        return only, None, out_uk, []
+    t_res = list(t1.out_avals[n_known:])
+    f_res = list(f1.out_avals[n_known:])
+    t1 = with_outs(t1, n_known + tn, [], f_res)
+    f1 = with_outs(f1, n_known, t_res, [])
+    t2, f2 = join_consts([t2, f2], [tn, fn])
+    res = list(fresh_vars([*t_res, *f_res]))
+    eqn1: Eqn | None = None
+    if known_outs or res:
+        eqn1 = Eqn(cond_p, (pred, *known_ins), cond_params(t1, f1), (*known_outs, *res))
+    unknown_ins = [a for a, u in zip(ops, uks) if u]
+    unknown_outs = tuple(v for v, u in zip(eqn.out_binders, out_uk) if u)
+    eqn2 = Eqn(cond_p, (pred, *res, *unknown_ins), cond_params(t2, f2), unknown_outs)
+    residuals = res + ([pred] if isinstance(pred, Var) else [])
+    return eqn1, eqn2, out_uk, residuals
+
+
+def _cond_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Params) -> list[Value | None]:
+    pred, *ops = primals
+    if isinstance(pred, UndefPrimal):
+        raise NonLinearError("cond", "its predicate is a linear value")
+    lin = [isinstance(x, UndefPrimal) for x in ops]
+    tj = transpose_jaxpr(get_jaxpr("cond", params, "true_jaxpr"), lin)
+    fj = transpose_jaxpr(get_jaxpr("cond", params, "false_jaxpr"), lin)
+    res = [x for x in ops if not isinstance(x, UndefPrimal)]
+    outs = iter(bind_cond(pred, [*res, *cts], tj, fj))
+    return [None, *[next(outs) if li else None for li in lin]]
+
+
+def _cond_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
+    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
+    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    used_t = dce_jaxpr(tj, used)[1]
+    used_f = dce_jaxpr(fj, used)[1]
+    used_in = [a or b for a, b in zip(used_t, used_f)]
+    tj2 = dce_jaxpr(tj, used, instantiate=used_in)[0]
+    fj2 = dce_jaxpr(fj, used, instantiate=used_in)[0]
+    ins = (eqn.inputs[0], *[a for a, u in zip(eqn.inputs[1:], used_in) if u])
+    outs = tuple(v for v, u in zip(eqn.out_binders, used) if u)
+    return Eqn(cond_p, ins, cond_params(tj2, fj2), outs)
+
+
+def _cond_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
+    pred, *ops = args
+    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
+    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    op = hlo.IfOp([tensor_type(v.aval) for v in eqn.out_binders], pred)
+    region_body(ctx, op.true_branch, tj, ops)
+    region_body(ctx, op.false_branch, fj, ops)
+    return list(op.results)
+
+
+cond_p = Primitive(
+    "cond", _cond_impl, _cond_abstract,
+    Rules(
+        jvp=_cond_jvp, transpose=_cond_transpose, batch=_cond_batch, lower=_cond_lowering,
+        partial_eval=_cond_pe, dce=_cond_dce,
+    ),
+)
 
 
 def cond(

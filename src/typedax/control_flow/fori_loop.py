@@ -1,0 +1,86 @@
+"""``lax.fori_loop``: a ``scan`` when the trip count is static (so it can be
+differentiated in reverse mode), otherwise a ``while_loop``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+import numpy as np
+
+from ..core.dtypes import is_int
+from ..core.errors import PrimitiveTypeError
+from ..core.ir import NO_PARAMS
+from ..core.trace import Tracer, Value, aval_of, bind1
+from ..primitives import add_p, less_p
+from .scan import scan
+from .while_loop import while_loop
+
+
+C = TypeVar("C")
+
+
+def _static_int(x: object) -> int | None:
+    if isinstance(x, bool):
+        return None
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    return None
+
+
+def fori_loop(
+    lower: Value,
+    upper: Value,
+    body_fun: Callable[[Value, C], C],
+    init_val: object,
+) -> C:
+    """``for i in range(lower, upper): val = body_fun(i, val)``.
+
+    With static (Python int) bounds it is a ``scan`` and can be differentiated
+    in reverse mode; with traced bounds it is a ``while_loop``.
+    """
+    lo, hi = _static_int(lower), _static_int(upper)
+    if lo is not None and hi is not None:
+        i0 = np.asarray(lower if isinstance(lower, np.integer) else lo)
+
+        def step(carry: tuple[Value, C], _: None) -> tuple[tuple[Value, C], None]:
+            i, val = carry
+            return (_incr(i), body_fun(i, val)), None
+
+        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0))
+        return out
+    lo_a, hi_a = aval_of(lower), aval_of(upper)
+    for name, a in (("lower", lo_a), ("upper", hi_a)):
+        if a.shape != () or not is_int(a.dtype):
+            raise PrimitiveTypeError(
+                f"fori_loop: {name} must be an integer scalar, got {a.str_short()}"
+            )
+    lo_v, hi_v = _same_int_dtype(lower, upper)
+
+    def w_cond(carry: tuple[Value, Value, C]) -> Value:
+        return bind1(less_p, carry[:2], NO_PARAMS)
+
+    def w_body(carry: tuple[Value, Value, C]) -> tuple[Value, Value, C]:
+        i, n, val = carry
+        return (_incr(i), n, body_fun(i, val))
+
+    return while_loop(w_cond, w_body, (lo_v, hi_v, init_val))[2]
+
+
+def _incr(i: Value) -> Value:
+    return bind1(add_p, [i, np.asarray(1, aval_of(i).dtype)], NO_PARAMS)
+
+
+def _same_int_dtype(lower: Value, upper: Value) -> tuple[Value, Value]:
+    """Bounds in one integer dtype: a Python int takes the other's dtype."""
+    lo_a, hi_a = aval_of(lower), aval_of(upper)
+    if lo_a.dtype == hi_a.dtype:
+        return lower, upper
+    if _static_int(lower) is not None and not isinstance(lower, Tracer):
+        return np.asarray(lower, hi_a.dtype), upper
+    if _static_int(upper) is not None and not isinstance(upper, Tracer):
+        return lower, np.asarray(upper, lo_a.dtype)
+    raise PrimitiveTypeError(
+        f"fori_loop: lower and upper must have one dtype, got {lo_a.str_short()} and "
+        f"{hi_a.str_short()}"
+    )
