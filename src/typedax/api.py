@@ -8,15 +8,12 @@ from typing import ParamSpec
 
 from . import tree
 from .core.avals import ShapedArray
+from .core.names import fun_name
 from .core.ir import ClosedJaxpr
 from .core.trace import Value, aval_of
 from .interpreters.staging import trace_to_jaxpr_flat
 
 P = ParamSpec("P")
-
-
-def fun_name(f: object) -> str:
-    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
 
 
 def flat_fun(

@@ -18,6 +18,7 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import int32, is_float
 from ..core.errors import PrimitiveTypeError
+from ..core.names import fun_name
 from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
 from ..core.trace import EVAL_TRACE, Value, aval_of, bind, bind1, using_trace
 from ..core.typecheck import typecheck_jaxpr
@@ -36,11 +37,6 @@ from ..primitives import broadcast_p, select_n_p
 
 
 T = TypeVar("T")
-
-
-def fun_name(f: object) -> str:
-    name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None)
-    return name if isinstance(name, str) else repr(f)
 
 
 def types_str(avals: Sequence[ShapedArray]) -> str:

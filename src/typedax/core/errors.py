@@ -104,3 +104,12 @@ class ReverseModeError(TypedaxError, ValueError):
     it: ``while_loop`` (and ``fori_loop`` with traced bounds) has a trip count
     only known at run time, so its iterations cannot be stored for the
     backward pass."""
+
+
+class StaticArgumentError(TypedaxError, TypeError):
+    """A static argument that cannot serve as a cache key, or a bad
+    ``static_argnums`` / ``static_argnames``."""
+
+
+class CompiledCallError(TypedaxError, TypeError):
+    """A compiled executable called with arguments of the wrong types."""

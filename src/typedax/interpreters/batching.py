@@ -11,18 +11,16 @@ as a plain value.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 import numpy as np
-from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.errors import BatchingError, ConcretizationError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.rules import BatchDim, BatchRule, RuleTable, batched_aval, unbatched_aval
-from ..core.trace import Trace, Tracer, Value, aval_of, bind1, current_trace, using_trace
+from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
 from ..primitives.structural import move_batch_axis
 from .jvp import eval_jaxpr_typed
 from .staging import trace_to_jaxpr_flat

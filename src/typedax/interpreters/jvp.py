@@ -17,32 +17,17 @@ confusion impossible when ``jvp`` calls are nested around closures.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeAlias
 
 import numpy as np
-from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType, bool_, float64, int64, is_float
 from ..core.errors import JaxprTypeError, TangentTypeError
 from ..core.ir import Atom, Jaxpr, Lit, NDArray, Params, Primitive, Var
 from ..core.rules import JvpRule, RuleTable, Tangent, Zero
-from ..core.trace import (
-    EVAL_TRACE,
-    Trace,
-    Tracer,
-    Value,
-    aval_of,
-    bind,
-    bind1,
-    current_trace,
-    using_trace,
-)
+from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..primitives.structural import instantiate_zeros, zero_of, zeros_like_aval
-from ..primitives._params import get_dtype, get_int, get_ints
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [

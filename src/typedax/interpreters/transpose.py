@@ -13,18 +13,14 @@ get no contribution.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TypeAlias
+from collections.abc import Sequence
 
 import numpy as np
-from pyrsistent import pmap
 
-from ..core.avals import ShapedArray
-from ..core.errors import JaxprTypeError, NonLinearError
-from ..core.ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Params, Var
+from ..core.errors import JaxprTypeError
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, Var
 from ..core.rules import Primal, RuleTable, TransposeRule, UndefPrimal
-from ..core.trace import EvalTrace, Value, aval_of, bind, bind1, current_trace
+from ..core.trace import Value, bind
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives import elementwise
 from ..primitives.structural import zeros_like_aval as zeros

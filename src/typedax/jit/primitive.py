@@ -1,6 +1,13 @@
-"""The transformation rules of ``jit_p``: each transforms the nested jaxpr
-with the pure ``*_jaxpr`` function of that transformation and binds
-``jit_p`` again, so the transformed computation stays one compiled call.
+"""``jit_p``, the higher-order primitive ``jit`` stages to, and every rule
+for it.
+
+Its ``jaxpr`` param is the staged function (leading inputs: its constants,
+passed as operands) and its ``name`` param the function's name. Evaluation
+compiles the jaxpr (cached by structure, ``typedax.lowering.compile_cache``)
+and runs it; device values stay on the device (``eval_values``). The
+transformation rules transform the nested jaxpr with the pure ``*_jaxpr``
+function of that transformation and bind ``jit_p`` again, so the
+transformed computation stays one compiled call:
 
 * JVP: ``jvp`` of the jaxpr on the nonzero tangents only (symbolic zeros stay
   symbolic on both sides).
@@ -9,6 +16,7 @@ with the pure ``*_jaxpr`` function of that transformation and binds
   call (run now, compiled) and an unknown one (staged), joined by residuals.
 * transposition: ``transpose_jaxpr`` with respect to the undefined operands.
 * DCE: ``dce_jaxpr`` prunes the body and the unused operands.
+* lowering: a nested ``func.func`` and a call.
 
 The transformed jaxprs are cached by (jaxpr, what is transformed), so a
 jitted function differentiated in a loop traces each transform once.
@@ -19,18 +27,85 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 
-from .core.ir import Atom, Eqn, Jaxpr, Params, Var
-from .core.trace import Value, bind
-from .interpreters.batching import BatchDim, batch_rules, vmap_jaxpr
-from .interpreters.dce import dce_jaxpr, dce_rules
-from .interpreters.jvp import Tangent, Zero, eval_jaxpr_typed, jvp_flat, jvp_rules
-from .interpreters.partial_eval import partial_eval_jaxpr, partial_eval_jaxpr_rules
-from .interpreters.staging import trace_to_jaxpr_flat
-from .interpreters.transpose import Primal, UndefPrimal, transpose_jaxpr, transpose_rules
-from .jit import jit_name, jit_p, jit_params
-from .primitives._params import get_jaxpr
+from pyrsistent import pmap
+
+from ..core.avals import ShapedArray
+from ..core.errors import PrimitiveTypeError
+from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
+from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
+from ..core.trace import Value, aval_of, bind
+from ..hlo import HloValue, LoweringContext, call_jaxpr
+from ..interpreters.batching import vmap_jaxpr
+from ..interpreters.dce import dce_jaxpr
+from ..interpreters.jvp import eval_jaxpr_typed, jvp_flat
+from ..interpreters.partial_eval import partial_eval_jaxpr
+from ..interpreters.staging import trace_to_jaxpr_flat
+from ..interpreters.transpose import transpose_jaxpr
+from ..lowering import Array, compile_cache
+from ..lowering.runtime import Executable, to_buffer
+from ..primitives._params import _get, get_jaxpr
 
 
+__all__ = ["jit_name", "jit_p", "jit_params"]
+
+
+def jit_params(jaxpr: Jaxpr, name: str) -> Params:
+    return pmap({"jaxpr": jaxpr, "name": name})
+
+
+def jit_name(params: Params) -> str:
+    name = _get("jit", params, "name")
+    if not isinstance(name, str):
+        raise PrimitiveTypeError(f"jit: param 'name' must be a string, got {name!r}")
+    return name
+
+
+def _jit_abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    jaxpr = get_jaxpr("jit", params, "jaxpr")
+    expected = jaxpr.in_avals
+    if len(avals) != len(expected):
+        raise PrimitiveTypeError(
+            f"jit of '{jit_name(params)}' takes {len(expected)} operands, got {len(avals)}"
+        )
+    for i, (got, want) in enumerate(zip(avals, expected)):
+        if got != want:
+            raise PrimitiveTypeError(
+                f"jit of '{jit_name(params)}': operand {i} has type {got.str_short()}, "
+                f"its jaxpr expects {want.str_short()}"
+            )
+    return list(jaxpr.out_avals)
+
+
+def _executable(params: Params) -> Executable:
+    return compile_cache.get(get_jaxpr("jit", params, "jaxpr"), jit_name(params))
+
+
+def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
+    bufs = [
+        to_buffer(x, aval, f"jit of '{name}', operand {i}")
+        for i, (x, aval) in enumerate(zip(args, exe.in_avals))
+    ]
+    return exe.run(bufs)
+
+
+def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
+    """Evaluation: compile (cached by structure) and run; results stay on device."""
+    _jit_abstract_eval([aval_of(x) for x in args], params)
+    outs: list[Value] = list(_run(_executable(params), args, jit_name(params)))
+    return outs
+
+
+def _jit_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    """NumPy evaluation: the same, fetched back to the host."""
+    return [o.to_numpy() for o in _run(_executable(params), args, jit_name(params))]
+
+
+def _jit_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    jaxpr = get_jaxpr("jit", eqn.params, "jaxpr")
+    return call_jaxpr(ctx, jaxpr, args, jit_name(eqn.params))
+
+
+# -- the transformation rules ----------------------------------------------------
 def _jaxpr(params: Params) -> Jaxpr:
     return get_jaxpr("jit", params, "jaxpr")
 
@@ -77,9 +152,6 @@ def _jit_jvp(
     return p_out, t_out
 
 
-jvp_rules.register(jit_p, _jit_jvp)
-
-
 # -- batching ----------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
 def _vmap_jaxpr_cached(jaxpr: Jaxpr, axis_size: int, dims: tuple[BatchDim, ...]) -> Jaxpr:
@@ -93,9 +165,6 @@ def _jit_batch(
     outs = bind(jit_p, vals, jit_params(new_jaxpr, f"vmap({jit_name(params)})"))
     out_dims: list[BatchDim] = [0] * len(outs)
     return outs, out_dims
-
-
-batch_rules.register(jit_p, _jit_batch)
 
 
 # -- partial evaluation -------------------------------------------------------------
@@ -132,9 +201,6 @@ def _jit_partial_eval(
     return eqn_known, eqn_unknown, list(out_unknowns), residuals
 
 
-partial_eval_jaxpr_rules.register(jit_p, _jit_partial_eval)
-
-
 # -- transposition ------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
 def _transpose_cached(jaxpr: Jaxpr, linear: tuple[bool, ...]) -> Jaxpr:
@@ -151,9 +217,6 @@ def _jit_transpose(
     return [next(outs) if lin else None for lin in linear]
 
 
-transpose_rules.register(jit_p, _jit_transpose)
-
-
 # -- dead-code elimination -----------------------------------------------------------
 def _jit_dce(used_outputs: Sequence[bool], eqn: Eqn) -> Eqn | None:
     new_jaxpr, used_inputs = dce_jaxpr(_jaxpr(eqn.params), used_outputs)
@@ -167,4 +230,10 @@ def _jit_dce(used_outputs: Sequence[bool], eqn: Eqn) -> Eqn | None:
     )
 
 
-dce_rules.register(jit_p, _jit_dce)
+jit_p: Primitive = Primitive(
+    "jit", _jit_impl, _jit_abstract_eval,
+    Rules(
+        jvp=_jit_jvp, transpose=_jit_transpose, batch=_jit_batch, lower=_jit_lowering,
+        partial_eval=_jit_partial_eval, dce=_jit_dce, eval_values=_jit_value_impl,
+    ),
+)

@@ -1,11 +1,8 @@
 """``jit``: stage a function out to XLA, compile it once per input structure,
 and run it on the device.
 
-``jit`` is a higher-order primitive, ``jit_p``, whose ``jaxpr`` param is the
-staged function (leading inputs: its constants, passed as operands) and
-whose ``name`` param is the function's name. Its rules (evaluation,
-abstract evaluation, lowering, and the transformation rules in
-``jit_rules.py``) treat the nested jaxpr as a unit, so ``jvp``, ``vmap``,
+``jit`` binds the higher-order primitive ``jit_p`` (``primitive.py``, with
+every rule), which treats the nested jaxpr as a unit, so ``jvp``, ``vmap``,
 ``linearize`` and ``grad`` of a jitted function stay compiled.
 
 Dispatch has two speeds. A call whose positional arguments are all device
@@ -19,117 +16,31 @@ the jaxpr's structure (``typedax.lowering.compile_cache``).
 from __future__ import annotations
 
 import functools
-import inspect
-import operator
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Generic, ParamSpec, TypeVar, cast, overload
 
+import inspect
 import numpy as np
+import operator
 from jaxlib import _jax
-from pyrsistent import pmap
 
-from . import tree
-from .api import fun_name
-from .core.avals import ShapedArray
-from .core.errors import PrimitiveTypeError, TypedaxError
-from .core.ir import ClosedJaxpr, Eqn, Jaxpr, NDArray, Params, Primitive
-from .core.rules import PRIMITIVES
-from .core.trace import (
-    EVAL_TRACE,
-    Tracer,
-    Value,
-    aval_of,
-    bind,
-    current_trace,
-    value_impls,
-)
-from .interpreters.staging import trace_to_jaxpr_flat
-from .lowering import Array, LoweredModule, compile_cache, lower_jaxpr, lowering_rules
-from .hlo import LoweringContext
-from .hlo import call_jaxpr
-from .hlo import HloValue
-from .lowering.runtime import Executable, to_buffer
-from .primitives._params import _get, get_jaxpr
+from .. import tree
+from ..core.avals import ShapedArray
+from ..core.errors import CompiledCallError, StaticArgumentError, TypedaxError
+from ..core.ir import ClosedJaxpr
+from ..core.names import fun_name
+from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
+from ..interpreters.staging import trace_to_jaxpr_flat
+from ..lowering import Array, LoweredModule, compile_cache, lower_jaxpr
+from ..lowering.runtime import Executable, to_buffer
+from .primitive import jit_p, jit_params
 
 __all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit", "jit_p", "jit_params"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
-
-
-class StaticArgumentError(TypedaxError, TypeError):
-    """A static argument that cannot serve as a cache key, or a bad
-    ``static_argnums`` / ``static_argnames``."""
-
-
-class CompiledCallError(TypedaxError, TypeError):
-    """A compiled executable called with arguments of the wrong types."""
-
-
-# -- the primitive -------------------------------------------------------------
-def jit_params(jaxpr: Jaxpr, name: str) -> Params:
-    return pmap({"jaxpr": jaxpr, "name": name})
-
-
-def jit_name(params: Params) -> str:
-    name = _get("jit", params, "name")
-    if not isinstance(name, str):
-        raise PrimitiveTypeError(f"jit: param 'name' must be a string, got {name!r}")
-    return name
-
-
-def _jit_abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    jaxpr = get_jaxpr("jit", params, "jaxpr")
-    expected = jaxpr.in_avals
-    if len(avals) != len(expected):
-        raise PrimitiveTypeError(
-            f"jit of '{jit_name(params)}' takes {len(expected)} operands, got {len(avals)}"
-        )
-    for i, (got, want) in enumerate(zip(avals, expected)):
-        if got != want:
-            raise PrimitiveTypeError(
-                f"jit of '{jit_name(params)}': operand {i} has type {got.str_short()}, "
-                f"its jaxpr expects {want.str_short()}"
-            )
-    return list(jaxpr.out_avals)
-
-
-def _executable(params: Params) -> Executable:
-    return compile_cache.get(get_jaxpr("jit", params, "jaxpr"), jit_name(params))
-
-
-def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
-    bufs = [
-        to_buffer(x, aval, f"jit of '{name}', operand {i}")
-        for i, (x, aval) in enumerate(zip(args, exe.in_avals))
-    ]
-    return exe.run(bufs)
-
-
-def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
-    """Evaluation: compile (cached by structure) and run; results stay on device."""
-    _jit_abstract_eval([aval_of(x) for x in args], params)
-    outs: list[Value] = list(_run(_executable(params), args, jit_name(params)))
-    return outs
-
-
-def _jit_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-    """NumPy evaluation: the same, fetched back to the host."""
-    return [o.to_numpy() for o in _run(_executable(params), args, jit_name(params))]
-
-
-jit_p: Primitive = PRIMITIVES.add(Primitive("jit", _jit_impl, _jit_abstract_eval))
-value_impls.register(jit_p, _jit_value_impl)
-
-
-def _jit_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    jaxpr = get_jaxpr("jit", eqn.params, "jaxpr")
-    return call_jaxpr(ctx, jaxpr, args, jit_name(eqn.params))
-
-
-lowering_rules.register(jit_p, _jit_lowering)
 
 
 # -- tracing a function ----------------------------------------------------------
@@ -562,5 +473,3 @@ def jit(
         return decorate
     return Jitted(fun, static_argnums, static_argnames)
 
-
-from . import jit_rules as _jit_rules  # noqa: E402,F401  (registers jit_p's transformation rules)
