@@ -49,8 +49,8 @@ class MissingRuleError(TypedaxError, NotImplementedError):
         self.primitive = primitive
         self.interpretation = interpretation
         super().__init__(
-            f"primitive '{primitive}' has no {interpretation} rule; "
-            f"add one to the {interpretation} rule table"
+            f"primitive '{primitive}' has no {interpretation} rule; give it one in "
+            f"the Rules of its definition (docs/architecture.md)"
         )
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Generic, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from .avals import ShapedArray
 from .errors import MissingRuleError
@@ -182,60 +182,3 @@ class Registry(Mapping[str, "Primitive"]):
 
     def primitives(self) -> list[Primitive]:
         return list(self._by_name.values())
-
-
-# -- transitional: the per-interpretation tables the interpreters still read.
-# A table answers from the primitive's own ``Rules`` first, so a family moves
-# its rules onto its primitives one at a time.
-
-class RuleTable(Generic[R]):
-    """Rules of one interpretation (``jvp``, ``batching``, ...) by primitive."""
-
-    __slots__ = ("interpretation", "_rules", "_field")
-
-    def __init__(self, interpretation: str, field: str) -> None:
-        self.interpretation = interpretation
-        self._rules: dict[Primitive, R] = {}
-        self._field = field
-
-    def register(self, prim: Primitive, rule: R) -> None:
-        if prim in self._rules:
-            raise ValueError(f"{self.interpretation} rule for '{prim.name}' registered twice")
-        self._rules[prim] = rule
-
-    def get(self, prim: Primitive) -> R | None:
-        own: R | None = getattr(prim.rules, self._field)
-        return own if own is not None else self._rules.get(prim)
-
-    def __getitem__(self, prim: Primitive) -> R:
-        return require(prim, self.get(prim), self.interpretation)
-
-    def __contains__(self, prim: Primitive) -> bool:
-        return self.get(prim) is not None
-
-
-class PrimitiveRegistry:
-    """Every primitive by name (the parser looks names up here)."""
-
-    __slots__ = ("_by_name",)
-
-    def __init__(self) -> None:
-        self._by_name: dict[str, Primitive] = {}
-
-    def add(self, prim: Primitive) -> Primitive:
-        if prim.name in self._by_name:
-            raise ValueError(f"primitive '{prim.name}' defined twice")
-        self._by_name[prim.name] = prim
-        return prim
-
-    def get(self, name: str) -> Primitive | None:
-        return self._by_name.get(name)
-
-    def __iter__(self) -> Iterator[Primitive]:
-        return iter(self._by_name.values())
-
-    def __len__(self) -> int:
-        return len(self._by_name)
-
-
-PRIMITIVES = PrimitiveRegistry()

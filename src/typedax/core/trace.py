@@ -17,7 +17,7 @@ raises ``EscapedTracerError``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, TypeAlias, Union, cast
@@ -29,7 +29,6 @@ from .avals import ShapedArray
 from .dtypes import DType
 from .errors import ConcretizationError, EscapedTracerError
 from .ir import NDArray, Params, Primitive
-from .rules import RuleTable
 
 if TYPE_CHECKING:
     from ..lowering.array import Array
@@ -37,13 +36,6 @@ if TYPE_CHECKING:
 Scalar: TypeAlias = bool | int | float
 ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
 Value: TypeAlias = Union["Tracer", "Array", NDArray, np.generic, bool, int, float]
-
-# Evaluation rules that take values as they are (device ``Array``s stay on the
-# device) -- for higher-order primitives such as ``jit``. Other primitives
-# evaluate their ``impl`` on NumPy arrays.
-ValueImpl: TypeAlias = "Callable[[Sequence[Value], Params], list[Value]]"
-value_impls: RuleTable[ValueImpl] = RuleTable("evaluation on device values", "eval_values")
-
 
 class Trace(abc.ABC):
     """One interpreter in the stack. ``parent`` is the interpreter below it."""
@@ -94,7 +86,7 @@ class EvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
-        value_impl = value_impls.get(prim)
+        value_impl = prim.rules.eval_values
         if value_impl is not None:
             for a in args:
                 if isinstance(a, Tracer):

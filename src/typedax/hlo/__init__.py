@@ -18,4 +18,3 @@ from .context import LoweringContext as LoweringContext
 from .interpret import call_jaxpr as call_jaxpr
 from .interpret import lower_function as lower_function
 from .interpret import lower_jaxpr_body as lower_jaxpr_body
-from .interpret import lowering_rules as lowering_rules

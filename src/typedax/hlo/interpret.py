@@ -17,12 +17,9 @@ from jaxlib.mlir.dialects import func
 
 from ..core.errors import JaxprTypeError
 from ..core.ir import Atom, Jaxpr, Lit, Var
-from ..core.rules import LoweringRule, RuleTable
+from ..core.rules import require
 from ._mlir import HloValue, full, tensor_type
 from .context import LoweringContext
-
-lowering_rules: RuleTable[LoweringRule] = RuleTable("StableHLO lowering", "lower")
-
 
 def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, args: Sequence[HloValue]) -> list[HloValue]:
     """Emit ``jaxpr``'s equations at the current insertion point; its outputs."""
@@ -38,7 +35,7 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, args: Sequence[HloValue
         return env[a]
 
     for eqn in jaxpr.eqns:
-        rule = lowering_rules[eqn.primitive]
+        rule = require(eqn.primitive, eqn.primitive.rules.lower, "StableHLO lowering")
         outs = rule(ctx, eqn, [read(a) for a in eqn.inputs])
         if len(outs) != len(eqn.out_binders):
             raise JaxprTypeError(

@@ -19,14 +19,14 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import BatchingError, ConcretizationError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
-from ..core.rules import BatchDim, BatchRule, RuleTable, batched_aval, unbatched_aval
+from ..core.rules import BatchDim, BatchRule, batched_aval, require, unbatched_aval
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
 from ..primitives.structural import move_batch_axis
 from .jvp import eval_jaxpr_typed
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
-    "BatchDim", "BatchRule", "BatchTrace", "BatchTracer", "OutDims", "batch_rules",
+    "BatchDim", "BatchRule", "BatchTrace", "BatchTracer", "OutDims",
     "batched_aval", "move_batch_axis", "unbatched_aval", "vmap_flat", "vmap_jaxpr",
 ]
 
@@ -34,7 +34,6 @@ OutDims: TypeAlias = Sequence[BatchDim] | Callable[[], Sequence[BatchDim]]
 """Where each output's batch axis goes (``None``: it must be unbatched); a
 thunk when it is known only once the function has run."""
 
-batch_rules: RuleTable[BatchRule] = RuleTable("batching", "batch")
 
 
 # -- the interpreter ---------------------------------------------------------------
@@ -96,7 +95,7 @@ class BatchTrace(Trace):
                 dims.append(None)
         if not batched:  # the same for every example: the interpreter below does it
             return parent.process_primitive(prim, vals, params)
-        rule = batch_rules[prim]
+        rule = require(prim, prim.rules.batch, "batching")
         with using_trace(parent):
             outs, out_dims = rule(self.axis_size, vals, dims, params)
         return [

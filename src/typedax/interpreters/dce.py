@@ -2,26 +2,17 @@
 
 A backward pass over the equations: an equation is kept when one of its
 outputs is used (first-order primitives have no effects). Higher-order
-primitives that can prune their own bodies register a ``DceRule`` in
-``dce_rules``.
+primitives that can prune their own bodies have a ``DceRule`` in their
+``rules.dce``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TypeAlias
+from collections.abc import Sequence
 
 from ..core.errors import JaxprTypeError
 from ..core.ir import Eqn, Jaxpr, Var
-from ..core.rules import RuleTable
-
-DceRule: TypeAlias = Callable[[Sequence[bool], Eqn], "Eqn | None"]
-"""``rule(used_outputs, eqn) -> new_eqn``: the equation to keep in its place
-(its out binders a subset of ``eqn``'s, every input it reads counted as used),
-or ``None`` to drop it. Called only when some output is used."""
-
-dce_rules: RuleTable[DceRule] = RuleTable("dce", "dce")
-
+from ..core.rules import DceRule
 
 def dce_jaxpr(
     jaxpr: Jaxpr,
@@ -54,7 +45,7 @@ def dce_jaxpr(
         used_outs = [v in live for v in eqn.out_binders]
         if not any(used_outs):
             continue
-        rule = dce_rules.get(eqn.primitive)
+        rule = eqn.primitive.rules.dce
         if rule is not None:
             new_eqn = rule(used_outs, eqn)
             if new_eqn is None:

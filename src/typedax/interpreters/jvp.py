@@ -25,18 +25,17 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import DType, bool_, float64, int64, is_float
 from ..core.errors import JaxprTypeError, TangentTypeError
 from ..core.ir import Atom, Jaxpr, Lit, NDArray, Params, Primitive, Var
-from ..core.rules import JvpRule, RuleTable, Tangent, Zero
+from ..core.rules import JvpRule, Tangent, Zero, require
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..primitives.structural import instantiate_zeros, zero_of, zeros_like_aval
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
     "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "eval_jaxpr_typed", "instantiate_zeros",
-    "jvp_flat", "jvp_jaxpr", "jvp_rules", "zero_of", "zeros_like_aval",
+    "jvp_flat", "jvp_jaxpr", "zero_of", "zeros_like_aval",
 ]
 
 
-jvp_rules: RuleTable[JvpRule] = RuleTable("jvp", "jvp")
 
 
 def has_tangent_dtype(aval: ShapedArray) -> bool:
@@ -111,7 +110,7 @@ class JVPTrace(Trace):
             else:
                 primals.append(a)
                 tangents.append(self.const_zero(a))
-        rule = jvp_rules[prim]
+        rule = require(prim, prim.rules.jvp, "jvp")
         with using_trace(parent):
             p_out, t_out = rule(primals, tangents, params)
         return [

@@ -13,7 +13,7 @@ Two faces, as for every transformation:
 Known values are plain values -- arrays, scalars, tracers of enclosing
 traces; only unknown values are ``PartialEvalTracer``s. Primitives that need
 special treatment (higher-order ones: jit, cond, scan) register one rule in
-``partial_eval_jaxpr_rules``; the trace uses the same rule, so one entry
+its primitive's ``rules.partial_eval``; the trace uses the same rule, so one entry
 serves both faces.
 """
 
@@ -28,7 +28,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError, JaxprTypeError
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
-from ..core.rules import RuleTable
+from ..core.rules import PartialEvalRule
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
@@ -107,19 +107,6 @@ class PartialEvalTracer(Tracer):
         )
 
 
-PartialEvalJaxprRule: TypeAlias = Callable[
-    [Sequence[bool], Eqn], tuple["Eqn | None", "Eqn | None", list[bool], list[Var]]
-]
-"""``rule(unknowns_in, eqn) -> (eqn_known, eqn_unknown, unknowns_out, residuals)``.
-
-``eqn_known`` reads only known inputs and binds the known outputs plus the
-``residuals`` (fresh vars); ``eqn_unknown`` reads residuals and unknown
-inputs and binds the unknown outputs. Either may be ``None`` when empty. Out
-binders of ``eqn`` keep their identity in whichever side binds them."""
-
-partial_eval_jaxpr_rules: RuleTable[PartialEvalJaxprRule] = RuleTable("partial_eval", "partial_eval")
-
-
 class PartialEvalTrace(Trace):
     """Evaluates known operations now and records the others."""
 
@@ -185,7 +172,7 @@ class PartialEvalTrace(Trace):
             parent = self.parent
             assert parent is not None  # partial_eval_flat always gives one
             return parent.process_primitive(prim, args, params)
-        rule = partial_eval_jaxpr_rules.get(prim)
+        rule = prim.rules.partial_eval
         if rule is None:
             out: list[Value] = list(self.stage(prim, args, params))
             return out
@@ -194,7 +181,7 @@ class PartialEvalTrace(Trace):
 
     def _apply_jaxpr_rule(
         self,
-        rule: PartialEvalJaxprRule,
+        rule: PartialEvalRule,
         prim: Primitive,
         args: Sequence[Value],
         unknowns: Sequence[bool],
@@ -348,7 +335,7 @@ def partial_eval_jaxpr(
     eqns2: list[Eqn] = []
     for eqn in jaxpr.eqns:
         unks_in = [is_unknown(a) for a in eqn.inputs]
-        rule = partial_eval_jaxpr_rules.get(eqn.primitive) if any(unks_in) else None
+        rule = eqn.primitive.rules.partial_eval if any(unks_in) else None
         if rule is not None:
             eqn1, eqn2, unks_out, res = rule(unks_in, eqn)
             if eqn1 is not None:

@@ -19,16 +19,15 @@ import numpy as np
 
 from ..core.errors import JaxprTypeError
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, Var
-from ..core.rules import Primal, RuleTable, TransposeRule, UndefPrimal
+from ..core.rules import Primal, TransposeRule, UndefPrimal, require
 from ..core.trace import Value, bind
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives import elementwise
 from ..primitives.structural import zeros_like_aval as zeros
 
-__all__ = ["Primal", "TransposeRule", "UndefPrimal", "backward_pass", "transpose_jaxpr", "transpose_rules", "zeros"]
+__all__ = ["Primal", "TransposeRule", "UndefPrimal", "backward_pass", "transpose_jaxpr", "zeros"]
 
 
-transpose_rules: RuleTable[TransposeRule] = RuleTable("transpose", "transpose")
 
 
 def _lit_value(a: Lit) -> Value:
@@ -103,7 +102,7 @@ def backward_pass(
         outs_ct = [ct_env.pop(v, None) for v in eqn.out_binders]
         if all(ct is None for ct in outs_ct):
             continue
-        rule = transpose_rules[eqn.primitive]
+        rule = require(eqn.primitive, eqn.primitive.rules.transpose, "transpose")
         full = [zeros(v.aval) if ct is None else ct for v, ct in zip(eqn.out_binders, outs_ct)]
         cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
         for a, ct in zip(eqn.inputs, cts_in):

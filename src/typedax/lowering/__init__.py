@@ -1,7 +1,7 @@
 """StableHLO lowering and the PjRt runtime.
 
 - ``lower_jaxpr(jaxpr, name)``: a StableHLO module (``LoweredModule``), one
-  rule per primitive in ``lowering_rules``; higher-order primitives lower
+  primitive's ``rules.lower``; higher-order primitives lower
   their jaxpr params with ``call_jaxpr`` / ``lower_jaxpr_body``.
 - ``Array``: a device-resident array; ``device_put`` makes one.
 - ``compile_cache`` / ``cache_stats()``: executables keyed by jaxpr structure.
@@ -23,7 +23,6 @@ from ..hlo import call_jaxpr as call_jaxpr
 from ..hlo import lower_function as lower_function
 from .lower import lower_jaxpr as lower_jaxpr
 from ..hlo import lower_jaxpr_body as lower_jaxpr_body
-from ..hlo import lowering_rules as lowering_rules
 from .runtime import Executable as Executable
 from .runtime import PlatformError as PlatformError
 from .runtime import backend as backend
