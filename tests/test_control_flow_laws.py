@@ -23,7 +23,7 @@ from typedax import lax
 from typedax.core import Jaxpr
 from typedax.core.errors import ReverseModeError
 from typedax.core.trace import Value, aval_of
-from typedax.interpreters.jvp import eval_jaxpr_typed
+from typedax.core.eval import eval_jaxpr
 from typedax.testing import args_for, jaxprs
 from typedax.transforms import (
     dce_jaxpr,
@@ -41,7 +41,7 @@ Step = Callable[[Carry, Value], tuple[Carry, Carry]]
 
 def step_of(j: Jaxpr) -> Step:
     def step(carry: Carry, x: Value) -> tuple[Carry, Carry]:
-        outs = eval_jaxpr_typed(j, list(carry))
+        outs = eval_jaxpr(j, list(carry))
         s = x
         for o in outs:
             total = lax.reduce_sum(o, tuple(range(aval_of(o).ndim)))
@@ -225,28 +225,28 @@ def test_pure_transformations(name: str, x: float, y: float) -> None:
     # jvp_jaxpr: primal outputs then tangents
     jj = jvp_jaxpr(j)
     tdx.typecheck_jaxpr(jj)
-    p, t = eval_jaxpr_typed(jj, [x, y, 1.0, 0.0])
+    p, t = eval_jaxpr(jj, [x, y, 1.0, 0.0])
     assert float(np.asarray(p)) == pytest.approx(value)
     assert float(np.asarray(t)) == pytest.approx(_fd(f, x, y, 0), rel=1e-6, abs=1e-8)
     # vmap_jaxpr: per example
     vj = vmap_jaxpr(j, 2, [0, None])
-    (out,) = eval_jaxpr_typed(vj, [np.array([x, -x]), y])
+    (out,) = eval_jaxpr(vj, [np.array([x, -x]), y])
     np.testing.assert_allclose(np.asarray(out), [value, float(np.asarray(f(-x, y)))])
     # dce_jaxpr keeps the meaning
     d, used = dce_jaxpr(j, [True])
-    assert float(np.asarray(eval_jaxpr_typed(d, [a for a, u in zip([x, y], used) if u])[0])) == pytest.approx(value)
+    assert float(np.asarray(eval_jaxpr(d, [a for a, u in zip([x, y], used) if u])[0])) == pytest.approx(value)
     # partial_eval_jaxpr with y unknown: known part then unknown part
     j1, j2, out_uk, nres = partial_eval_jaxpr(j, [False, True])
-    known = eval_jaxpr_typed(j1, [x])
+    known = eval_jaxpr(j1, [x])
     n_known = out_uk.count(False)
-    rest = eval_jaxpr_typed(j2, [*known[n_known:], y])
+    rest = eval_jaxpr(j2, [*known[n_known:], y])
     res = known[:n_known] if not out_uk[0] else rest
     assert float(np.asarray(res[0])) == pytest.approx(value)
     # linearize_jaxpr, then transpose_jaxpr of the linear part (reverse mode)
     jp, jl, nres = linearize_jaxpr(j)
-    prim = eval_jaxpr_typed(jp, [x, y])
+    prim = eval_jaxpr(jp, [x, y])
     assert float(np.asarray(prim[0])) == pytest.approx(value)
-    (tl,) = eval_jaxpr_typed(jl, [*prim[1:], 0.0, 1.0])
+    (tl,) = eval_jaxpr(jl, [*prim[1:], 0.0, 1.0])
     assert float(np.asarray(tl)) == pytest.approx(_fd(f, x, y, 1), rel=1e-6, abs=1e-8)
     lin_in = [False] * nres + [True, True]
     if name == "while":
@@ -255,6 +255,6 @@ def test_pure_transformations(name: str, x: float, y: float) -> None:
         return
     tj = transpose_jaxpr(jl, lin_in)
     tdx.typecheck_jaxpr(tj)
-    gx, gy = eval_jaxpr_typed(tj, [*prim[1:], 1.0])
+    gx, gy = eval_jaxpr(tj, [*prim[1:], 1.0])
     assert float(np.asarray(gx)) == pytest.approx(_fd(f, x, y, 0), rel=1e-6, abs=1e-8)
     assert float(np.asarray(gy)) == pytest.approx(_fd(f, x, y, 1), rel=1e-6, abs=1e-8)

@@ -18,22 +18,18 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import int32, is_float
 from ..core.errors import PrimitiveTypeError
-from ..core.names import fun_name
+from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
+from ..core.names import fun_name
+from ..core.rules import BatchDim, Tangent, Zero, batched_aval
 from ..core.trace import EVAL_TRACE, Value, aval_of, bind, bind1, using_trace
 from ..core.typecheck import typecheck_jaxpr
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
-from ..interpreters.batching import BatchDim, batched_aval, move_batch_axis, vmap_flat
-from ..interpreters.jvp import (
-    Tangent,
-    Zero,
-    eval_jaxpr_typed as eval_jaxpr,
-    instantiate_zeros,
-    jvp_flat,
-)
+from ..interpreters.batching import vmap_flat
+from ..interpreters.jvp import jvp_flat
 from ..interpreters.staging import trace_to_jaxpr_flat
-from ..interpreters.transpose import zeros
 from ..primitives import broadcast_p, select_n_p
+from ..primitives.structural import instantiate_zeros, move_batch_axis, zeros_like_aval as zeros
 
 
 T = TypeVar("T")

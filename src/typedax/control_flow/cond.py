@@ -20,17 +20,19 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import bool_, is_float, is_int
 from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
-from ..core.rules import Rules
+from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, compare, tensor_type
-from ..interpreters.batching import BatchDim, move_batch_axis
 from ..interpreters.dce import dce_jaxpr
-from ..interpreters.jvp import Tangent, Zero, eval_jaxpr_typed as eval_jaxpr
 from ..interpreters.partial_eval import partial_eval_jaxpr
-from ..interpreters.transpose import Primal, UndefPrimal, transpose_jaxpr
+from ..interpreters.transpose import transpose_jaxpr
 from ..primitives._params import get_jaxpr
+from ..primitives.structural import move_batch_axis
 from .common import (
+
+
     PeResult,
     as_value,
     batch_jaxpr,

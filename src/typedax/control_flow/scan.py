@@ -24,19 +24,21 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import int32, is_float
 from ..core.errors import PrimitiveTypeError
+from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
-from ..core.rules import Rules
+from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
 from ..hlo import HloValue, LoweringContext, compare, full, lower_jaxpr_body, tensor_type
-from ..interpreters.batching import BatchDim, move_batch_axis
 from ..interpreters.dce import dce_jaxpr
-from ..interpreters.jvp import Tangent, Zero, eval_jaxpr_typed as eval_jaxpr, instantiate_zeros
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
-from ..interpreters.transpose import Primal, UndefPrimal, backward_pass, zeros
+from ..interpreters.transpose import backward_pass
 from ..primitives import add_p
 from ..primitives._params import get_bool, get_int, get_jaxpr
+from ..primitives.structural import instantiate_zeros, move_batch_axis, zeros_like_aval as zeros
 from .common import (
+
+
     I32,
     PeResult,
     as_value,

@@ -22,18 +22,19 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.dtypes import is_float
 from ..core.errors import PrimitiveTypeError, ReverseModeError
+from ..core.eval import eval_jaxpr
 from ..core.ir import Eqn, Jaxpr, NDArray, Params, Primitive, Var
-from ..core.rules import Rules
+from ..core.rules import BatchDim, Primal, Rules, Tangent, Zero
 from ..core.trace import Value, aval_of, bind, bind1
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body, tensor_type
-from ..interpreters.batching import BatchDim
 from ..interpreters.dce import dce_jaxpr
-from ..interpreters.jvp import Tangent, Zero, eval_jaxpr_typed as eval_jaxpr, instantiate_zeros
 from ..interpreters.staging import trace_to_jaxpr_flat
-from ..interpreters.transpose import Primal
 from ..primitives import reduce_max_p
 from ..primitives._params import get_int, get_jaxpr
+from ..primitives.structural import instantiate_zeros
 from .common import (
+
+
     PeResult,
     add_unused_binders,
     as_value,

@@ -22,7 +22,7 @@ from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.rules import BatchDim, BatchRule, batched_aval, require, unbatched_aval
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
 from ..primitives.structural import move_batch_axis
-from .jvp import eval_jaxpr_typed
+from ..core.eval import eval_jaxpr
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
@@ -197,7 +197,7 @@ def vmap_jaxpr(jaxpr: Jaxpr, axis_size: int, in_dims: Sequence[BatchDim]) -> Jax
         avals.append(batched_aval(a, axis_size, d))
     n_out = len(jaxpr.outs)
     closed = trace_to_jaxpr_flat(
-        lambda xs: vmap_flat(lambda ys: eval_jaxpr_typed(jaxpr, ys), axis_size, dims, xs, [0] * n_out),
+        lambda xs: vmap_flat(lambda ys: eval_jaxpr(jaxpr, ys), axis_size, dims, xs, [0] * n_out),
         avals,
         "vmap_jaxpr",
     )

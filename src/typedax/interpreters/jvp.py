@@ -22,16 +22,17 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_, float64, int64, is_float
-from ..core.errors import JaxprTypeError, TangentTypeError
-from ..core.ir import Atom, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.dtypes import is_float
+from ..core.errors import TangentTypeError
+from ..core.ir import Jaxpr, NDArray, Params, Primitive
+from ..core.eval import eval_jaxpr
 from ..core.rules import JvpRule, Tangent, Zero, require
-from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
+from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
 from ..primitives.structural import instantiate_zeros, zero_of, zeros_like_aval
 from .staging import trace_to_jaxpr_flat
 
 __all__ = [
-    "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "eval_jaxpr_typed", "instantiate_zeros",
+    "JVPTrace", "JVPTracer", "JvpRule", "Tangent", "Zero", "instantiate_zeros",
     "jvp_flat", "jvp_jaxpr", "zero_of", "zeros_like_aval",
 ]
 
@@ -174,31 +175,6 @@ def jvp_flat(
         trace.alive = False
 
 
-def eval_jaxpr_typed(jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
-    """``eval_jaxpr`` under the current interpreter, binding each literal as a
-    scalar of its own dtype (a ``2.0:float32`` literal stays float32 when an
-    evaluate-then-retrace transformation stages it again)."""
-    if len(args) != len(jaxpr.in_binders):
-        raise JaxprTypeError(
-            f"eval_jaxpr: the jaxpr takes {len(jaxpr.in_binders)} inputs, got {len(args)}"
-        )
-    env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args))
-
-    def read(a: Atom) -> Value:
-        if isinstance(a, Lit):
-            return a.val if a.aval.dtype in _PY_SCALAR_DTYPES else np.asarray(a.val, a.aval.dtype)
-        return env[a]
-
-    for eqn in jaxpr.eqns:
-        outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
-        for v, o in zip(eqn.out_binders, outs):
-            env[v] = o
-    return [read(a) for a in jaxpr.outs]
-
-
-_PY_SCALAR_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
-
-
 def jvp_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     """The JVP of ``jaxpr`` as a jaxpr: its inputs are the primals then the
     tangents (tangents of integer inputs are ignored), its outputs the primal
@@ -206,7 +182,7 @@ def jvp_jaxpr(jaxpr: Jaxpr) -> Jaxpr:
     n = len(jaxpr.in_binders)
 
     def run(args: list[Value]) -> list[Value]:
-        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr_typed(jaxpr, xs), args[:n], args[n:])
+        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr(jaxpr, xs), args[:n], args[n:])
         return p_out + [instantiate_zeros(t) for t in t_out]
 
     closed = trace_to_jaxpr_flat(run, jaxpr.in_avals * 2, "jvp_jaxpr")

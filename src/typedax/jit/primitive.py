@@ -31,13 +31,14 @@ from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.errors import PrimitiveTypeError
+from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, call_jaxpr
 from ..interpreters.batching import vmap_jaxpr
 from ..interpreters.dce import dce_jaxpr
-from ..interpreters.jvp import eval_jaxpr_typed, jvp_flat
+from ..interpreters.jvp import jvp_flat
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import transpose_jaxpr
@@ -124,7 +125,7 @@ def _jvp_jaxpr_nonzero(jaxpr: Jaxpr, nonzero: tuple[bool, ...]) -> tuple[Jaxpr, 
         primals = args[:n]
         it = iter(args[n:])
         tangents: list[Tangent] = [next(it) if nz else Zero(a) for a, nz in zip(avals, nonzero)]
-        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr_typed(jaxpr, xs), primals, tangents)
+        p_out, t_out = jvp_flat(lambda xs: eval_jaxpr(jaxpr, xs), primals, tangents)
         out_nonzero[:] = [not isinstance(t, Zero) for t in t_out]
         return p_out + [t for t in t_out if not isinstance(t, Zero)]
 
