@@ -456,7 +456,7 @@ def test_while_linearize_works_but_grad_raises() -> None:
 def test_while_abstract_eval_errors() -> None:
     from pyrsistent import pmap
 
-    from typedax.control_flow.while_loop import while_params
+    from typedax.control_flow.while_loop import WhileParams
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))
@@ -464,25 +464,25 @@ def test_while_abstract_eval_errors() -> None:
     pred = tdx.make_jaxpr(lambda c: lax.lt(c, 1.0))(1.0).jaxpr
     to_f32 = tdx.make_jaxpr(lambda c: lax.convert_element_type(c, np.float32))(1.0).jaxpr
     with pytest.raises(PrimitiveTypeError, match="cond_jaxpr must return one bool"):
-        while_p.abstract_eval([f64], while_params(not_bool, not_bool, 0, 0))
+        while_p.abstract_eval([f64], WhileParams(not_bool, not_bool, 0, 0).to_params())
     with pytest.raises(PrimitiveTypeError, match="body_jaxpr must return the carry's types"):
-        while_p.abstract_eval([f64], while_params(pred, to_f32, 0, 0))
+        while_p.abstract_eval([f64], WhileParams(pred, to_f32, 0, 0).to_params())
     with pytest.raises(PrimitiveTypeError, match="missing param"):
         while_p.abstract_eval([f64], pmap())
 
 
 def test_scan_abstract_eval_errors() -> None:
-    from typedax.control_flow.scan import scan_params
+    from typedax.control_flow.scan import ScanParams
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))
     body = tdx.make_jaxpr(lambda c, x: (lax.add(c, x), c))(1.0, 1.0).jaxpr
     bad = tdx.make_jaxpr(lambda c, x: (lax.convert_element_type(c, np.float32), c))(1.0, 1.0).jaxpr
     xs = ShapedArray((3,), np.dtype(np.float64))
-    assert [a.shape for a in scan_p.abstract_eval([f64, xs], scan_params(body, 0, 1, 3, False))] == [(), (3,)]
+    assert [a.shape for a in scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 3, False).to_params())] == [(), (3,)]
     with pytest.raises(PrimitiveTypeError, match="leading axis 4"):
-        scan_p.abstract_eval([f64, xs], scan_params(body, 0, 1, 4, False))
+        scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 4, False).to_params())
     with pytest.raises(PrimitiveTypeError, match="must return the carry's types"):
-        scan_p.abstract_eval([f64, xs], scan_params(bad, 0, 1, 3, False))
+        scan_p.abstract_eval([f64, xs], ScanParams(bad, 0, 1, 3, False).to_params())
     with pytest.raises(PrimitiveTypeError, match="length must be >= 0"):
-        scan_p.abstract_eval([f64], scan_params(body, 0, 1, -1, False))
+        scan_p.abstract_eval([f64], ScanParams(body, 0, 1, -1, False).to_params())

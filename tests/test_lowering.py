@@ -16,14 +16,14 @@ from typedax.core.dtypes import DType, float32
 from typedax.core.ir import NDArray
 from typedax.registry import REGISTRY
 from typedax.core.trace import Value, bind
-from typedax.jit import jit_p, jit_params
+from typedax.jit import JitParams, jit_p
 from typedax.lowering import Array, PlatformError, device_put, lower_jaxpr
 from typedax.lowering import runtime
 from typedax.testing import covered_primitives, jaxprs_with_args
 
 
 def run_compiled(jaxpr: Jaxpr, args: list[NDArray]) -> list[NDArray]:
-    outs = bind(jit_p, list(args), jit_params(jaxpr, "test"))
+    outs = bind(jit_p, list(args), JitParams(jaxpr, "test").to_params())
     return [np.asarray(o) for o in outs]
 
 

@@ -11,7 +11,7 @@ DCE prunes both; lowering emits ``stablehlo.case``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import NamedTuple, TypeVar
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
@@ -71,7 +71,8 @@ def check_pred(prim: str, aval: ShapedArray, fix: str) -> None:
 
 def _cond_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     pred, *ops = args
-    jaxpr = get_jaxpr("cond", params, "true_jaxpr" if bool(pred) else "false_jaxpr")
+    true_jaxpr, false_jaxpr = CondParams.of(params)
+    jaxpr = true_jaxpr if bool(pred) else false_jaxpr
     return eval_np(jaxpr, ops)
 
 
@@ -80,8 +81,7 @@ def _cond_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
         raise PrimitiveTypeError("cond: missing the predicate operand")
     pred, *ins = avals
     check_pred("cond", pred, "compare with a value (x > 0) to get one")
-    tj = get_jaxpr("cond", params, "true_jaxpr")
-    fj = get_jaxpr("cond", params, "false_jaxpr")
+    tj, fj = CondParams.of(params)
     t_out = check_jaxpr_in_types("cond", "true_jaxpr", tj, ins)
     f_out = check_jaxpr_in_types("cond", "false_jaxpr", fj, ins)
     if t_out != f_out:
@@ -92,12 +92,25 @@ def _cond_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
     return list(t_out)
 
 
-def cond_params(true_jaxpr: Jaxpr, false_jaxpr: Jaxpr) -> Params:
-    return pmap({"true_jaxpr": true_jaxpr, "false_jaxpr": false_jaxpr})
+class CondParams(NamedTuple):
+    """``cond``'s params, typed: ``CondParams.of(eqn.params)`` reads and checks
+    them; ``to_params()`` makes the map an equation holds."""
+
+    true_jaxpr: Jaxpr
+    false_jaxpr: Jaxpr
+
+    @staticmethod
+    def of(params: Params) -> CondParams:
+        return CondParams(
+            get_jaxpr("cond", params, "true_jaxpr"), get_jaxpr("cond", params, "false_jaxpr")
+        )
+
+    def to_params(self) -> Params:
+        return pmap(self._asdict())
 
 
 def bind_cond(pred: Value, args: Sequence[Value], true_jaxpr: Jaxpr, false_jaxpr: Jaxpr) -> list[Value]:
-    return bind(cond_p, [pred, *args], cond_params(true_jaxpr, false_jaxpr))
+    return bind(cond_p, [pred, *args], CondParams(true_jaxpr, false_jaxpr).to_params())
 
 
 def _weak_lit(a: Atom, target: ShapedArray) -> Atom | None:
@@ -133,8 +146,7 @@ def _cond_jvp(
 ) -> tuple[list[Value], list[Tangent]]:
     pred, *ops = primals
     tans = tangents[1:]
-    tj = get_jaxpr("cond", params, "true_jaxpr")
-    fj = get_jaxpr("cond", params, "false_jaxpr")
+    tj, fj = CondParams.of(params)
     nz = [nonzero(t) for t in tans]
     none = [False] * len(tj.outs)
     tj2, t_nz = jvp_jaxpr_nz(tj, nz, none)
@@ -154,8 +166,7 @@ def _cond_batch(
 ) -> tuple[list[Value], list[BatchDim]]:
     pred, *ops = vals
     pd, *odims = dims
-    tj = get_jaxpr("cond", params, "true_jaxpr")
-    fj = get_jaxpr("cond", params, "false_jaxpr")
+    tj, fj = CondParams.of(params)
     ops = to_front(size, ops, odims)
     in_b = [d is not None for d in odims]
     if pd is None:
@@ -176,8 +187,7 @@ def _cond_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
         return stage_all(unks_in, eqn)
     pred = eqn.inputs[0]
     ops = eqn.inputs[1:]
-    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
-    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    tj, fj = CondParams.of(eqn.params)
     t_uk = partial_eval_jaxpr(tj, uks)[2]
     f_uk = partial_eval_jaxpr(fj, uks)[2]
     out_uk = [a or b for a, b in zip(t_uk, f_uk)]
@@ -189,7 +199,7 @@ def _cond_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     if not any(out_uk):
         t1 = Jaxpr(t1.in_binders, t1.eqns, t1.outs[:n_known])
         f1 = Jaxpr(f1.in_binders, f1.eqns, f1.outs[:n_known])
-        only = Eqn(cond_p, (pred, *known_ins), cond_params(t1, f1), tuple(known_outs))
+        only = Eqn(cond_p, (pred, *known_ins), CondParams(t1, f1).to_params(), tuple(known_outs))
         return only, None, out_uk, []
     t_res = list(t1.out_avals[n_known:])
     f_res = list(f1.out_avals[n_known:])
@@ -199,10 +209,10 @@ def _cond_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     res = list(fresh_vars([*t_res, *f_res]))
     eqn1: Eqn | None = None
     if known_outs or res:
-        eqn1 = Eqn(cond_p, (pred, *known_ins), cond_params(t1, f1), (*known_outs, *res))
+        eqn1 = Eqn(cond_p, (pred, *known_ins), CondParams(t1, f1).to_params(), (*known_outs, *res))
     unknown_ins = [a for a, u in zip(ops, uks) if u]
     unknown_outs = tuple(v for v, u in zip(eqn.out_binders, out_uk) if u)
-    eqn2 = Eqn(cond_p, (pred, *res, *unknown_ins), cond_params(t2, f2), unknown_outs)
+    eqn2 = Eqn(cond_p, (pred, *res, *unknown_ins), CondParams(t2, f2).to_params(), unknown_outs)
     residuals = res + ([pred] if isinstance(pred, Var) else [])
     return eqn1, eqn2, out_uk, residuals
 
@@ -212,16 +222,14 @@ def _cond_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
     if isinstance(pred, UndefPrimal):
         raise NonLinearError("cond", "its predicate is a linear value")
     lin = [isinstance(x, UndefPrimal) for x in ops]
-    tj = transpose_jaxpr(get_jaxpr("cond", params, "true_jaxpr"), lin)
-    fj = transpose_jaxpr(get_jaxpr("cond", params, "false_jaxpr"), lin)
+    tj, fj = (transpose_jaxpr(j, lin) for j in CondParams.of(params))
     res = [x for x in ops if not isinstance(x, UndefPrimal)]
     outs = iter(bind_cond(pred, [*res, *cts], tj, fj))
     return [None, *[next(outs) if li else None for li in lin]]
 
 
 def _cond_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
-    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
-    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    tj, fj = CondParams.of(eqn.params)
     used_t = dce_jaxpr(tj, used)[1]
     used_f = dce_jaxpr(fj, used)[1]
     used_in = [a or b for a, b in zip(used_t, used_f)]
@@ -229,13 +237,12 @@ def _cond_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
     fj2 = dce_jaxpr(fj, used, instantiate=used_in)[0]
     ins = (eqn.inputs[0], *[a for a, u in zip(eqn.inputs[1:], used_in) if u])
     outs = tuple(v for v, u in zip(eqn.out_binders, used) if u)
-    return Eqn(cond_p, ins, cond_params(tj2, fj2), outs)
+    return Eqn(cond_p, ins, CondParams(tj2, fj2).to_params(), outs)
 
 
 def _cond_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
     pred, *ops = args
-    tj = get_jaxpr("cond", eqn.params, "true_jaxpr")
-    fj = get_jaxpr("cond", eqn.params, "false_jaxpr")
+    tj, fj = CondParams.of(eqn.params)
     op = hlo.IfOp([tensor_type(v.aval) for v in eqn.out_binders], pred)
     region_body(ctx, op.true_branch, tj, ops)
     region_body(ctx, op.false_branch, fj, ops)

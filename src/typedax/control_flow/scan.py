@@ -13,6 +13,7 @@ cotangents of the linear constants in the carry.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 from typing import TypeVar
 
 import numpy as np
@@ -74,18 +75,33 @@ X = TypeVar("X")
 Y = TypeVar("Y")
 
 
-def scan_parts(params: Params) -> tuple[Jaxpr, int, int, int, bool]:
-    return (
-        get_jaxpr("scan", params, "jaxpr"),
-        get_int("scan", params, "num_consts"),
-        get_int("scan", params, "num_carry"),
-        get_int("scan", params, "length"),
-        get_bool("scan", params, "reverse"),
-    )
+class ScanParams(NamedTuple):
+    """``scan``'s params, typed: ``ScanParams.of(eqn.params)`` reads and checks
+    them (an error names the primitive and the param); ``to_params()`` makes
+    the map an equation holds."""
+
+    jaxpr: Jaxpr
+    num_consts: int
+    num_carry: int
+    length: int
+    reverse: bool
+
+    @staticmethod
+    def of(params: Params) -> ScanParams:
+        return ScanParams(
+            get_jaxpr("scan", params, "jaxpr"),
+            get_int("scan", params, "num_consts"),
+            get_int("scan", params, "num_carry"),
+            get_int("scan", params, "length"),
+            get_bool("scan", params, "reverse"),
+        )
+
+    def to_params(self) -> Params:
+        return pmap(self._asdict())
 
 
 def _scan_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
     consts, carry, xs = split(args, nconsts, ncarry)
     y_avals = jaxpr.out_avals[ncarry:]
     ys: list[list[NDArray]] = [[] for _ in y_avals]
@@ -103,7 +119,7 @@ def _scan_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 
 def _scan_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    jaxpr, nconsts, ncarry, length, _ = scan_parts(params)
+    jaxpr, nconsts, ncarry, length, _ = ScanParams.of(params)
     consts, carry, xs = split(avals, nconsts, ncarry)
     if length < 0:
         raise PrimitiveTypeError(f"scan: length must be >= 0, got {length}")
@@ -120,16 +136,6 @@ def _scan_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"returns {types_str(outs)}"
         )
     return [*carry, *[ShapedArray((length, *y.shape), y.dtype) for y in outs[ncarry:]]]
-
-
-def scan_params(jaxpr: Jaxpr, num_consts: int, num_carry: int, length: int, reverse: bool) -> Params:
-    return pmap({
-        "jaxpr": jaxpr,
-        "num_consts": num_consts,
-        "num_carry": num_carry,
-        "length": length,
-        "reverse": reverse,
-    })
 
 
 def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
@@ -156,7 +162,7 @@ def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
 def _scan_jvp(
     primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
 ) -> tuple[list[Value], list[Tangent]]:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
     consts, init, xs = split(primals, nconsts, ncarry)
     c_t, init_t, xs_t = split(tangents, nconsts, ncarry)
     in_avals = jaxpr.in_avals
@@ -176,7 +182,7 @@ def _scan_jvp(
     outs = bind(
         scan_p,
         [*consts, *c_dots, *init, *carry_dots, *xs, *x_dots],
-        scan_params(j2, nconsts + ncd, ncarry + ncad, length, reverse),
+        ScanParams(j2, nconsts + ncd, ncarry + ncad, length, reverse).to_params(),
     )
     carry_out, carry_dots_out, ys_rest = split(outs, ncarry, ncad)
     ys_out, ys_dots_out = ys_rest[:ny], ys_rest[ny:]
@@ -190,7 +196,7 @@ def _scan_jvp(
 def _scan_batch(
     size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
     consts, init, xs = split(vals, nconsts, ncarry)
     cd, initd, xsd = split(dims, nconsts, ncarry)
     c_b = [d is not None for d in cd]
@@ -203,12 +209,12 @@ def _scan_batch(
     consts = to_front(size, consts, cd)
     init = batch_as(size, init, initd, carry_b)
     xs = [x if d is None else move_batch_axis(size, d, 1, x) for x, d in zip(xs, xsd)]
-    outs = bind(scan_p, [*consts, *init, *xs], scan_params(j2, nconsts, ncarry, length, reverse))
+    outs = bind(scan_p, [*consts, *init, *xs], ScanParams(j2, nconsts, ncarry, length, reverse).to_params())
     return outs, [*dims0(carry_b), *[1 if b else None for b in ys_b]]
 
 
 def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
     c_uk, init_uk, x_uk = split(unks_in, nconsts, ncarry)
     c_in, init_in, x_in = split(eqn.inputs, nconsts, ncarry)
     ny = len(jaxpr.outs) - ncarry
@@ -232,7 +238,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
         j1 = dce_jaxpr(Jaxpr(j1.in_binders, j1.eqns, j1.outs[:n_known_outs]),
                        [True] * n_known_outs, instantiate=True)[0]
         ins1 = [a for a, u in zip(eqn.inputs, unks_in) if not u]
-        eqn1 = Eqn(scan_p, tuple(ins1), scan_params(j1, nkc, ncarry, length, reverse),
+        eqn1 = Eqn(scan_p, tuple(ins1), ScanParams(j1, nkc, ncarry, length, reverse).to_params(),
                    eqn.out_binders)
         return eqn1, None, out_uk, []
 
@@ -297,7 +303,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     known_binders = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     eqn1 = Eqn(
         scan_p, tuple(ins1),
-        scan_params(j1v, nkc, nk_carry, length, reverse),
+        ScanParams(j1v, nkc, nk_carry, length, reverse).to_params(),
         (*known_binders, *stacked),
     )
     ins2 = [
@@ -310,7 +316,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     unknown_binders = [v for v, u in zip(eqn.out_binders, out_uk) if u]
     eqn2 = Eqn(
         scan_p, tuple(ins2),
-        scan_params(j2p, len(kc_used) + c_uk.count(True), carry_uk.count(True), length, reverse),
+        ScanParams(j2p, len(kc_used) + c_uk.count(True), carry_uk.count(True), length, reverse).to_params(),
         tuple(unknown_binders),
     )
     known_atoms = {*[a for a, u in zip(eqn.inputs, unks_in) if not u and isinstance(a, Var)], *stacked}
@@ -321,7 +327,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
 
 
 def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Params) -> list[Value | None]:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
     consts, init, xs = split(primals, nconsts, ncarry)
     c_lin = [isinstance(x, UndefPrimal) for x in consts]
     x_lin = [isinstance(x, UndefPrimal) for x in xs]
@@ -357,7 +363,7 @@ def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
     outs = bind(
         scan_p,
         [*closed.consts, *res_c, *acc0, *ct_carry, *res_x, *ct_ys],  # type: ignore[list-item]  # staging consts are values
-        scan_params(closed.jaxpr, n_cl + len(res_c), len(acc0) + ncarry, length, not reverse),
+        ScanParams(closed.jaxpr, n_cl + len(res_c), len(acc0) + ncarry, length, not reverse).to_params(),
     )
     ct_consts, ct_init, ct_xs = split(outs, len(acc0), ncarry)
     cci, cxi = iter(ct_consts), iter(ct_xs)
@@ -369,7 +375,7 @@ def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
 
 
 def _scan_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
     ny = len(jaxpr.outs) - ncarry
     used_ys = list(used[ncarry:])
 
@@ -385,13 +391,13 @@ def _scan_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
     del ny
     return Eqn(
         scan_p, ins,
-        scan_params(new, sum(used_in[:nconsts]), sum(used_carry), length, reverse),
+        ScanParams(new, sum(used_in[:nconsts]), sum(used_carry), length, reverse).to_params(),
         outs,
     )
 
 
 def _scan_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
-    jaxpr, nconsts, ncarry, length, reverse = scan_parts(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
     consts, rest = list(args[:nconsts]), list(args[nconsts:])
     carry, xs = rest[:ncarry], rest[ncarry:]
     x_avals = [a.aval for a in eqn.inputs[nconsts + ncarry :]]
@@ -479,7 +485,7 @@ def scan(
         raise carry_mismatch("scan", "f", init_tree, carry_avals, c_tree,
                               closed.out_avals[: c_tree.num_leaves])
     consts = [as_value(c, "constants") for c in closed.consts]
-    params = scan_params(closed.jaxpr, len(consts), ncarry, n, bool(reverse))
+    params = ScanParams(closed.jaxpr, len(consts), ncarry, n, bool(reverse)).to_params()
     outs = bind(scan_p, [*consts, *init_vals, *xs_vals], params)
     carry_out: C = tree.unflatten(init_tree, outs[:ncarry])  # type: ignore[assignment]  # init's structure
     ys: Y = tree.unflatten(y_tree, outs[ncarry:])  # type: ignore[assignment]  # f's y structure, stacked

@@ -12,6 +12,7 @@ raises ``ReverseModeError``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import NamedTuple
 from typing import TypeVar
 
 from jaxlib.mlir import ir
@@ -67,19 +68,30 @@ from .scan import scan
 C = TypeVar("C")
 
 
-def while_parts(
-    params: Params,
-) -> tuple[Jaxpr, Jaxpr, int, int]:
-    return (
-        get_jaxpr("while", params, "cond_jaxpr"),
-        get_jaxpr("while", params, "body_jaxpr"),
-        get_int("while", params, "cond_nconsts"),
-        get_int("while", params, "body_nconsts"),
-    )
+class WhileParams(NamedTuple):
+    """``while``'s params, typed: ``WhileParams.of(eqn.params)`` reads and
+    checks them; ``to_params()`` makes the map an equation holds."""
+
+    cond_jaxpr: Jaxpr
+    body_jaxpr: Jaxpr
+    cond_nconsts: int
+    body_nconsts: int
+
+    @staticmethod
+    def of(params: Params) -> WhileParams:
+        return WhileParams(
+            get_jaxpr("while", params, "cond_jaxpr"),
+            get_jaxpr("while", params, "body_jaxpr"),
+            get_int("while", params, "cond_nconsts"),
+            get_int("while", params, "body_nconsts"),
+        )
+
+    def to_params(self) -> Params:
+        return pmap(self._asdict())
 
 
 def _while_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-    cj, bj, cn, bn = while_parts(params)
+    cj, bj, cn, bn = WhileParams.of(params)
     cc, bc, carry = split(args, cn, bn)
     while bool(eval_np(cj, [*cc, *carry])[0]):
         carry = eval_np(bj, [*bc, *carry])
@@ -87,7 +99,7 @@ def _while_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 
 def _while_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    cj, bj, cn, bn = while_parts(params)
+    cj, bj, cn, bn = WhileParams.of(params)
     cc, bc, carry = split(avals, cn, bn)
     c_out = check_jaxpr_in_types("while", "cond_jaxpr", cj, [*cc, *carry])
     if c_out != (PRED_TYPE,):
@@ -103,19 +115,10 @@ def _while_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shaped
     return list(carry)
 
 
-def while_params(cond_jaxpr: Jaxpr, body_jaxpr: Jaxpr, cond_nconsts: int, body_nconsts: int) -> Params:
-    return pmap({
-        "cond_jaxpr": cond_jaxpr,
-        "body_jaxpr": body_jaxpr,
-        "cond_nconsts": cond_nconsts,
-        "body_nconsts": body_nconsts,
-    })
-
-
 def _while_jvp(
     primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
 ) -> tuple[list[Value], list[Tangent]]:
-    cj, bj, cn, bn = while_parts(params)
+    cj, bj, cn, bn = WhileParams.of(params)
     cc, bc, carry = split(primals, cn, bn)
     _, bc_t, carry_t = split(tangents, cn, bn)
     bc_nz = [nonzero(t) and is_float(a.dtype) for t, a in zip(bc_t, bj.in_avals)]
@@ -131,7 +134,7 @@ def _while_jvp(
     outs = bind(
         while_p,
         [*cc, *bc, *bc_dots, *carry, *carry_dots],
-        while_params(cj2, bj2, cn, bn + nbd),
+        WhileParams(cj2, bj2, cn, bn + nbd).to_params(),
     )
     return tangents_out(outs, len(carry), carry_nz, carry_avals)
 
@@ -139,7 +142,7 @@ def _while_jvp(
 def _while_batch(
     size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
-    cj, bj, cn, bn = while_parts(params)
+    cj, bj, cn, bn = WhileParams.of(params)
     cc, bc, carry = split(to_front(size, vals, dims), cn, bn)
     ccd, bcd, carryd = split(dims, cn, bn)
     cc_b = [d is not None for d in ccd]
@@ -154,7 +157,7 @@ def _while_batch(
     cj2 = batch_jaxpr(cj, size, dims0([*cc_b, *carry_b]), [pred_b])
     bj2 = batch_jaxpr(bj, size, dims0([*bc_b, *carry_b]), carry_b)
     if not pred_b:
-        outs = bind(while_p, [*cc, *bc, *carry], while_params(cj2, bj2, cn, bn))
+        outs = bind(while_p, [*cc, *bc, *carry], WhileParams(cj2, bj2, cn, bn).to_params())
         return outs, dims0(carry_b)
 
     def any_cond(args: list[Value]) -> list[Value]:
@@ -171,12 +174,12 @@ def _while_batch(
     cj3 = trace_to_jaxpr_flat(any_cond, cj2.in_avals, "while_cond").jaxpr
     body_in = [*cj2.in_avals[:cn], *bj2.in_avals[:bn], *carry_avals]
     bj3 = trace_to_jaxpr_flat(masked_body, body_in, "while_body").jaxpr
-    outs = bind(while_p, [*cc, *cc, *bc, *carry], while_params(cj3, bj3, cn, cn + bn))
+    outs = bind(while_p, [*cc, *cc, *bc, *carry], WhileParams(cj3, bj3, cn, cn + bn).to_params())
     return outs, dims0(carry_b)
 
 
 def _while_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
-    cj, bj, cn, bn = while_parts(eqn.params)
+    cj, bj, cn, bn = WhileParams.of(eqn.params)
     cc_uk, bc_uk, init_uk = split(unks_in, cn, bn)
     carry_uk = carry_fixpoint(lambda f: forward_deps(bj, [*bc_uk, *f]), init_uk)
     if forward_deps(cj, [*cc_uk, *carry_uk])[0]:
@@ -198,7 +201,7 @@ def _while_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     init_k = [a for a, u in zip(init, carry_uk) if not u]
     eqn1 = Eqn(
         while_p, (*cc_k, *bc_k, *init_k),
-        while_params(cj_k, bj_k, len(cc_k), len(bc_k)),
+        WhileParams(cj_k, bj_k, len(cc_k), len(bc_k)).to_params(),
         tuple(v for v, k in zip(eqn.out_binders, known) if k),
     )
     # the unknown loop recomputes everything; its known results are dropped
@@ -221,7 +224,7 @@ def _while_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Pa
 
 
 def _while_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
-    cj, bj, cn, bn = while_parts(eqn.params)
+    cj, bj, cn, bn = WhileParams.of(eqn.params)
     n_carry = len(eqn.out_binders)
     cond_used = dce_jaxpr(cj, [True])[1][cn:]
 
@@ -240,11 +243,11 @@ def _while_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
     )
     outs = tuple(v for v, u in zip(eqn.out_binders, used_carry) if u)
     del n_carry
-    return Eqn(while_p, ins, while_params(cj2, bj2, ncc, nbc), outs)
+    return Eqn(while_p, ins, WhileParams(cj2, bj2, ncc, nbc).to_params(), outs)
 
 
 def _while_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
-    cj, bj, cn, bn = while_parts(eqn.params)
+    cj, bj, cn, bn = WhileParams.of(eqn.params)
     types = [tensor_type(a.aval) for a in eqn.inputs]
     op, cond_block, body_block = loop(args, types)
     with ir.InsertionPoint(cond_block):
@@ -287,6 +290,6 @@ def while_loop(
         raise carry_mismatch("while_loop", "body_fun", carry_tree, avals, b_tree, b_closed.out_avals)
     c_consts = [as_value(c, "constants") for c in c_closed.consts]
     b_consts = [as_value(c, "constants") for c in b_closed.consts]
-    params = while_params(c_closed.jaxpr, b_closed.jaxpr, len(c_consts), len(b_consts))
+    params = WhileParams(c_closed.jaxpr, b_closed.jaxpr, len(c_consts), len(b_consts)).to_params()
     outs = bind(while_p, [*c_consts, *b_consts, *vals], params)
     return tree.unflatten(carry_tree, outs)  # type: ignore[return-value]  # the carry's structure

@@ -7,6 +7,5 @@ from .api import Jitted as Jitted
 from .api import Lowered as Lowered
 from .api import Traced as Traced
 from .api import jit as jit
-from .primitive import jit_name as jit_name
+from .primitive import JitParams as JitParams
 from .primitive import jit_p as jit_p
-from .primitive import jit_params as jit_params

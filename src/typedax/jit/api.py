@@ -34,9 +34,9 @@ from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import Array, LoweredModule, compile_cache, lower_jaxpr
 from ..lowering.runtime import Executable, to_buffer
-from .primitive import jit_p, jit_params
+from .primitive import JitParams, jit_p
 
-__all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit", "jit_p", "jit_params"]
+__all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -139,7 +139,7 @@ class Jitted(Generic[P, R]):
         staged, leaves = self._stage(args, kwargs)
         closed = staged.closed
         outs = bind(jit_p, [*cast(list[Value], list(closed.consts)), *leaves],
-                    jit_params(closed.jaxpr, staged.name))
+                    JitParams(closed.jaxpr, staged.name).to_params())
         if (
             not self.static_argnums and not self.static_argnames
             and current_trace() is EVAL_TRACE

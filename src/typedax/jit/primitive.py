@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pyrsistent import pmap
 
@@ -47,38 +48,45 @@ from ..lowering.runtime import Executable, to_buffer
 from ..primitives._params import _get, get_jaxpr
 
 
-__all__ = ["jit_name", "jit_p", "jit_params"]
+__all__ = ["JitParams", "jit_p"]
 
 
-def jit_params(jaxpr: Jaxpr, name: str) -> Params:
-    return pmap({"jaxpr": jaxpr, "name": name})
+class JitParams(NamedTuple):
+    """``jit``'s params, typed: ``JitParams.of(eqn.params)`` reads and checks
+    them; ``to_params()`` makes the map an equation holds."""
 
+    jaxpr: Jaxpr
+    name: str
 
-def jit_name(params: Params) -> str:
-    name = _get("jit", params, "name")
-    if not isinstance(name, str):
-        raise PrimitiveTypeError(f"jit: param 'name' must be a string, got {name!r}")
-    return name
+    @staticmethod
+    def of(params: Params) -> JitParams:
+        name = _get("jit", params, "name")
+        if not isinstance(name, str):
+            raise PrimitiveTypeError(f"jit: param 'name' must be a string, got {name!r}")
+        return JitParams(get_jaxpr("jit", params, "jaxpr"), name)
+
+    def to_params(self) -> Params:
+        return pmap(self._asdict())
 
 
 def _jit_abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    jaxpr = get_jaxpr("jit", params, "jaxpr")
+    jaxpr = JitParams.of(params).jaxpr
     expected = jaxpr.in_avals
     if len(avals) != len(expected):
         raise PrimitiveTypeError(
-            f"jit of '{jit_name(params)}' takes {len(expected)} operands, got {len(avals)}"
+            f"jit of '{JitParams.of(params).name}' takes {len(expected)} operands, got {len(avals)}"
         )
     for i, (got, want) in enumerate(zip(avals, expected)):
         if got != want:
             raise PrimitiveTypeError(
-                f"jit of '{jit_name(params)}': operand {i} has type {got.str_short()}, "
+                f"jit of '{JitParams.of(params).name}': operand {i} has type {got.str_short()}, "
                 f"its jaxpr expects {want.str_short()}"
             )
     return list(jaxpr.out_avals)
 
 
 def _executable(params: Params) -> Executable:
-    return compile_cache.get(get_jaxpr("jit", params, "jaxpr"), jit_name(params))
+    return compile_cache.get(JitParams.of(params).jaxpr, JitParams.of(params).name)
 
 
 def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
@@ -92,23 +100,23 @@ def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
 def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
     """Evaluation: compile (cached by structure) and run; results stay on device."""
     _jit_abstract_eval([aval_of(x) for x in args], params)
-    outs: list[Value] = list(_run(_executable(params), args, jit_name(params)))
+    outs: list[Value] = list(_run(_executable(params), args, JitParams.of(params).name))
     return outs
 
 
 def _jit_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     """NumPy evaluation: the same, fetched back to the host."""
-    return [o.to_numpy() for o in _run(_executable(params), args, jit_name(params))]
+    return [o.to_numpy() for o in _run(_executable(params), args, JitParams.of(params).name)]
 
 
 def _jit_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    jaxpr = get_jaxpr("jit", eqn.params, "jaxpr")
-    return call_jaxpr(ctx, jaxpr, args, jit_name(eqn.params))
+    jaxpr = JitParams.of(eqn.params).jaxpr
+    return call_jaxpr(ctx, jaxpr, args, JitParams.of(eqn.params).name)
 
 
 # -- the transformation rules ----------------------------------------------------
 def _jaxpr(params: Params) -> Jaxpr:
-    return get_jaxpr("jit", params, "jaxpr")
+    return JitParams.of(params).jaxpr
 
 
 # -- JVP -------------------------------------------------------------------------
@@ -143,7 +151,7 @@ def _jit_jvp(
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
     new_jaxpr, out_nonzero = _jvp_jaxpr_nonzero(jaxpr, nonzero)
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
-    outs = bind(jit_p, [*primals, *nz_tangents], jit_params(new_jaxpr, f"jvp({jit_name(params)})"))
+    outs = bind(jit_p, [*primals, *nz_tangents], JitParams(new_jaxpr, f"jvp({JitParams.of(params).name})").to_params())
     n_out = len(jaxpr.outs)
     p_out = outs[:n_out]
     it = iter(outs[n_out:])
@@ -163,7 +171,7 @@ def _jit_batch(
     axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
     new_jaxpr = _vmap_jaxpr_cached(_jaxpr(params), axis_size, tuple(dims))
-    outs = bind(jit_p, vals, jit_params(new_jaxpr, f"vmap({jit_name(params)})"))
+    outs = bind(jit_p, vals, JitParams(new_jaxpr, f"vmap({JitParams.of(params).name})").to_params())
     out_dims: list[BatchDim] = [0] * len(outs)
     return outs, out_dims
 
@@ -183,7 +191,7 @@ def _jit_partial_eval(
     and residuals) and an unknown call (residuals, unknown operands ->
     unknown outputs)."""
     jaxpr = _jaxpr(eqn.params)
-    name = jit_name(eqn.params)
+    name = JitParams.of(eqn.params).name
     known, unknown, out_unknowns, n_res = _partial_eval_cached(jaxpr, tuple(unknowns))
     n_known_out = len(known.outs) - n_res
     residuals = [Var(a.aval) for a in known.outs[n_known_out:]]
@@ -192,11 +200,11 @@ def _jit_partial_eval(
     known_outs = tuple(v for v, u in zip(eqn.out_binders, out_unknowns) if not u)
     unknown_outs = tuple(v for v, u in zip(eqn.out_binders, out_unknowns) if u)
     eqn_known = (
-        Eqn(jit_p, known_ins, jit_params(known, name), known_outs + tuple(residuals))
+        Eqn(jit_p, known_ins, JitParams(known, name).to_params(), known_outs + tuple(residuals))
         if known.outs else None
     )
     eqn_unknown = (
-        Eqn(jit_p, tuple(residuals) + unknown_ins, jit_params(unknown, name), unknown_outs)
+        Eqn(jit_p, tuple(residuals) + unknown_ins, JitParams(unknown, name).to_params(), unknown_outs)
         if unknown.outs else None
     )
     return eqn_known, eqn_unknown, list(out_unknowns), residuals
@@ -214,7 +222,7 @@ def _jit_transpose(
     linear = tuple(isinstance(p, UndefPrimal) for p in primals)
     new_jaxpr = _transpose_cached(_jaxpr(params), linear)
     nonlinear = [p for p in primals if not isinstance(p, UndefPrimal)]
-    outs = iter(bind(jit_p, [*nonlinear, *cts], jit_params(new_jaxpr, f"transpose({jit_name(params)})")))
+    outs = iter(bind(jit_p, [*nonlinear, *cts], JitParams(new_jaxpr, f"transpose({JitParams.of(params).name})").to_params()))
     return [next(outs) if lin else None for lin in linear]
 
 
@@ -226,7 +234,7 @@ def _jit_dce(used_outputs: Sequence[bool], eqn: Eqn) -> Eqn | None:
     return Eqn(
         jit_p,
         tuple(a for a, u in zip(eqn.inputs, used_inputs) if u),
-        jit_params(new_jaxpr, jit_name(eqn.params)),
+        JitParams(new_jaxpr, JitParams.of(eqn.params).name).to_params(),
         tuple(v for v, u in zip(eqn.out_binders, used_outputs) if u),
     )
 
