@@ -13,16 +13,12 @@ from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Generic, TypeVar, cast
 
-from .core.errors import TypedaxError
+from .core.errors import TreeError as TreeError
 
 __all__ = ["TreeDef", "flatten", "leaves", "map", "register_node", "structure", "unflatten"]
 
 T = TypeVar("T")
 N = TypeVar("N")
-
-
-class TreeError(TypedaxError, ValueError):
-    """Trees whose structures do not match, or leaves of the wrong number."""
 
 
 @dataclass(frozen=True, slots=True)

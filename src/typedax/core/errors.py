@@ -113,3 +113,11 @@ class StaticArgumentError(TypedaxError, TypeError):
 
 class CompiledCallError(TypedaxError, TypeError):
     """A compiled executable called with arguments of the wrong types."""
+
+
+class TreeError(TypedaxError, ValueError):
+    """Trees whose structures do not match, or leaves of the wrong number."""
+
+
+class PlatformError(TypedaxError, RuntimeError):
+    """The requested device platform is unknown or not available."""

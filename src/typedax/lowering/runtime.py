@@ -23,16 +23,13 @@ from jaxlib import xla_client as xc
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import SUPPORTED
-from ..core.errors import PrimitiveTypeError, TypedaxError
+from ..core.errors import PlatformError as PlatformError
+from ..core.errors import PrimitiveTypeError
 from ..core.trace import ArrayLike, Tracer, Value, aval_of
 from .array import Array, aval_key
 from .lower import LoweredModule
 
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
-
-
-class PlatformError(TypedaxError, RuntimeError):
-    """The requested device platform is unknown or not available."""
 
 
 class _Sharding(_jax.SingleDeviceSharding):
