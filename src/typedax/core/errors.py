@@ -38,6 +38,13 @@ class ConcretizationError(TypedaxError, TypeError):
     """A traced value was used where Python needs a concrete one."""
 
 
+class TracerArrayConversionError(ConcretizationError):
+    """A traced value was converted to a NumPy array (``np.asarray``, or a
+    NumPy function applied to it): the result would be a constant, silently
+    dropping the derivative, the batch or the staging. Use ``typedax.numpy``
+    or ``typedax.lax`` on traced values."""
+
+
 class EscapedTracerError(TypedaxError):
     """A tracer was used after the transformation that made it had finished."""
 

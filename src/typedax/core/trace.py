@@ -27,7 +27,7 @@ import numpy as np
 from .arrayops import ArrayOps
 from .avals import ShapedArray
 from .dtypes import DType
-from .errors import ConcretizationError, EscapedTracerError
+from .errors import ConcretizationError, EscapedTracerError, TracerArrayConversionError
 from .ir import NDArray, Params, Primitive
 
 if TYPE_CHECKING:
@@ -213,6 +213,14 @@ class Tracer(ArrayOps):
             "mark the argument static."
         )
 
+    def concrete_float(self, why: str) -> NDArray:
+        """The value for ``float()``/``complex()``: ``concrete`` unless the
+        conversion would lose what the interpreter tracks through it (a
+        derivative: see ``JVPTracer``)."""
+        return self.concrete(why)
+
+    # bool(), int() and indexing are piecewise constant, so a concrete value
+    # serves them even under differentiation (as in JAX); float() is not.
     def __bool__(self) -> bool:
         return bool(self.concrete("bool()"))
 
@@ -220,13 +228,22 @@ class Tracer(ArrayOps):
         return int(self.concrete("int()"))
 
     def __float__(self) -> float:
-        return float(self.concrete("float()"))
+        return float(self.concrete_float("float()"))
+
+    def __complex__(self) -> complex:
+        return complex(self.concrete_float("complex()"))
 
     def __index__(self) -> int:
         return int(self.concrete("using as an index"))
 
     def __array__(self, dtype: object = None, copy: object = None) -> NDArray:
-        return np.asarray(self.concrete("np.asarray()"))
+        raise TracerArrayConversionError(
+            f"np.asarray() (or a NumPy or math function) was called on a traced value of type "
+            f"{self.aval.str_short()} under {self._trace.describe()}: NumPy would see a "
+            "constant and silently drop what is traced through it (a derivative, a batch "
+            "axis, a staged computation). Use typedax.numpy (tnp.exp, tnp.dot, ...) or "
+            "typedax.lax on traced values."
+        )
 
     def __hash__(self) -> int:
         raise TypeError("tracers are unhashable (they are arrays)")

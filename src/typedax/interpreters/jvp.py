@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import is_float
-from ..core.errors import TangentTypeError
+from ..core.errors import ConcretizationError, TangentTypeError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.eval import eval_jaxpr
 from ..core.rules import JvpRule, Tangent, Zero, require
@@ -71,6 +71,14 @@ class JVPTracer(Tracer):
         if isinstance(p, Tracer):
             return p.concrete(why)
         return np.asarray(p)
+
+    def concrete_float(self, why: str) -> NDArray:
+        raise ConcretizationError(
+            f"{why} of a value of type {self.aval.str_short()} being differentiated "
+            f"by {self._trace.describe()}: a Python float would drop its derivative. "
+            "Keep it an array (use typedax.numpy / typedax.lax on it); int() and "
+            "bool() of it are fine."
+        )
 
 
 class JVPTrace(Trace):

@@ -1,0 +1,74 @@
+"""Issue 8: inputs that used to give silently wrong answers now give JAX's
+answer or a clear library error (JAX is the reference for both)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax.core.errors import ConcretizationError, TracerArrayConversionError
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
+
+
+def jax_raises(f: Callable[[], object]) -> bool:
+    try:
+        f()
+    except Exception:
+        return True
+    return False
+
+
+# -- 1. NumPy / math functions on tracers ----------------------------------------------
+@pytest.mark.parametrize(
+    "name, ours, theirs",
+    [
+        ("x * np.exp(x)", lambda: tdx.grad(lambda x: x * np.exp(x))(1.0),
+         lambda: jax.grad(lambda x: x * np.exp(x))(1.0)),
+        ("np.dot(x, x)", lambda: tdx.grad(lambda x: np.dot(x, x))(np.ones(3)),
+         lambda: jax.grad(lambda x: np.dot(x, x))(np.ones(3))),
+        ("jvp np.tanh", lambda: tdx.jvp(np.tanh, (0.5,), (1.0,)), lambda: jax.jvp(np.tanh, (0.5,), (1.0,))),
+        ("jacrev np.sin", lambda: tdx.jacrev(np.sin)(np.ones(2)), lambda: jax.jacrev(np.sin)(np.ones(2))),
+        ("vmap np.asarray", lambda: tdx.vmap(np.asarray)(np.ones(3)), lambda: jax.vmap(np.asarray)(jnp.ones(3))),
+        ("jit np.sin", lambda: tdx.jit(np.sin)(np.ones(3)), lambda: jax.jit(np.sin)(np.ones(3))),
+    ],
+)
+def test_numpy_functions_on_tracers_raise(name: str, ours: Callable[[], object], theirs: Callable[[], object]) -> None:
+    assert jax_raises(theirs), name
+    with pytest.raises(TracerArrayConversionError, match="Use typedax.numpy"):
+        ours()
+
+
+@pytest.mark.parametrize(
+    "name, ours, theirs",
+    [
+        ("math.sin", lambda: tdx.grad(math.sin)(1.0), lambda: jax.grad(math.sin)(1.0)),
+        ("float(x) * x", lambda: tdx.grad(lambda x: float(x) * x)(2.0), lambda: jax.grad(lambda x: float(x) * x)(2.0)),
+        ("complex(x)", lambda: tdx.jvp(lambda x: complex(x).real * x, (2.0,), (1.0,)),
+         lambda: jax.jvp(lambda x: complex(x).real * x, (2.0,), (1.0,))),
+    ],
+)
+def test_float_of_a_differentiated_value_raises(name: str, ours: Callable[[], object], theirs: Callable[[], object]) -> None:
+    assert jax_raises(theirs), name
+    with pytest.raises(ConcretizationError, match="would drop its derivative"):
+        ours()
+
+
+def test_python_control_flow_on_concrete_values_keeps_working() -> None:
+    def f(x: tdx.Value) -> tdx.Value:
+        return x if x > 0 else -x  # bool() of a comparison
+
+    assert float(np.asarray(tdx.grad(f)(1.0))) == float(jax.grad(lambda x: x if x > 0 else -x)(1.0)) == 1.0
+    assert float(np.asarray(tdx.grad(f)(-2.0))) == -1.0
+    # int() is piecewise constant: allowed, with a zero derivative through it (as JAX)
+    assert float(np.asarray(tdx.grad(lambda x: int(x) * x)(2.0))) == float(jax.grad(lambda x: int(x) * x)(2.0))
+    # under vmap, an unbatched value is concrete
+    out = tdx.vmap(lambda x, y: x if y > 0 else -x, in_axes=(0, None))(np.ones(3), 1.0)
+    np.testing.assert_array_equal(np.asarray(out), np.ones(3))
