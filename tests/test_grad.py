@@ -157,7 +157,7 @@ def test_python_control_flow_under_grad() -> None:
 def test_loop_with_data_dependent_trip_count() -> None:
     def f(x: Value) -> Value:
         y = x
-        while y < 100.0:  # bool() of a comparison: concrete under grad, as in JAX
+        while bool(tnp.less(y, 100.0)):  # bool() of a comparison: concrete under grad, as in JAX
             y = tnp.multiply(y, y)
         return y
 
