@@ -104,11 +104,11 @@ def jax_block(x: object) -> object:
 
 
 def clear_tdx_caches() -> None:
-    from typedax import jit_rules
+    from typedax.jit import primitive
 
     compile_cache.clear()
-    for fn in (jit_rules._jvp_jaxpr_nonzero, jit_rules._vmap_jaxpr_cached,
-               jit_rules._partial_eval_cached, jit_rules._transpose_cached):
+    for fn in (primitive._jvp_jaxpr_nonzero, primitive._vmap_jaxpr_cached,
+               primitive._partial_eval_cached, primitive._transpose_cached):
         fn.cache_clear()
 
 
