@@ -14,7 +14,7 @@ import pytest
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax.core.errors import ConcretizationError, TracerArrayConversionError
+from typedax.core.errors import ConcretizationError, StaticArgumentError, TracerArrayConversionError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
@@ -84,3 +84,44 @@ def test_python_control_flow_on_concrete_values_keeps_working() -> None:
 
     out = tdx.vmap(f2, in_axes=(0, None))(np.ones(3), 1.0)
     np.testing.assert_array_equal(np.asarray(out), np.ones(3))
+
+
+# -- 3. jit's static arguments -------------------------------------------------------------
+def test_static_arguments_are_keyed_by_type_and_value() -> None:
+    def f(x: Any, n: Any) -> Any:
+        return x * 0.5 if isinstance(n, float) else x * 2.0
+
+    jh = tdx.jit(f, static_argnums=1)
+    jj = jax.jit(f, static_argnums=1)
+    for n in (1, 1.0, True, np.int32(1), 1):
+        assert float(np.asarray(jh(1.0, n))) == float(jj(1.0, n)), repr(n)
+
+
+def test_static_argnums_and_argnames_resolve_from_the_signature() -> None:
+    def g(x: Any, n: Any) -> Any:
+        return x * (2.0 if n > 1 else 1.0)  # Python control flow on n: it must be static
+
+    by_name = tdx.jit(g, static_argnames="n")
+    assert float(np.asarray(by_name(1.0, 2))) == float(jax.jit(g, static_argnames="n")(1.0, 2)) == 2.0
+    by_num = tdx.jit(g, static_argnums=1)
+    assert float(np.asarray(by_num(1.0, n=3))) == float(jax.jit(g, static_argnums=1)(1.0, n=3)) == 2.0
+    assert by_num.static_argnames == ("n",) and by_name.static_argnums == (1,)
+    assert tdx.jit(g, static_argnums=-1).static_argnums == (1,)
+
+
+@pytest.mark.parametrize("kwargs", [{"static_argnums": 5}, {"static_argnums": -5}, {"static_argnames": "zz"}])
+def test_static_arguments_the_function_lacks_are_refused(kwargs: dict[str, Any]) -> None:
+    def f(x: Any, n: Any) -> Any:
+        return x
+
+    with pytest.raises(ValueError):
+        jax.jit(f, **kwargs)
+    with pytest.raises(StaticArgumentError, match="jit of"):
+        tdx.jit(f, **kwargs)
+
+
+def test_static_arguments_of_functions_with_varargs_are_kept() -> None:
+    def f(*args: Any, **kwargs: Any) -> Any:
+        return args[0] * (2.0 if kwargs["k"] > 1 else 1.0)
+
+    assert float(np.asarray(tdx.jit(f, static_argnames="k")(1.0, k=2))) == 2.0

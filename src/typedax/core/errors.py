@@ -113,7 +113,7 @@ class ReverseModeError(TypedaxError, ValueError):
     backward pass."""
 
 
-class StaticArgumentError(TypedaxError, TypeError):
+class StaticArgumentError(TypedaxError, TypeError, ValueError):
     """A static argument that cannot serve as a cache key, or a bad
     ``static_argnums`` / ``static_argnames``."""
 

@@ -59,7 +59,9 @@ class _Staged:
         return any(isinstance(c, Tracer) for c in self.closed.consts)
 
 
-_StaticKey = tuple[tuple[int | str, Hashable], ...]
+# Static arguments key by position or name, type and value: 1, 1.0 and True
+# are equal and hash alike, but a function may tell them apart.
+_StaticKey = tuple[tuple[int | str, type, Hashable], ...]
 
 
 def _normalize_argnums(static_argnums: int | Sequence[int]) -> tuple[int, ...]:
@@ -68,6 +70,41 @@ def _normalize_argnums(static_argnums: int | Sequence[int]) -> tuple[int, ...]:
         if type(n) is not int:
             raise StaticArgumentError(f"static_argnums must be ints, got {n!r}")
     return nums
+
+
+def _resolve_statics(
+    name: str, sig: inspect.Signature | None, nums: tuple[int, ...], names: tuple[str, ...]
+) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """Check ``static_argnums``/``static_argnames`` against the signature and
+    complete each from the other (as JAX does): a static parameter is static
+    whether it is passed by position or by keyword."""
+    if sig is None:
+        return nums, names
+    params = list(sig.parameters.values())
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    var_pos = any(p.kind is p.VAR_POSITIONAL for p in params)
+    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
+    n = len(positional)
+    if not var_pos:
+        bad = [i for i in nums if not -n <= i < n]
+        if bad:
+            raise StaticArgumentError(
+                f"jit of '{name}': static_argnums={nums}, but the function takes only "
+                f"{n} positional argument(s)"
+            )
+        nums = tuple(sorted({i % n for i in nums})) if n else nums
+    by_name = {p.name: i for i, p in enumerate(positional) if p.kind is p.POSITIONAL_OR_KEYWORD}
+    keyword = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if not var_kw:
+        unknown = sorted(set(names) - keyword)
+        if unknown:
+            raise StaticArgumentError(
+                f"jit of '{name}': static_argnames {unknown} are not parameters of the "
+                f"function (it takes {', '.join(p.name for p in params) or 'none'})"
+            )
+    more_nums = {by_name[k] for k in names if k in by_name}
+    more_names = {positional[i].name for i in nums if 0 <= i < n and positional[i].name in by_name}
+    return tuple(sorted(set(nums) | more_nums)), tuple(sorted(set(names) | more_names))
 
 
 def _normalize_argnames(static_argnames: str | Sequence[str]) -> tuple[str, ...]:
@@ -93,17 +130,19 @@ class Jitted(Generic[P, R]):
     ) -> None:
         self.fun = fun
         self.name = fun_name(fun)
-        self.static_argnums = _normalize_argnums(static_argnums)
-        self.static_argnames = _normalize_argnames(static_argnames)
+        try:
+            self._signature: inspect.Signature | None = inspect.signature(fun)
+        except (TypeError, ValueError):
+            self._signature = None
+        self.static_argnums, self.static_argnames = _resolve_statics(
+            self.name, self._signature,
+            _normalize_argnums(static_argnums), _normalize_argnames(static_argnames),
+        )
         self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
         # fast paths: flat positional Arrays by their types; pytrees of Arrays
         # by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[int, ...], Callable[[Sequence[Array]], R]] = {}
         self._fast_trees: dict[_jax.PyTreeDef, dict[tuple[int, ...], Callable[[Sequence[Array]], R]]] = {}
-        try:
-            self._signature: inspect.Signature | None = inspect.signature(fun)
-        except (TypeError, ValueError):
-            self._signature = None
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -152,19 +191,19 @@ class Jitted(Generic[P, R]):
     def _split_statics(
         self, args: tuple[object, ...], kwargs: dict[str, object]
     ) -> tuple[tuple[object, ...], dict[str, object], _StaticKey]:
-        statics: list[tuple[int | str, Hashable]] = []
+        statics: list[tuple[int | str, type, Hashable]] = []
         dyn_args: list[object] = []
         n = len(args)
         nums = {i + n if i < 0 else i for i in self.static_argnums}
         for i, a in enumerate(args):
             if i in nums:
-                statics.append((i, self._hashable(a, f"static argument {i}")))
+                statics.append((i, type(a), self._hashable(a, f"static argument {i}")))
             else:
                 dyn_args.append(a)
         dyn_kwargs: dict[str, object] = {}
         for k, v in kwargs.items():
             if k in self.static_argnames:
-                statics.append((k, self._hashable(v, f"static argument '{k}'")))
+                statics.append((k, type(v), self._hashable(v, f"static argument '{k}'")))
             else:
                 dyn_kwargs[k] = v
         return tuple(dyn_args), dyn_kwargs, tuple(statics)
@@ -197,8 +236,8 @@ class Jitted(Generic[P, R]):
         self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int
     ) -> _Staged:
         out_trees: list[tree.TreeDef] = []
-        static_pos = {k: v for k, v in statics if isinstance(k, int)}
-        static_kw = {k: v for k, v in statics if isinstance(k, str)}
+        static_pos = {k: v for k, _, v in statics if isinstance(k, int)}
+        static_kw = {k: v for k, _, v in statics if isinstance(k, str)}
         fun = self.fun
 
         def run(flat: list[Value]) -> list[Value]:
