@@ -4,6 +4,7 @@ answer or a clear library error (JAX is the reference for both)."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -125,3 +126,50 @@ def test_static_arguments_of_functions_with_varargs_are_kept() -> None:
         return args[0] * (2.0 if kwargs["k"] > 1 else 1.0)
 
     assert float(np.asarray(tdx.jit(f, static_argnames="k")(1.0, k=2))) == 2.0
+
+
+# -- 4. jit dispatch keys under threads -----------------------------------------------------
+def test_aval_keys_stay_distinct_under_16_threads() -> None:
+    from typedax.core.avals import ShapedArray
+    from typedax.lowering.array import aval_key
+
+    start = threading.Barrier(16)
+    results: list[dict[ShapedArray, int]] = [{} for _ in range(16)]
+
+    def work(t: int) -> None:
+        start.wait()
+        for i in range(3000):  # the same fresh shapes in every thread, racing
+            a = ShapedArray((7919, i % 1500, 1 + i // 1500), np.dtype(np.float32))
+            results[t][a] = aval_key(a)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for r in results[1:]:
+        assert r == results[0]  # one key per aval, whoever made it
+    keys = list(results[0].values())
+    assert len(set(keys)) == len(keys) == 3000  # distinct avals, distinct keys
+
+
+def test_jit_dispatch_never_mixes_array_types_across_threads() -> None:
+    f = tdx.jit(lambda x: tnp.sum(x, axis=0))
+    shapes = [(2, 3), (3, 2), (4, 1), (1, 4), (2, 2), (5, 3)]
+    arrays = {s: tdx.device_put(np.arange(np.prod(s), dtype=np.float64).reshape(s)) for s in shapes}
+    errors: list[str] = []
+
+    def work(t: int) -> None:
+        for i in range(200):
+            s = shapes[(t + i) % len(shapes)]
+            got = np.asarray(f(arrays[s]))
+            want = np.arange(np.prod(s), dtype=np.float64).reshape(s).sum(axis=0)
+            if got.shape != want.shape or not np.array_equal(got, want):
+                errors.append(f"{s}: {got} != {want}")
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(16)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not errors, errors[:3]

@@ -9,6 +9,7 @@ tracer's; outside a transformation they evaluate with NumPy.
 from __future__ import annotations
 
 import operator
+import threading
 from collections.abc import Iterator
 from typing import Self
 
@@ -21,13 +22,21 @@ from ..core.ir import NDArray
 
 
 _AVAL_KEYS: dict[ShapedArray, int] = {}
+_AVAL_KEYS_LOCK = threading.Lock()
 
 
 def aval_key(aval: ShapedArray) -> int:
-    """A small int standing for ``aval`` (cheap to hash in dispatch keys)."""
+    """A small int standing for ``aval`` (cheap to hash in dispatch keys),
+    distinct for distinct avals. ``jit``'s fast path dispatches on these keys,
+    so two types sharing one would run one's executable on the other's data.
+    A new key is made under a lock (``len`` then insert is not atomic across
+    threads); looking up a known one takes no lock."""
     k = _AVAL_KEYS.get(aval)
     if k is None:
-        k = _AVAL_KEYS.setdefault(aval, len(_AVAL_KEYS))
+        with _AVAL_KEYS_LOCK:
+            k = _AVAL_KEYS.get(aval)
+            if k is None:
+                k = _AVAL_KEYS[aval] = len(_AVAL_KEYS)
     return k
 
 
