@@ -173,3 +173,26 @@ def test_jit_dispatch_never_mixes_array_types_across_threads() -> None:
     for th in threads:
         th.join()
     assert not errors, errors[:3]
+
+
+# -- 10. a closed-over NumPy array mutated after tracing -----------------------------------
+def test_closed_over_arrays_are_read_when_traced() -> None:
+    m = np.ones(3)
+    f = tdx.jit(lambda x: x + m)
+    jm = np.ones(3)
+    jf = jax.jit(lambda x: x + jm)
+    z = np.zeros(3)
+    for _ in range(2):
+        f(tdx.device_put(z))
+        f(z)
+        jf(z)
+    m[0] = 100.0
+    jm[0] = 100.0
+    want = np.asarray(jf(z))
+    np.testing.assert_array_equal(want, np.ones(3))  # JAX: the trace-time value
+    np.testing.assert_array_equal(np.asarray(f(tdx.device_put(z))), want)
+    np.testing.assert_array_equal(np.asarray(f(z)), want)
+    # and the staged constant cannot be changed through the jaxpr either
+    closed = tdx.make_jaxpr(lambda x: x + m)(z)
+    const = closed.consts[0]
+    assert isinstance(const, np.ndarray) and not const.flags.writeable

@@ -70,7 +70,7 @@ class JaxprTrace(Trace):
         self.eqns: list[Eqn] = []
         self.constvars: list[Var] = []
         self.constvals: list[object] = []
-        self._const_ids: dict[int, Var] = {}
+        self._const_ids: dict[int, tuple[Var, object]] = {}
 
     def describe(self) -> str:
         return f"staging of '{self.fun_name}'"
@@ -88,11 +88,15 @@ class JaxprTrace(Trace):
             self.check_foreign(x)
         elif isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
             return Lit.of(x)
-        var = self._const_ids.get(id(x))
-        if var is None:
-            var = self._const_ids[id(x)] = Var(aval_of(x))
-            self.constvars.append(var)
-            self.constvals.append(x)
+        known = self._const_ids.get(id(x))
+        if known is not None:
+            return known[0]
+        var = Var(aval_of(x))
+        self._const_ids[id(x)] = (var, x)  # x kept alive: its id stays its own
+        self.constvars.append(var)
+        # the value as it is now: a NumPy array the caller mutates later must
+        # not change what the staged function computes (as in JAX)
+        self.constvals.append(_frozen_copy(x) if type(x) is np.ndarray else x)
         return var
 
     def process_primitive(
@@ -116,6 +120,12 @@ class JaxprTrace(Trace):
         out_atoms = tuple(self.atom(o) for o in outs)
         jaxpr = Jaxpr(tuple(self.constvars) + tuple(in_vars), tuple(self.eqns), out_atoms)
         return ClosedJaxpr(jaxpr, tuple(self.constvals))
+
+
+def _frozen_copy(x: NDArray) -> NDArray:
+    c = np.array(x, copy=True)
+    c.flags.writeable = False
+    return c
 
 
 def trace_to_jaxpr_flat(
