@@ -456,7 +456,7 @@ def test_while_linearize_works_but_grad_raises() -> None:
 def test_while_abstract_eval_errors() -> None:
     from pyrsistent import pmap
 
-    from typedax.control_flow.while_loop import WhileParams
+    from typedax.control_flow import WhileParams
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))
@@ -472,7 +472,7 @@ def test_while_abstract_eval_errors() -> None:
 
 
 def test_scan_abstract_eval_errors() -> None:
-    from typedax.control_flow.scan import ScanParams
+    from typedax.control_flow import ScanParams
     from typedax.core import ShapedArray
 
     f64 = ShapedArray((), np.dtype(np.float64))

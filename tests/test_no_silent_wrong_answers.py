@@ -15,7 +15,14 @@ import pytest
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax.core.errors import ConcretizationError, StaticArgumentError, TracerArrayConversionError
+from typedax import lax
+from typedax.core.errors import (
+    AxisError,
+    ConcretizationError,
+    PrimitiveTypeError,
+    StaticArgumentError,
+    TracerArrayConversionError,
+)
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
@@ -196,3 +203,73 @@ def test_closed_over_arrays_are_read_when_traced() -> None:
     closed = tdx.make_jaxpr(lambda x: x + m)(z)
     const = closed.consts[0]
     assert isinstance(const, np.ndarray) and not const.flags.writeable
+
+
+# -- 2, 11, 12 and friends: typedax.numpy's axes, reshape and sums ---------------------------
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda: tnp.sum(np.ones((2, 3, 4)), axis=5), lambda: jnp.sum(np.ones((2, 3, 4)), axis=5)),
+        (lambda: tnp.sum(np.ones((2, 3)), axis=-3), lambda: jnp.sum(np.ones((2, 3)), axis=-3)),
+        (lambda: tnp.mean(np.ones((2, 3)), axis=2), lambda: jnp.mean(np.ones((2, 3)), axis=2)),
+        (lambda: tnp.max(np.ones((2, 3)), axis=(0, 0)), lambda: jnp.max(np.ones((2, 3)), axis=(0, 0))),
+        (lambda: tnp.transpose(np.ones((2, 3)), (0, 2)), lambda: jnp.transpose(np.ones((2, 3)), (0, 2))),
+        (lambda: tnp.transpose(np.ones((2, 3)), (0, 0)), lambda: jnp.transpose(np.ones((2, 3)), (0, 0))),
+        (lambda: tnp.sum(np.float64(1.0), axis=0), lambda: jnp.sum(np.float64(1.0), axis=0)),
+    ],
+)
+def test_out_of_range_or_repeated_axes_raise(ours: Callable[[], object], theirs: Callable[[], object]) -> None:
+    assert jax_raises(theirs)
+    with pytest.raises(AxisError):
+        ours()
+
+
+def test_in_range_negative_axes_still_work() -> None:
+    x = np.arange(24.0).reshape(2, 3, 4)
+    np.testing.assert_array_equal(np.asarray(tnp.sum(x, axis=-1)), x.sum(axis=-1))
+    np.testing.assert_array_equal(np.asarray(tnp.transpose(x, (-1, 0, 1))), x.transpose(2, 0, 1))
+
+
+@pytest.mark.parametrize("shape, new", [((0, 3), (0, -1)), ((6,), (4, -1)), ((6,), (-1, -1)), ((6,), (-2, -3))])
+def test_reshape_refuses_what_numpy_refuses(shape: tuple[int, ...], new: tuple[int, ...]) -> None:
+    assert jax_raises(lambda: jnp.reshape(np.zeros(shape), new))
+    with pytest.raises(PrimitiveTypeError, match="cannot reshape"):
+        tnp.reshape(np.zeros(shape), new)
+
+
+def test_integer_sums_accumulate_in_int64() -> None:
+    for x in (np.array([2**31 - 1, 1], np.int32), np.array([2**30] * 3, np.int32), np.ones(5, np.bool_)):
+        ours, theirs = np.asarray(tnp.sum(x)), np.asarray(jnp.sum(x))
+        assert ours.dtype == theirs.dtype == np.int64 and ours == theirs == np.sum(x)
+
+
+def test_zeros_like_of_a_tracer_is_a_broadcast_literal() -> None:
+    big = np.broadcast_to(np.float32(1.0), (2**15, 2**15))  # a view: 4 GiB if allocated
+    j = tdx.make_jaxpr(tnp.zeros_like)(big)
+    assert not j.consts and "broadcast" in str(j) and "0.0" in str(j)
+
+
+# -- 5. lax refuses floats where it would truncate -----------------------------------------
+@pytest.mark.parametrize(
+    "ours, theirs",
+    [
+        (lambda: lax.add(np.int32(1), 2.5), lambda: jax.lax.add(np.int32(1), 2.5)),
+        (lambda: lax.lt(np.int32(1), 2.5), lambda: jax.lax.lt(np.int32(1), 2.5)),
+        (lambda: lax.max(np.int32(1), 2.5), lambda: jax.lax.max(np.int32(1), 2.5)),
+        (lambda: lax.mul(np.arange(3, dtype=np.int32), 0.5), lambda: jax.lax.mul(np.arange(3, dtype=np.int32), 0.5)),
+        (lambda: lax.integer_pow(np.float64(2.0), 2.5), lambda: jax.lax.integer_pow(np.float64(2.0), 2.5)),  # type: ignore[arg-type]  # the mistake under test
+        (lambda: lax.reshape(np.ones(6), (2.9, 3)), lambda: jax.lax.reshape(np.ones(6), (2.9, 3))),  # type: ignore[arg-type]  # the mistake under test
+        (lambda: lax.transpose(np.ones((2, 3)), (1.9, 0)), lambda: jax.lax.transpose(np.ones((2, 3)), (1.9, 0))),  # type: ignore[arg-type]  # the mistake under test
+        (lambda: lax.reduce_sum(np.ones((2, 3)), (0.7,)), lambda: jax.lax.reduce_sum(np.ones((2, 3)), (0.7,))),  # type: ignore[arg-type]  # the mistake under test
+    ],
+)
+def test_lax_refuses_to_truncate_floats(ours: Callable[[], object], theirs: Callable[[], object]) -> None:
+    assert jax_raises(theirs)
+    with pytest.raises(PrimitiveTypeError):
+        ours()
+
+
+def test_lax_accepts_numpy_integers_as_dimensions() -> None:
+    x = np.ones(6)
+    assert np.asarray(lax.reshape(x, (np.int64(2), 3))).shape == (2, 3)  # type: ignore[arg-type]  # NumPy ints are accepted
+    assert float(np.asarray(lax.integer_pow(np.float64(2.0), np.int64(3)))) == 8.0  # type: ignore[arg-type]  # NumPy ints are accepted

@@ -477,8 +477,8 @@ def test_where() -> None:
 @pytest.mark.parametrize("dtype", ALL)
 def test_sum_mean_max(axis: int | tuple[int, int] | None, dtype: str) -> None:
     x = sample((3, 4), dtype, 35)
-    # as in JAX, integer sums keep their dtype (NumPy would give int64); bools sum to int64
-    sum_dtype = np.int64 if dtype == "bool" else dtype
+    # as in JAX (x64) and NumPy, int32 and bool sums accumulate in int64
+    sum_dtype = np.int64 if dtype in ("bool", "int32") else dtype
     same(np.asarray(tnp.sum(x, axis)), np.asarray(np.sum(x, axis), dtype=sum_dtype))
     same(np.asarray(tnp.mean(x, axis)), np.asarray(np.mean(x, axis)))
     same(np.asarray(tnp.max(x, axis)), np.asarray(np.max(x, axis)))

@@ -16,7 +16,7 @@ from pyrsistent import pmap
 
 from .core.dtypes import DType
 from .core.errors import PrimitiveTypeError
-from .core.ir import NO_PARAMS, Param, Params, Primitive
+from .core.ir import NO_PARAMS, NDArray, Param, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
 from .primitives import (
     add_p,
@@ -79,14 +79,40 @@ def _unop(prim: Primitive, x: Value) -> Value:
     return bind1(prim, (x,), NO_PARAMS)
 
 
+def _scalar_as(prim: Primitive, x: bool | int | float, dtype: DType) -> NDArray:
+    """A Python scalar operand in the other operand's dtype -- only where that
+    loses nothing (a float never becomes an integer: ``lax.add(int32, 2.5)``
+    truncated to 3 before; jax.lax refuses it)."""
+    kind = dtype.kind
+    if (type(x) is float and kind in "iub") or (type(x) is int and kind == "b"):
+        raise PrimitiveTypeError(
+            f"{prim.name}: a Python {type(x).__name__} ({x!r}) cannot meet an operand of dtype "
+            f"{dtype.name} in lax (jax.lax requires one dtype); convert it, or use "
+            "typedax.numpy, which promotes"
+        )
+    return np.asarray(x, dtype=dtype)
+
+
 def _binop(prim: Primitive, x: Value, y: Value) -> Value:
     # ``_weak`` on both operands, inlined (this is on every traced binary op)
     if type(x) in _PYTHON_SCALARS:
         if type(y) not in _PYTHON_SCALARS:
-            x = np.asarray(x, dtype=aval_of(y).dtype)
+            x = _scalar_as(prim, x, aval_of(y).dtype)  # type: ignore[arg-type]  # type(x) checked above
     elif type(y) in _PYTHON_SCALARS:
-        y = np.asarray(y, dtype=aval_of(x).dtype)
+        y = _scalar_as(prim, y, aval_of(x).dtype)  # type: ignore[arg-type]  # type(y) checked above
     return bind1(prim, (x, y), NO_PARAMS)
+
+
+def _index(op: str, what: str, d: object) -> int:
+    """A dimension, axis or exponent: a Python or NumPy integer, never a float
+    or a bool silently truncated by ``int()``."""
+    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: {what} must be integers, got {d!r} ({type(d).__name__})")
+    return int(d)
+
+
+def _indices(op: str, what: str, ds: Sequence[object]) -> tuple[int, ...]:
+    return tuple([_index(op, what, d) for d in ds])
 
 
 @functools.lru_cache(maxsize=4096, typed=True)
@@ -192,7 +218,7 @@ def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
 
 
 def integer_pow(x: Value, y: int) -> Value:
-    return bind1(integer_pow_p, (x,), _params(("y", int(y))))
+    return bind1(integer_pow_p, (x,), _params(("y", _index("integer_pow", "the exponent y", y))))
 
 
 def select_n(which: Value, *cases: Value) -> Value:
@@ -210,14 +236,14 @@ def convert_element_type(x: Value, new_dtype: DType | type) -> Value:
 
 def broadcast(x: Value, sizes: Sequence[int]) -> Value:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
-    shape = tuple(int(d) for d in sizes) + aval_of(x).shape
+    shape = _indices("broadcast", "sizes", sizes) + aval_of(x).shape
     return bind1(broadcast_p, (x,), _params(("shape", shape), ("axes", tuple(range(len(sizes))))))
 
 
 def broadcast_in_dim(x: Value, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Value:
     """Operand dimension ``i`` becomes output dimension ``broadcast_dimensions[i]``."""
-    shape_t = tuple([int(d) for d in shape])
-    dims = tuple([int(d) for d in broadcast_dimensions])
+    shape_t = _indices("broadcast_in_dim", "shape", shape)
+    dims = _indices("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
     return bind1(broadcast_p, (x,), _broadcast_in_dim_params(shape_t, dims))
 
 
@@ -232,19 +258,19 @@ def _broadcast_in_dim_params(shape: tuple[int, ...], dims: tuple[int, ...]) -> P
 
 
 def reshape(x: Value, new_sizes: Sequence[int]) -> Value:
-    return bind1(reshape_p, (x,), _params(("new_sizes", tuple([int(d) for d in new_sizes]))))
+    return bind1(reshape_p, (x,), _params(("new_sizes", _indices("reshape", "new_sizes", new_sizes))))
 
 
 def transpose(x: Value, permutation: Sequence[int]) -> Value:
-    return bind1(transpose_p, (x,), _params(("perm", tuple([int(d) for d in permutation]))))
+    return bind1(transpose_p, (x,), _params(("perm", _indices("transpose", "permutation", permutation))))
 
 
 def reduce_sum(x: Value, axes: Sequence[int]) -> Value:
-    return bind1(reduce_sum_p, (x,), _params(("axis", tuple([int(a) for a in axes]))))
+    return bind1(reduce_sum_p, (x,), _params(("axis", _indices("reduce_sum", "axes", axes))))
 
 
 def reduce_max(x: Value, axes: Sequence[int]) -> Value:
-    return bind1(reduce_max_p, (x,), _params(("axis", tuple([int(a) for a in axes]))))
+    return bind1(reduce_max_p, (x,), _params(("axis", _indices("reduce_max", "axes", axes))))
 
 
 def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers) -> Value:
@@ -262,7 +288,7 @@ def is_tracer(x: object) -> bool:
     return isinstance(x, Tracer)
 
 
-# Control flow (higher-order primitives). Imported last: control_flow builds on the ops above.
+# Control flow, re-exported under jax.lax's names.
 from .control_flow import cond as cond  # noqa: E402
 from .control_flow import fori_loop as fori_loop  # noqa: E402
 from .control_flow import scan as scan  # noqa: E402

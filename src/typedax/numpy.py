@@ -15,7 +15,7 @@ import numpy as np
 from . import lax
 from .core.avals import ShapedArray
 from .core.dtypes import DType, bool_, float32, float64, int32, int64
-from .core.errors import PrimitiveTypeError
+from .core.errors import AxisError, PrimitiveTypeError
 from .core.trace import Value, aval_of
 
 __all__ = [
@@ -238,46 +238,83 @@ def astype(x: Value, dtype: DType | type) -> Value:
     return x if aval_of(x).dtype == d else lax.convert_element_type(x, d)
 
 
+def _axis(op: str, axis: object, ndim: int) -> int:
+    """``axis`` as an index in ``[0, ndim)``; NumPy's error for one outside."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise TypeError(f"{op}: an axis must be an integer, got {axis!r}")
+    a = int(axis)
+    if not -ndim <= a < ndim:
+        raise AxisError(f"{op}: axis {a} is out of bounds for an array of dimension {ndim}")
+    return a % ndim
+
+
+def _axes(op: str, ndim: int, axis: int | Sequence[int] | None) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):  # (a bool is refused by _axis)
+        return (_axis(op, axis, ndim),)
+    axes = [_axis(op, a, ndim) for a in axis]
+    if len(set(axes)) != len(axes):
+        raise AxisError(f"{op}: repeated axis in axis={tuple(axis)}")
+    return tuple(sorted(axes))
+
+
 def transpose(x: Value, axes: Sequence[int] | None = None) -> Value:
     nd = aval_of(x).ndim
-    perm = tuple(reversed(range(nd))) if axes is None else tuple(a % nd for a in axes) if nd else ()
+    if axes is None:
+        return lax.transpose(x, tuple(reversed(range(nd))))
+    perm = tuple(_axis("transpose", a, nd) for a in axes)
+    if sorted(perm) != list(range(nd)):
+        raise AxisError(f"transpose: axes={tuple(axes)} is not a permutation of the {nd} axes")
     return lax.transpose(x, perm)
 
 
 def reshape(x: Value, shape: Sequence[int] | int) -> Value:
-    dims = [shape] if isinstance(shape, int) else list(shape)
-    size = aval_of(x).size
-    if dims.count(-1) == 1:
+    dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
+    a = aval_of(x)
+
+    def bad() -> PrimitiveTypeError:
+        return PrimitiveTypeError(f"reshape: cannot reshape an array of shape {a.shape} into shape {tuple(dims)}")
+
+    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
+        raise TypeError(f"reshape: the new shape must be integers, got {shape!r}")
+    dims = [int(d) for d in dims]
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        raise bad()
+    if -1 in dims:  # as NumPy: the rest must divide the size, and be nonzero
         known = 1
         for d in dims:
             if d != -1:
                 known *= d
-        dims[dims.index(-1)] = size // known if known else 0
+        if known == 0 or a.size % known:
+            raise bad()
+        dims[dims.index(-1)] = a.size // known
     return lax.reshape(x, tuple(dims))
 
 
-def _axes(ndim: int, axis: int | Sequence[int] | None) -> tuple[int, ...]:
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, int):
-        return (axis % ndim,)
-    return tuple(sorted(a % ndim for a in axis))
+def _sum_dtype(dtype: DType) -> DType | None:
+    """Integer and bool sums accumulate in the default integer type (int64),
+    as JAX (with x64) and NumPy do: int32 sums would overflow."""
+    return int64 if dtype in (bool_, int32) else None
 
 
 def sum(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
     a = aval_of(x)
-    if a.dtype == bool_:
-        x = lax.convert_element_type(x, int64)
-    return lax.reduce_sum(x, _axes(a.ndim, axis))
+    axes = _axes("sum", a.ndim, axis)
+    acc = _sum_dtype(a.dtype)
+    if acc is not None:
+        x = lax.convert_element_type(x, acc)
+    return lax.reduce_sum(x, axes)
 
 
 def max(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
-    return lax.reduce_max(x, _axes(aval_of(x).ndim, axis))
+    a = aval_of(x)
+    return lax.reduce_max(x, _axes("max", a.ndim, axis))
 
 
 def mean(x: Value, axis: int | Sequence[int] | None = None) -> Value:
     a = aval_of(x)
-    axes = _axes(a.ndim, axis)
+    axes = _axes("mean", a.ndim, axis)
     n = 1
     for i in axes:
         n *= a.shape[i]
@@ -303,8 +340,10 @@ def dot(x: Value, y: Value) -> Value:
 
 
 def zeros_like(x: Value) -> Value:
+    """Zeros of ``x``'s type: a broadcast scalar, so a traced ``x`` of any
+    size costs nothing at trace time (a literal in the jaxpr)."""
     a = aval_of(x)
-    return np.zeros(a.shape, a.dtype)
+    return lax.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
 
 
 

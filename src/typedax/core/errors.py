@@ -128,3 +128,7 @@ class TreeError(TypedaxError, ValueError):
 
 class PlatformError(TypedaxError, RuntimeError):
     """The requested device platform is unknown or not available."""
+
+
+class AxisError(TypedaxError, ValueError, IndexError):
+    """An axis outside an array's dimensions, or repeated (NumPy's ``AxisError``)."""

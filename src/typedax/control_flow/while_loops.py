@@ -61,8 +61,8 @@ from .common import (
     trace_callable,
     types_str,
 )
-from .cond import PRED_TYPE
-from .scan import scan
+from .conditionals import PRED_TYPE
+from .scans import scan
 
 
 C = TypeVar("C")

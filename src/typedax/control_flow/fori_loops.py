@@ -13,8 +13,8 @@ from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS
 from ..core.trace import Tracer, Value, aval_of, bind1
 from ..primitives import add_p, less_p
-from .scan import scan
-from .while_loop import while_loop
+from .scans import scan
+from .while_loops import while_loop
 
 
 C = TypeVar("C")
