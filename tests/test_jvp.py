@@ -209,9 +209,11 @@ def test_integer_inputs_have_zero_tangents() -> None:
     def f(n: Value, x: Value) -> Value:
         return lax.mul(lax.convert_element_type(n, np.float64), x)
 
-    y, t = tdx.jvp(f, (np.int64(3), 2.0), (np.int64(5), 1.0))
+    y, t = tdx.jvp(f, (np.int64(3), 2.0), (np.int64(0), 1.0))
     assert float(np.asarray(y)) == 6.0
-    assert float(np.asarray(t)) == 3.0  # the int tangent 5 is ignored
+    assert float(np.asarray(t)) == 3.0  # the int input contributes nothing
+    with pytest.raises(TangentTypeError, match="not zero"):  # a nonzero one was silently ignored
+        tdx.jvp(f, (np.int64(3), 2.0), (np.int64(5), 1.0))
 
 
 def test_comparison_output_tangent_is_bool_zero() -> None:

@@ -17,10 +17,12 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import (
+    ArgnumsError,
     AxisError,
     ConcretizationError,
     PrimitiveTypeError,
     StaticArgumentError,
+    TangentTypeError,
     TracerArrayConversionError,
 )
 
@@ -273,3 +275,29 @@ def test_lax_accepts_numpy_integers_as_dimensions() -> None:
     x = np.ones(6)
     assert np.asarray(lax.reshape(x, (np.int64(2), 3))).shape == (2, 3)  # type: ignore[arg-type]  # NumPy ints are accepted
     assert float(np.asarray(lax.integer_pow(np.float64(2.0), np.int64(3)))) == 8.0  # type: ignore[arg-type]  # NumPy ints are accepted
+
+
+# -- 6, 7: argnums and tangents that were silently misread --------------------------------
+@pytest.mark.parametrize("transform", ["grad", "value_and_grad", "jacrev", "jacfwd", "hessian"])
+def test_repeated_or_empty_argnums_raise(transform: str) -> None:
+    ours = getattr(tdx, transform)
+
+    def f(x: Any, y: Any) -> Any:
+        return x * y
+
+    with pytest.raises(ArgnumsError, match="more than once"):
+        ours(f, argnums=(0, 0))(1.0, 2.0)
+    with pytest.raises(ArgnumsError, match="names no argument"):
+        ours(f, argnums=())(1.0, 2.0)
+    assert jax_raises(lambda: getattr(jax, transform)(f, argnums=())(1.0, 2.0))
+
+
+def test_a_float_tangent_for_an_integer_primal_raises() -> None:
+    assert jax_raises(lambda: jax.jvp(lambda n: n * 2.0, (3,), (1.0,)))
+    with pytest.raises(TangentTypeError, match="tangent 0 has type float64"):
+        tdx.jvp(lambda n: n * 2.0, (3,), (1.0,))
+    with pytest.raises(TangentTypeError, match="not zero"):
+        tdx.jvp(lambda n: n * 2.0, (np.int32(3),), (np.int32(1),))
+    # zeros of the primal's own dtype: no derivative, as JAX's float0 zeros
+    out, t = tdx.jvp(lambda n: n * 2.0, (3,), (0,))
+    assert float(np.asarray(out)) == 6.0 and float(np.asarray(t)) == 0.0

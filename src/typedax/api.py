@@ -8,12 +8,31 @@ from typing import ParamSpec
 
 from . import tree
 from .core.avals import ShapedArray
+from .core.errors import ArgnumsError, TangentTypeError
 from .core.names import fun_name
 from .core.ir import ClosedJaxpr
 from .core.trace import Value, aval_of
 from .interpreters.staging import trace_to_jaxpr_flat
 
 P = ParamSpec("P")
+
+
+def argnum_positions(who: str, argnums: int | tuple[int, ...], nargs: int) -> list[int]:
+    """The positions ``argnums`` names among ``nargs`` positional arguments:
+    each an int in range, none repeated (a repeated one would get one
+    gradient), at least one."""
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise ArgnumsError(f"{who}: argnums=() names no argument to differentiate with respect to")
+    for k in nums:
+        if type(k) is not int or not -nargs <= k < nargs:
+            raise TangentTypeError(
+                f"{who}: argnums={argnums!r} is out of range for {nargs} positional arguments"
+            )
+    idx = [k % nargs for k in nums]
+    if len(set(idx)) != len(idx):
+        raise ArgnumsError(f"{who}: argnums={argnums!r} names an argument more than once")
+    return idx
 
 
 def flat_fun(

@@ -12,7 +12,7 @@ from typing import ParamSpec, TypeAlias, TypeVar, cast, overload
 import numpy as np
 
 from . import lax, tree
-from .api import flat_fun
+from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import BatchingError, TangentTypeError
@@ -274,16 +274,10 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
     leaf of shape ``S`` is replaced by the derivatives with respect to the
     arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
     shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf."""
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
-        for k in nums:
-            if not -len(args) <= k < len(args):
-                raise TangentTypeError(
-                    f"jacfwd: argnums={argnums} is out of range for {len(args)} positional arguments"
-                )
-        idx = [k % len(args) for k in nums]
+        idx = argnum_positions("jacfwd", argnums, len(args))
         dyn_leaves_obj, dyn_tree = tree.flatten(tuple(args[k] for k in idx))
         dyn = _values(dyn_leaves_obj)
         avals = [aval_of(x) for x in dyn]

@@ -18,7 +18,7 @@ from typing import Literal, ParamSpec, TypeVar, cast, overload
 import numpy as np
 
 from . import lax, tree
-from .api import flat_fun
+from .api import argnum_positions, flat_fun
 from .api_forward import jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
@@ -127,14 +127,8 @@ class _Diff:
         argnums: int | tuple[int, ...],
         has_aux: bool,
     ) -> None:
-        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        for k in nums:
-            if type(k) is not int or not -len(args) <= k < len(args):
-                raise TangentTypeError(
-                    f"{who}: argnums={argnums!r} is out of range for {len(args)} positional arguments"
-                )
         self.who, self.f, self.args, self.kwargs, self.has_aux = who, f, args, kwargs, has_aux
-        self.idx = [k % len(args) for k in nums]
+        self.idx = argnum_positions(who, argnums, len(args))
         self.single = isinstance(argnums, int)
         leaves: list[object] = []
         for k in self.idx:

@@ -132,3 +132,7 @@ class PlatformError(TypedaxError, RuntimeError):
 
 class AxisError(TypedaxError, ValueError, IndexError):
     """An axis outside an array's dimensions, or repeated (NumPy's ``AxisError``)."""
+
+
+class ArgnumsError(TypedaxError, ValueError):
+    """``argnums`` that name no argument, or one argument twice."""

@@ -138,15 +138,27 @@ def _check_tangent(i: int, primal: Value, tangent: Tangent) -> Tangent:
     if isinstance(tangent, Zero):
         ta = tangent.aval
     elif type(tangent) in (float, int, bool):
-        ta = ShapedArray((), pa.dtype if pa.shape == () else aval_of(tangent).dtype)
+        # a Python scalar is weakly typed: it takes a scalar primal's dtype,
+        # but a float never becomes an integer tangent (that tangent would be
+        # dropped: JAX refuses it too, asking for float0)
+        weak_ok = pa.shape == () and not (type(tangent) is float and not has_tangent_dtype(pa))
+        ta = ShapedArray((), pa.dtype if weak_ok else aval_of(tangent).dtype)
     else:
         ta = aval_of(tangent)
     if ta != pa:
         raise TangentTypeError(
             f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
-            f"{pa.str_short()}; a tangent must have its primal's shape and dtype"
+            f"{pa.str_short()}; a tangent must have its primal's shape and dtype "
+            "(an integer or bool primal takes zeros of its own dtype: it has no derivative)"
         )
-    if not has_tangent_dtype(pa) or isinstance(tangent, Zero):
+    if isinstance(tangent, Zero):
+        return Zero(pa)
+    if not has_tangent_dtype(pa):
+        if not isinstance(tangent, Tracer) and np.any(np.asarray(tangent)):
+            raise TangentTypeError(
+                f"jvp: tangent {i} of the {pa.str_short()} primal is not zero: an integer or "
+                "bool value has no derivative, so its tangent must be zeros (JAX's float0)"
+            )
         return Zero(pa)
     if type(tangent) in (float, int, bool):
         return np.asarray(tangent, pa.dtype)
