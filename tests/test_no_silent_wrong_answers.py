@@ -301,3 +301,29 @@ def test_a_float_tangent_for_an_integer_primal_raises() -> None:
     # zeros of the primal's own dtype: no derivative, as JAX's float0 zeros
     out, t = tdx.jvp(lambda n: n * 2.0, (3,), (0,))
     assert float(np.asarray(out)) == 6.0 and float(np.asarray(t)) == 0.0
+
+
+# -- 8, 9: eager evaluation has jit's (XLA's) semantics -------------------------------------
+def test_abs_of_negative_zero_is_positive_zero() -> None:
+    for got in (lax.abs(-0.0), tdx.jit(lax.abs)(-0.0), lax.abs(np.float32(-0.0))):
+        assert not np.signbit(np.asarray(got))
+    assert not np.signbit(np.asarray(jax.lax.abs(-0.0)))
+    # and its derivative is JAX's (1 at 0)
+    for x in (-2.0, 0.0, 3.0):
+        assert float(np.asarray(tdx.grad(lax.abs)(x))) == float(jax.grad(jax.lax.abs)(x))
+
+
+def test_eager_and_jit_agree_with_jax_on_the_reported_cases() -> None:
+    cases: list[tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]] = [
+        (lax.div, jax.lax.div, (np.int32(5), np.int32(0))),
+        (lax.div, jax.lax.div, (np.int32(-2**31), np.int32(-1))),
+        (lambda x: lax.convert_element_type(x, np.int32), lambda x: jax.lax.convert_element_type(x, np.int32),
+         (np.array([np.inf, -np.inf, np.nan, 3e9, -3e9, 2.7, -2.7]),)),
+        (lax.select_n, jax.lax.select_n, (np.array([5, -1, 0, 1], np.int32), np.zeros(4), np.ones(4))),
+        (lax.max, jax.lax.max, (np.array([0.0, -0.0]), np.array([-0.0, 0.0]))),
+        (lax.min, jax.lax.min, (np.array([0.0, -0.0]), np.array([-0.0, 0.0]))),
+    ]
+    for ours, theirs, args in cases:
+        want = np.asarray(jax.jit(theirs)(*args))
+        for got in (np.asarray(ours(*args)), np.asarray(tdx.jit(ours)(*args))):
+            assert got.dtype == want.dtype and np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), (args, got, want)

@@ -73,6 +73,7 @@ def same(got: Arr, want: Arr) -> None:
 
 UNARY: dict[str, tuple[Callable[[Arr], Arr], tuple[str, ...], bool]] = {
     "neg": (np.negative, NUMERIC, False),
+    "abs": (np.abs, NUMERIC, False),
     "sin": (np.sin, FLOATS, False),
     "cos": (np.cos, FLOATS, False),
     "exp": (np.exp, FLOATS, False),

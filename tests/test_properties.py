@@ -172,6 +172,7 @@ REFERENCE: dict[str, Ref] = {
     "min": _binary(np.minimum),
     "pow": _binary(np.power),
     "rem": _binary(np.fmod),
+    "abs": _unary(np.abs),
     "greater": _binary(np.greater),
     "less": _binary(np.less),
     "ge": _binary(np.greater_equal),

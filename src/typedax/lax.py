@@ -19,6 +19,7 @@ from .core.errors import PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Param, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
 from .primitives import (
+    abs_p,
     add_p,
     broadcast_p,
     convert_element_type_p,
@@ -213,8 +214,7 @@ def ne(x: Value, y: Value) -> Value:
 
 
 def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
-    nx = neg(x)  # x < -x exactly where x < 0, at any shape (lt(x, 0) needs a scalar x)
-    return select(lt(x, nx), nx, x)
+    return _unop(abs_p, x)
 
 
 def integer_pow(x: Value, y: int) -> Value:

@@ -2,6 +2,7 @@
 shape ops), ``elementwise``, ``reductions``, ``dot``. Each module defines its
 primitives with every rule and exports a ``FAMILY``."""
 
+from .elementwise import abs_p as abs_p
 from .elementwise import add_p as add_p
 from .elementwise import convert_element_type_p as convert_element_type_p
 from .elementwise import cos_p as cos_p

@@ -104,16 +104,45 @@ def _logistic(x: NDArray) -> object:
 
 def _div(x: NDArray, y: NDArray) -> object:
     if x.dtype.kind == "f":
-        return np.divide(x, y)
-    # integer division rounds toward zero, as XLA's does
-    with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.divide(x, y)
+    # XLA's integer division: toward zero; x / 0 is -1 (all ones: for
+    # unsigned too); INT_MIN / -1 is INT_MIN (it overflows back)
+    zero = y == 0
+    if x.dtype.kind == "i":
+        overflow = (y == -1) & (x == _int_range(x.dtype)[0])
+        bad = zero | overflow
+    else:
+        overflow = np.zeros((), np.bool_)
+        bad = zero
+    if not bad.any():
         q = np.floor_divide(x, y)
-        fix = (q < 0) & (q * y != x)
-    return q + fix.astype(x.dtype)
+        return q + ((q < 0) & (q * y != x)).astype(x.dtype)
+    safe = np.where(bad, np.ones((), y.dtype), y)
+    q = np.floor_divide(x, safe)
+    q = q + ((q < 0) & (q * safe != x)).astype(x.dtype)
+    q = np.where(overflow, x, q)
+    return np.where(zero, np.asarray(-1).astype(x.dtype), q)
+
+
+def _max(x: NDArray, y: NDArray) -> object:
+    """XLA's max: NaN if either is; of two zeros, +0 unless both are -0."""
+    m = np.maximum(x, y)
+    if x.dtype.kind == "f":
+        return np.where((x == 0) & (y == 0), np.add(x, y), m)  # +0 + -0 is +0; -0 + -0 is -0
+    return m
+
+
+def _min(x: NDArray, y: NDArray) -> object:
+    """XLA's min: NaN if either is; of two zeros, -0 unless both are +0."""
+    m = np.minimum(x, y)
+    if x.dtype.kind == "f":
+        return np.where((x == 0) & (y == 0), np.negative(np.add(np.negative(x), np.negative(y))), m)
+    return m
 
 
 def _neg(x: NDArray) -> object:
-    return np.subtract(np.zeros((), x.dtype), x)
+    return np.negative(x)  # -(+0.0) is -0.0, as in XLA
 
 
 # -- the ops the rules below build with: the primitives, without promotion ----
@@ -408,6 +437,13 @@ def _rem_jvp(
     return [out], [zero_like(out) if isinstance(t, Zero) else t]
 
 
+# abs: |x| with abs(-0.0) = +0.0 and abs(INT_MIN) = INT_MIN, as in XLA; its
+# tangent is t where x >= 0, else -t (so 1 at 0, as in JAX)
+def _abs_tangent(t: Value, x: Value, y: Value) -> Value:
+    return select(bind1(ge_p, (x, full_like(0.0, x)), NO_PARAMS), t, neg(t))
+
+
+abs_p = _unary("abs", np.abs, NUMERIC, _unary_rules(_abs_tangent, hlo.abs))
 neg_p = _unary("neg", _neg, NUMERIC,
     _unary_rules(lambda t, x, y: neg(t), hlo.negate, _neg_t))
 sin_p = _unary("sin", np.sin, FLOATING,
@@ -429,8 +465,8 @@ add_p = _binary("add", np.add, NUMERIC, None, _binary_rules(_add_jvp, hlo.add, _
 sub_p = _binary("sub", np.subtract, NUMERIC, None, _binary_rules(_sub_jvp, hlo.subtract, _sub_t))
 mul_p = _binary("mul", np.multiply, NUMERIC, None, _binary_rules(_mul_jvp, hlo.multiply, _mul_t))
 div_p = _binary("div", _div, NUMERIC, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
-max_p = _binary("max", np.maximum, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
-min_p = _binary("min", np.minimum, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
+max_p = _binary("max", _max, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
+min_p = _binary("min", _min, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
 pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power))
 rem_p = _binary("rem", _rem, NUMERIC, None, _binary_rules(_rem_jvp, hlo.remainder))
 
@@ -515,7 +551,8 @@ def _select_n_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         return [np.array(cases[0])]
     if which.dtype == np.bool_:
         return [np.asarray(np.where(which, cases[1], cases[0]), dtype=cases[0].dtype)]
-    idx = np.broadcast_to(which.astype(np.int64), cases[0].shape)
+    # an index out of range is clamped to the first or last case (as jit does)
+    idx = np.broadcast_to(np.clip(which, 0, len(cases) - 1).astype(np.int64), cases[0].shape)
     return [np.asarray(np.choose(idx, cases), dtype=cases[0].dtype)]
 
 
@@ -600,11 +637,12 @@ def _select_n_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) ->
     if which_aval.dtype == bool_:
         return [hlo.select(which, cases[1], cases[0])]
     assert which_aval.dtype == int32
-    # cases[which]: a chain of selects, last case as the default
-    out = cases[-1]
-    for i in range(len(cases) - 2, -1, -1):
-        is_i = compare(which, full(i, which_aval), int32, "EQ")
-        out = hlo.select(is_i, cases[i], out)
+    # cases[which], an index out of range clamped to the first or last case:
+    # a chain of selects on which >= i
+    out = cases[0]
+    for i in range(1, len(cases)):
+        at_least_i = compare(which, full(i, which_aval), int32, "GE")
+        out = hlo.select(at_least_i, cases[i], out)
     return [out]
 
 
@@ -617,7 +655,31 @@ select_n_p = Primitive(
 # -- convert_element_type ----------------------------------------------------
 def _convert_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     new_dtype = get_dtype("convert_element_type", params, "new_dtype")
-    return [np.asarray(args[0]).astype(new_dtype)]
+    x = np.asarray(args[0])
+    if x.dtype.kind == "f" and new_dtype.kind in "iu":
+        return [_float_to_int(x, new_dtype)]
+    return [x.astype(new_dtype)]
+
+
+def _float_to_int(x: NDArray, dtype: DType) -> NDArray:
+    """XLA's float-to-integer conversion: toward zero, saturating at the
+    integer type's range, NaN to 0 (NumPy's ``astype`` is undefined there)."""
+    imin, imax = _int_range(dtype)
+    hi = np.asarray(float(imax) + 1.0, x.dtype)  # 2**(bits-1): exact in binary
+    lo = np.asarray(float(imin), x.dtype)
+    inside = np.less(x, hi) & np.greater_equal(x, lo)  # False for NaN
+    if inside.all():
+        return x.astype(dtype)
+    out = np.where(inside, x, 0).astype(dtype)
+    out = np.where(np.greater_equal(x, hi), np.asarray(imax, dtype), out)
+    return np.where(np.less(x, lo), np.asarray(imin, dtype), out)
+
+
+def _int_range(dtype: DType) -> tuple[int, int]:
+    bits = dtype.itemsize * 8
+    if dtype.kind == "u":
+        return 0, (1 << bits) - 1
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def _convert_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
@@ -667,7 +729,7 @@ convert_element_type_p = Primitive(
 FAMILY = Family(
     "elementwise",
     (
-        neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p,
+        abs_p, neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p,
         add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, rem_p,
         greater_p, less_p, ge_p, le_p, eq_p, ne_p,
         integer_pow_p, select_n_p, convert_element_type_p,

@@ -31,6 +31,7 @@ _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "max", "min", "reduce_max", "select_n", "convert_element_type",
     "rem",  # jumps where x / y crosses an integer
+    "abs",  # a kink at 0
 }
 
 
