@@ -135,12 +135,23 @@ def split(xs: Sequence[T], *sizes: int) -> list[list[T]]:
 
 
 def forward_deps(jaxpr: Jaxpr, in_flags: Sequence[bool]) -> list[bool]:
-    """Which outputs depend on an input whose flag is set (a conservative
-    forward analysis: an equation's outputs depend on all of its inputs)."""
+    """Which outputs depend on an input whose flag is set. A first-order
+    equation's outputs depend on all of its inputs; a higher-order one's are
+    read from its partial-evaluation rule (a loop whose primal carry values
+    are known while their tangents are not stays known where it should --
+    with every output marked, grad through a while_loop nesting another
+    loop failed as if a primal depended on a tangent)."""
     marked: set[Var] = {v for v, f in zip(jaxpr.in_binders, in_flags) if f}
     for eqn in jaxpr.eqns:
-        if any(isinstance(a, Var) and a in marked for a in eqn.inputs):
+        flags = [isinstance(a, Var) and a in marked for a in eqn.inputs]
+        if not any(flags):
+            continue
+        rule = eqn.primitive.rules.partial_eval
+        if rule is None:
             marked.update(eqn.out_binders)
+        else:
+            outs = rule(flags, eqn)[2]
+            marked.update(v for v, u in zip(eqn.out_binders, outs) if u)
     return [isinstance(a, Var) and a in marked for a in jaxpr.outs]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .errors import JaxprTypeError, PrimitiveTypeError, TypedaxError
+from .memo import IdentityMemo
 from .ir import Atom, Eqn, Jaxpr, JaxprType, Lit, Var
 
 
@@ -17,7 +18,21 @@ def _where(eqn: Eqn | None) -> str:
 
 
 def typecheck_jaxpr(jaxpr: Jaxpr) -> JaxprType:
-    """The jaxpr's type, or ``JaxprTypeError`` naming the offending equation."""
+    """The jaxpr's type, or ``JaxprTypeError`` naming the offending equation.
+
+    A jaxpr is immutable, so a success is remembered: the bodies of nested
+    control flow are checked once, not once per enclosing level."""
+    known = _CHECKED.get(jaxpr, None)
+    if known is None:
+        known = _typecheck(jaxpr)
+        _CHECKED.put(jaxpr, None, known)
+    return known
+
+
+_CHECKED: IdentityMemo[JaxprType] = IdentityMemo()
+
+
+def _typecheck(jaxpr: Jaxpr) -> JaxprType:
     env: set[Var] = set()
     for v in jaxpr.in_binders:
         if v in env:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from ..core.errors import JaxprTypeError
 from ..core.ir import Eqn, Jaxpr, Var
+from ..core.memo import IdentityMemo
 from ..core.rules import DceRule
 
 def dce_jaxpr(
@@ -36,6 +37,20 @@ def dce_jaxpr(
         raise JaxprTypeError(
             f"dce_jaxpr: {len(inst)} instantiate flags for a jaxpr with {n_in} inputs"
         )
+    key = (tuple(bool(u) for u in used_outputs), tuple(bool(i) for i in inst))
+    known = _MEMO.get(jaxpr, key)
+    if known is None:
+        known = _dce(jaxpr, used_outputs, inst)
+        _MEMO.put(jaxpr, key, known)
+    return known[0], list(known[1])
+
+
+_MEMO: IdentityMemo[tuple[Jaxpr, tuple[bool, ...]]] = IdentityMemo()
+
+
+def _dce(
+    jaxpr: Jaxpr, used_outputs: Sequence[bool], inst: Sequence[bool]
+) -> tuple[Jaxpr, tuple[bool, ...]]:
     live: set[Var] = set()
     for a, used in zip(jaxpr.outs, used_outputs):
         if used and isinstance(a, Var):
@@ -61,4 +76,4 @@ def dce_jaxpr(
         tuple(reversed(kept)),
         tuple(a for a, u in zip(jaxpr.outs, used_outputs) if u),
     )
-    return new, used_inputs
+    return new, tuple(used_inputs)

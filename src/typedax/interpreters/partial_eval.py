@@ -28,6 +28,7 @@ import numpy as np
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError, JaxprTypeError
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.memo import IdentityMemo
 from ..core.rules import PartialEvalRule
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..core.typecheck import typecheck_jaxpr
@@ -325,6 +326,23 @@ def partial_eval_jaxpr(
         raise JaxprTypeError(
             f"partial_eval_jaxpr: {len(inst)} instantiate flags for a jaxpr with {n_out} outputs"
         )
+    key = (tuple(bool(u) for u in in_unknowns), tuple(bool(i) for i in inst))
+    known = _MEMO.get(jaxpr, key)
+    if known is None:
+        known = _partial_eval_jaxpr(jaxpr, in_unknowns, inst)
+        _MEMO.put(jaxpr, key, known)
+    j1, j2, out_unknowns, nres = known
+    return j1, j2, list(out_unknowns), nres
+
+
+# nested control flow unzips each body more than once: remembered, the pass
+# stays linear in program size (core/memo.py)
+_MEMO: IdentityMemo[tuple[Jaxpr, Jaxpr, tuple[bool, ...], int]] = IdentityMemo()
+
+
+def _partial_eval_jaxpr(
+    jaxpr: Jaxpr, in_unknowns: Sequence[bool], inst: Sequence[bool]
+) -> tuple[Jaxpr, Jaxpr, tuple[bool, ...], int]:
     unknown: set[Var] = {v for v, u in zip(jaxpr.in_binders, in_unknowns) if u}
     residuals: dict[Var, None] = {}
 
@@ -365,7 +383,7 @@ def partial_eval_jaxpr(
     jaxpr1 = Jaxpr(ins1, tuple(eqns1), outs1 + tuple(res))
     jaxpr2 = Jaxpr(tuple(res) + ins2, tuple(eqns2), outs2)
     _check_partial_eval(jaxpr, in_unknowns, out_unknowns, jaxpr1, jaxpr2)
-    return jaxpr1, jaxpr2, out_unknowns, len(res)
+    return jaxpr1, jaxpr2, tuple(out_unknowns), len(res)
 
 
 def _check_partial_eval(
