@@ -327,3 +327,62 @@ def test_eager_and_jit_agree_with_jax_on_the_reported_cases() -> None:
         want = np.asarray(jax.jit(theirs)(*args))
         for got in (np.asarray(ours(*args)), np.asarray(tdx.jit(ours)(*args))):
             assert got.dtype == want.dtype and np.array_equal(got, want) and np.array_equal(np.signbit(got), np.signbit(want)), (args, got, want)
+
+
+# -- crashes that were not library errors -------------------------------------------------
+def test_shaped_array_normalizes_dtype_spellings() -> None:
+    want = tdx.ShapedArray((3,), np.dtype(np.float32))
+    for spelling in (np.float32, "float32"):
+        got = tdx.ShapedArray((3,), spelling)  # type: ignore[arg-type]  # the spellings under test
+        assert got == want and hash(got) == hash(want) and str(got) == "float32[3]"
+    with pytest.raises(PrimitiveTypeError, match="is not a dtype"):
+        tdx.ShapedArray((3,), "foo")  # type: ignore[arg-type]  # the mistake under test
+    with pytest.raises(PrimitiveTypeError, match="more than an array can hold"):
+        tdx.ShapedArray((2**32, 2**32), np.dtype(np.float32))
+
+
+def test_eval_jaxpr_takes_closed_jaxprs_and_names_bad_input() -> None:
+    from pyrsistent import pmap
+
+    from typedax.core import Eqn, Jaxpr, JaxprTypeError, Var
+    from typedax.primitives import mul_p
+
+    closed = tdx.make_jaxpr(lambda x: x * np.arange(3.0))(np.ones(3))
+    np.testing.assert_array_equal(np.asarray(tdx.eval_jaxpr(closed, [np.ones(3)])[0]), np.arange(3.0))
+    with pytest.raises(TypeError, match="parse_jaxpr"):
+        tdx.eval_jaxpr("{ lambda . let in ( ) }", [])  # type: ignore[arg-type]  # the mistake under test
+    f64 = tdx.ShapedArray((), np.dtype(np.float64))
+    a, b = Var(f64), Var(f64)
+    unbound = Jaxpr((a,), (Eqn(mul_p, (a, b), pmap(), (Var(f64),)),), (a,))
+    with pytest.raises(JaxprTypeError, match="unbound variable"):
+        tdx.eval_jaxpr(unbound, [1.0])
+
+
+def test_device_arrays_copy_and_pickle() -> None:
+    import copy
+    import pickle
+
+    a = tdx.device_put(np.arange(3.0))
+    assert copy.copy(a) is a and copy.deepcopy({"a": a})["a"] is a
+    np.testing.assert_array_equal(np.asarray(pickle.loads(pickle.dumps(a))), np.arange(3.0))
+
+
+def test_jit_trace_takes_shaped_arrays() -> None:
+    t = tdx.jit(lambda x, y: x * 2.0 + y).trace(tdx.ShapedArray((3,), np.dtype(np.float64)), 1.0)
+    np.testing.assert_array_equal(np.asarray(t.lower().compile()(np.ones(3), 1.0)), [3.0, 3.0, 3.0])
+
+
+def test_dot_general_accepts_what_jax_lax_accepts() -> None:
+    x = np.arange(4.0).reshape(2, 2)
+    for dn in (((0, 0), ((), ())), [[[1], [0]], [[], []]]):
+        want = np.asarray(jax.lax.dot_general(x, x, dn))  # type: ignore[arg-type]  # jax.lax accepts these too
+        np.testing.assert_array_equal(np.asarray(lax.dot_general(x, x, dn)), want)  # type: ignore[arg-type]  # ints and lists accepted
+    with pytest.raises(PrimitiveTypeError, match="dimension_numbers must be"):
+        lax.dot_general(x, x, None)  # type: ignore[arg-type]  # the mistake under test
+
+
+def test_sizes_beyond_int64_are_library_errors() -> None:
+    with pytest.raises(PrimitiveTypeError, match="fori_loop: upper=9223372036854775808"):
+        tdx.jit(lambda x: lax.fori_loop(0, 2**63, lambda i, c: c, x))(1.0)
+    with pytest.raises(PrimitiveTypeError, match="more than an array can hold"):
+        lax.broadcast_in_dim(1.0, (2**63,), ())

@@ -53,6 +53,6 @@ def test_each_deliberate_mistake_is_reported(mypy_errors: list[tuple[str, int, s
     assert reported == marked, mypy_errors
     messages = " ".join(msg for name, _, msg in mypy_errors if name == BAD.name)
     assert 'expression has type "Jaxpr", variable has type "str"' in messages
-    assert 'Argument 1 to "eval_jaxpr" has incompatible type "ClosedJaxpr"; expected "Jaxpr"' in messages
+    assert 'Argument 1 to "eval_jaxpr" has incompatible type "str"; expected "Jaxpr | ClosedJaxpr"' in messages
     assert 'Argument 1 to "parse_jaxpr" has incompatible type "Jaxpr"; expected "str"' in messages
     assert "Too many arguments" in messages

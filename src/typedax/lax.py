@@ -274,8 +274,24 @@ def reduce_max(x: Value, axes: Sequence[int]) -> Value:
 
 
 def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers) -> Value:
-    (lc, rc), (lb, rb) = dimension_numbers
-    dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
+    """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
+    sequence of axes or, as jax.lax accepts, a single int."""
+    try:
+        (lc, rc), (lb, rb) = dimension_numbers
+    except (TypeError, ValueError):
+        raise PrimitiveTypeError(
+            "dot_general: dimension_numbers must be ((lhs_contract, rhs_contract), "
+            f"(lhs_batch, rhs_batch)), got {dimension_numbers!r}"
+        ) from None
+
+    def axes(d: object) -> tuple[int, ...]:
+        if isinstance(d, (int, np.integer)) and not isinstance(d, bool):
+            return (int(d),)
+        if isinstance(d, Sequence):
+            return _indices("dot_general", "dimension numbers", d)
+        raise PrimitiveTypeError(f"dot_general: dimension numbers must be ints, got {d!r}")
+
+    dn = ((axes(lc), axes(rc)), (axes(lb), axes(rb)))
     return bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))
 
 

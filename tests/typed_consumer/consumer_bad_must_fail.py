@@ -15,7 +15,7 @@ def double(x: tdx.Value) -> tdx.Value:
 def wrong() -> None:
     cj = tdx.make_jaxpr(double)(np.ones(2))
     name: str = cj.jaxpr  # error: a Jaxpr is not a str
-    tdx.eval_jaxpr(cj, [np.ones(2)])  # error: a ClosedJaxpr is not a Jaxpr
+    tdx.eval_jaxpr(str(cj), [np.ones(2)])  # error: text is not a Jaxpr (parse it first)
     tdx.parse_jaxpr(cj.jaxpr)  # error: parse_jaxpr takes text
     n: int = tdx.typecheck_jaxpr(cj.jaxpr)  # error: a JaxprType is not an int
     tdx.make_jaxpr(double)(np.ones(2), np.ones(2))  # error: double takes one argument

@@ -40,6 +40,9 @@ def fori_loop(
     in reverse mode; with traced bounds it is a ``while_loop``.
     """
     lo, hi = _static_int(lower), _static_int(upper)
+    for name, b in (("lower", lo), ("upper", hi)):
+        if b is not None and not -(2**63) <= b < 2**63:
+            raise PrimitiveTypeError(f"fori_loop: {name}={b} does not fit the int64 loop index")
     if lo is not None and hi is not None:
         i0 = np.asarray(lower if isinstance(lower, np.integer) else lo)
 

@@ -11,8 +11,9 @@ import numpy as np
 
 from .dtypes import DType, bool_, float64, int64
 from .errors import JaxprTypeError
-from .ir import Atom, Jaxpr, Lit, Var
+from .ir import Atom, ClosedJaxpr, Jaxpr, Lit, Var
 from .trace import Value, bind
+from .typecheck import typecheck_jaxpr
 
 
 # Literals of these dtypes are bound as Python scalars, which every
@@ -22,8 +23,19 @@ from .trace import Value, bind
 _PY_SCALAR_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
 
 
-def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
-    """The values of ``jaxpr``'s outputs for ``args``, under the current interpreter."""
+def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
+    """The values of ``jaxpr``'s outputs for ``args``, under the current
+    interpreter. A ``ClosedJaxpr`` (what ``make_jaxpr`` returns) supplies its
+    own constants: ``args`` are then the other inputs. A jaxpr built by hand
+    that is not well typed (an unbound variable, a use before definition)
+    raises ``JaxprTypeError`` naming the equation."""
+    if isinstance(jaxpr, ClosedJaxpr):
+        return eval_jaxpr(jaxpr.jaxpr, [*jaxpr.consts, *args])  # type: ignore[list-item]  # consts are values
+    if not isinstance(jaxpr, Jaxpr):
+        raise TypeError(
+            f"eval_jaxpr takes a Jaxpr or ClosedJaxpr, not {type(jaxpr).__name__}"
+            + ("; parse text with parse_jaxpr first" if isinstance(jaxpr, str) else "")
+        )
     if len(args) != len(jaxpr.in_binders):
         raise JaxprTypeError(
             f"eval_jaxpr: the jaxpr takes {len(jaxpr.in_binders)} inputs, got {len(args)}"
@@ -35,8 +47,14 @@ def eval_jaxpr(jaxpr: Jaxpr, args: Sequence[Value]) -> list[Value]:
             return a.val if a.aval.dtype in _PY_SCALAR_DTYPES else np.asarray(a.val, a.aval.dtype)
         return env[a]  # type: ignore[index]  # Atom is Var | Lit
 
-    for eqn in jaxpr.eqns:
-        outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
-        for v, o in zip(eqn.out_binders, outs):
-            env[v] = o
-    return [read(a) for a in jaxpr.outs]
+    try:
+        for eqn in jaxpr.eqns:
+            outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
+            for v, o in zip(eqn.out_binders, outs):
+                env[v] = o
+        return [read(a) for a in jaxpr.outs]
+    except KeyError:
+        # a variable read before it is bound: only a hand-built jaxpr can do
+        # that, and the type checker says where (checked only on this path)
+        typecheck_jaxpr(jaxpr)
+        raise

@@ -219,11 +219,23 @@ class Jitted(Generic[P, R]):
             ) from None
         return value
 
-    def _stage(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[_Staged, list[Value]]:
+    def _stage(
+        self, args: tuple[object, ...], kwargs: dict[str, object], abstract: bool = False
+    ) -> tuple[_Staged, list[Value]]:
+        """Trace (or find) the staged function for these arguments. With
+        ``abstract`` (ahead-of-time ``trace``), ``ShapedArray`` leaves stand
+        for arrays of that type, as ``jax.ShapeDtypeStruct`` does."""
         dyn_args, dyn_kwargs, statics = self._split_statics(args, kwargs)
-        raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
-        leaves = [_as_value(x, self.name) for x in raw_leaves]
-        avals = tuple(aval_of(x) for x in leaves)
+        if abstract:
+            raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs), is_leaf=_is_aval)
+            avals = tuple(
+                x if isinstance(x, ShapedArray) else aval_of(_as_value(x, self.name)) for x in raw_leaves
+            )
+            leaves = []  # nothing runs: trace needs only the types
+        else:
+            raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
+            leaves = [_as_value(x, self.name) for x in raw_leaves]
+            avals = tuple(aval_of(x) for x in leaves)
         key = (in_tree, avals, statics)
         staged = self._staged.get(key)
         if staged is None:
@@ -294,7 +306,7 @@ class Jitted(Generic[P, R]):
     # -- ahead of time ---------------------------------------------------------
     def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:
         """Stage the function at these arguments' types: a ``Traced``."""
-        staged, _ = self._stage(args, kwargs)
+        staged, _ = self._stage(args, kwargs, abstract=True)
         if staged.has_tracer_consts:
             raise TypedaxError(
                 f"jit({self.name}).trace: the function closes over traced values; "
@@ -326,6 +338,10 @@ class _Marker:
 
     def __init__(self, i: int) -> None:
         self.i = i
+
+
+def _is_aval(x: object) -> bool:
+    return isinstance(x, ShapedArray)  # a dataclass: pytrees would open it
 
 
 def _as_value(x: object, name: str, output: bool = False) -> Value:

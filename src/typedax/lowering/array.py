@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Self
 
 import numpy as np
@@ -69,6 +69,19 @@ class Array(ArrayOps):
         if copy:
             value = value.copy()
         return value
+
+    # Immutable: a copy is the array itself (copy.copy / copy.deepcopy used to
+    # fail on the device buffer). Pickling moves the values through NumPy.
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[NDArray], Array], tuple[NDArray]]:
+        from .runtime import device_put
+
+        return device_put, (self.to_numpy(),)
 
     def __repr__(self) -> str:
         body = np.array2string(self.to_numpy(), separator=", ", prefix="Array(")
