@@ -106,3 +106,30 @@ def test_dce_work_grows_linearly_with_depth() -> None:
         dce_module._dce = real
     # twice the depth, about twice the work (it was four times)
     assert counts[1] <= 2 * counts[0] + 4 and counts[2] <= 2 * counts[1] + 4, counts
+
+
+def test_a_100_deep_traced_nest_round_trips_through_text() -> None:
+    def nest(d: int) -> Callable[[Any], Any]:
+        if d == 0:
+            return lambda x: x * 2.0
+        inner = nest(d - 1)
+        if d % 2:
+            return tdx.jit(inner)
+        return lambda x: lax.cond(x > 0, inner, lambda y: y, x)
+
+    j = tdx.make_jaxpr(tdx.jit(nest(100)))(1.0).jaxpr
+    text = str(j)
+    back = tdx.parse_jaxpr(text)
+    assert back == j and str(back) == text
+
+
+def test_a_100k_equation_jaxpr_round_trips_through_text() -> None:
+    def chain(x: Any) -> Any:
+        for _ in range(100_000):
+            x = lax.sin(x)
+        return x
+
+    j = tdx.make_jaxpr(chain)(1.0).jaxpr
+    text = str(j)
+    back = tdx.parse_jaxpr(text)
+    assert len(back.eqns) == 100_000 and str(back) == text

@@ -12,6 +12,7 @@ grammar is written down in ``docs/jaxpr-grammar.md``.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from typing import Final
 
@@ -25,7 +26,12 @@ from .ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
 from .lexer import EOF, IDENT, NEGINF, NUM, STRING, Source, Tokens, decode_string, number_ok, tokenize
 from .typecheck import typecheck_jaxpr
 
-MAX_DEPTH: Final = 64
+# Nesting of jaxprs and tuples the parser accepts: above what tracing can
+# build under Python's default recursion limit (about 165 levels of nested
+# jit/cond), so every jaxpr typedax prints parses back; deeper text is
+# refused with a syntax error before it can exhaust Python's stack.
+MAX_DEPTH: Final = 256
+_FRAMES_PER_LEVEL: Final = 6  # the parser's Python frames per nesting level, with room
 """How deeply jaxprs and tuples may nest inside one another."""
 
 MAX_DIM: Final = 2**63 - 1
@@ -61,6 +67,21 @@ def parse_jaxpr(text: str, registry: Mapping[str, Primitive] | None = None) -> J
         registry = REGISTRY
     source = Source(text)
     parser = _Parser(source, tokenize(source), registry)
+    # room on Python's stack for MAX_DEPTH levels (the limit is only raised,
+    # and restored when parsing ends)
+    limit = sys.getrecursionlimit()
+    needed = MAX_DEPTH * _FRAMES_PER_LEVEL + 2000
+    if limit < needed:
+        sys.setrecursionlimit(needed)
+        try:
+            return _parse_all(parser)
+        finally:
+            if sys.getrecursionlimit() == needed:  # unless someone else changed it meanwhile
+                sys.setrecursionlimit(limit)
+    return _parse_all(parser)
+
+
+def _parse_all(parser: _Parser) -> Jaxpr:
     jaxpr = parser.parse_jaxpr(1)
     parser.parse_end()
     return jaxpr
