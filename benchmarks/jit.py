@@ -104,7 +104,7 @@ def jax_block(x: object) -> object:
 
 
 def clear_tdx_caches() -> None:
-    from typedax.jit import primitive
+    from typedax.jitting import primitive
 
     compile_cache.clear()
     for fn in (primitive._jvp_jaxpr_nonzero, primitive._vmap_jaxpr_cached,

@@ -21,7 +21,7 @@ from typedax.interpreters.dce import dce_jaxpr
 from typedax.interpreters.partial_eval import partial_eval_jaxpr
 from typedax.interpreters.transpose import transpose_jaxpr
 from typedax.core.errors import CompiledCallError, StaticArgumentError
-from typedax.jit import jit_p
+from typedax.jitting import jit_p
 from typedax.lowering import Array, cache_stats, compile_cache, device_put
 from typedax.testing import jaxprs_with_args
 

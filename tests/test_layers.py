@@ -26,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("interpreters", ("typedax.interpreters",)),
     ("control flow", ("typedax.control_flow",)),
     ("lowering and runtime", ("typedax.lowering",)),
-    ("jit", ("typedax.jit",)),
+    ("jit", ("typedax.jitting",)),
 )
 FACADES = "facades"  # everything else: lax, numpy, the API, registry, testing
 

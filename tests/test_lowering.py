@@ -16,7 +16,7 @@ from typedax.core.dtypes import DType, float32
 from typedax.core.ir import NDArray
 from typedax.registry import REGISTRY
 from typedax.core.trace import Value, bind
-from typedax.jit import JitParams, jit_p
+from typedax.jitting import JitParams, jit_p
 from typedax.lowering import Array, PlatformError, device_put, lower_jaxpr
 from typedax.lowering import runtime
 from typedax.testing import covered_primitives, jaxprs_with_args

@@ -386,3 +386,37 @@ def test_sizes_beyond_int64_are_library_errors() -> None:
         tdx.jit(lambda x: lax.fori_loop(0, 2**63, lambda i, c: c, x))(1.0)
     with pytest.raises(PrimitiveTypeError, match="more than an array can hold"):
         lax.broadcast_in_dim(1.0, (2**63,), ())
+
+
+# -- caches are bounded and go with their function --------------------------------------
+def test_compile_cache_keeps_the_most_recently_used() -> None:
+    from typedax.lowering.cache import CompileCache
+
+    cache = CompileCache(max_size=2)
+    jaxprs = [tdx.make_jaxpr(lambda x: x * float(k))(1.0).jaxpr for k in range(3)]
+    for j in jaxprs[:2]:
+        cache.get(j, "f")
+    cache.get(jaxprs[0], "f")  # used again: the most recent
+    cache.get(jaxprs[2], "f")  # evicts jaxprs[1]
+    assert cache.stats().size == 2
+    assert cache.peek(jaxprs[0]) is not None and cache.peek(jaxprs[2]) is not None
+    assert cache.peek(jaxprs[1]) is None
+
+
+def test_a_jitted_functions_traces_are_bounded_and_released(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+    import weakref
+
+    import typedax.jitting.api as jit_api
+
+    monkeypatch.setattr(jit_api, "MAX_TRACES_PER_FUNCTION", 3)
+    f = tdx.jit(lambda x: x * 2.0)
+    for n in range(1, 8):
+        np.testing.assert_array_equal(np.asarray(f(np.ones(n))), 2 * np.ones(n))
+        f(tdx.device_put(np.ones(n)))
+    assert len(f._staged) == 3 and len(f._fast) <= 3
+    np.testing.assert_array_equal(np.asarray(f(np.ones(1))), [2.0])  # evicted: traced again
+    ref = weakref.ref(f)
+    del f
+    gc.collect()
+    assert ref() is None  # nothing global holds the function or its traces

@@ -29,6 +29,6 @@ from .core import eval_jaxpr as eval_jaxpr
 from .core import parse_jaxpr as parse_jaxpr
 from .core import typecheck_jaxpr as typecheck_jaxpr
 from .core.trace import Value as Value
-from .jit import jit as jit
+from .jitting import jit as jit
 from .lowering import Array as Array
 from .lowering import device_put as device_put

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from .control_flow import cond_p, scan_p, while_p
 from .core.rules import Family, Registry
-from .jit import jit_p
+from .jitting import jit_p
 from .primitives import dot, elementwise, reductions, structural
 
 FAMILIES: tuple[Family, ...] = (

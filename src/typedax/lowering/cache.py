@@ -9,6 +9,7 @@ compiled the first time, and a changed shape or dtype compiles anew.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..core.ir import Jaxpr
@@ -28,12 +29,17 @@ class CacheStats:
 
 
 class CompileCache:
-    """Executables by jaxpr (up to alpha-equivalence)."""
+    """Executables by jaxpr (up to alpha-equivalence), the ``max_size`` most
+    recently used (4096 by default, as JAX's): a long-running process that
+    jits many shapes or functions does not grow without bound. Entries are
+    shared between functions (two lambdas with one body compile once), so
+    they belong to the cache, not to a ``Jitted``."""
 
-    __slots__ = ("_entries", "_lock", "_hits", "_misses", "_compiles")
+    __slots__ = ("_entries", "_lock", "_hits", "_misses", "_compiles", "max_size")
 
-    def __init__(self) -> None:
-        self._entries: dict[Jaxpr, Executable] = {}
+    def __init__(self, max_size: int = 4096) -> None:
+        self.max_size = max_size
+        self._entries: OrderedDict[Jaxpr, Executable] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
@@ -49,6 +55,8 @@ class CompileCache:
         if exe is not None:
             with self._lock:
                 self._hits += 1
+                if jaxpr in self._entries:
+                    self._entries.move_to_end(jaxpr)
             return exe
         with self._lock:
             self._misses += 1
@@ -56,7 +64,10 @@ class CompileCache:
         exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
         with self._lock:
             self._compiles += 1
-            return self._entries.setdefault(jaxpr, exe)
+            exe = self._entries.setdefault(jaxpr, exe)
+            while len(self._entries) > self.max_size:
+                self._entries.popitem(last=False)
+            return exe
 
     def stats(self) -> CacheStats:
         with self._lock:

@@ -241,7 +241,7 @@ class Jitted(Generic[P, R]):
         if staged is None:
             staged = self._trace(in_tree, avals, statics, len(args))
             if not staged.has_tracer_consts:
-                self._staged[key] = staged
+                _bounded_put(self._staged, key, staged)
         return staged, leaves
 
     def _trace(
@@ -299,9 +299,11 @@ class Jitted(Generic[P, R]):
 
         keys = tuple(x._tdx_key for x in leaves)
         if flat:
-            self._fast[keys] = fast
+            _bounded_put(self._fast, keys, fast)
         else:
-            self._fast_trees.setdefault(j_treedef, {})[keys] = fast
+            _bounded_put(self._fast_trees.setdefault(j_treedef, {}), keys, fast)
+            while len(self._fast_trees) > MAX_TRACES_PER_FUNCTION:
+                del self._fast_trees[next(iter(self._fast_trees))]
 
     # -- ahead of time ---------------------------------------------------------
     def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:
@@ -338,6 +340,21 @@ class _Marker:
 
     def __init__(self, i: int) -> None:
         self.i = i
+
+
+#: Traces (and fast-path entries) a jitted function keeps, oldest dropped
+#: first: calling one function at many shapes does not grow memory without
+#: bound. They live on the ``Jitted`` and go with it.
+MAX_TRACES_PER_FUNCTION = 1024
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+def _bounded_put(d: dict[K, V], key: K, value: V) -> None:
+    d[key] = value
+    while len(d) > MAX_TRACES_PER_FUNCTION:
+        del d[next(iter(d))]  # dicts keep insertion order: the oldest first
 
 
 def _is_aval(x: object) -> bool:
