@@ -4,7 +4,7 @@ A ``Primitive`` carries its NumPy evaluation and abstract evaluation, and a
 ``Rules`` value with the rule of every other interpretation: JVP, transpose,
 batching, partial evaluation and dead-code elimination where special, and
 StableHLO lowering. A family module (``typedax/primitives/*.py``,
-``typedax/control_flow/*.py``, ``typedax/jit/``) defines each primitive with
+``typedax/control_flow/*.py``, ``typedax/jitting/``) defines each primitive with
 all its rules in one place; nothing is registered anywhere by importing a
 module. Interpreters read ``eqn.primitive.rules``; a rule that is missing
 raises ``MissingRuleError`` naming the primitive and the interpretation.

@@ -8,7 +8,7 @@ tangent of an integer or bool value is always ``Zero``. Rules compute with
 interpreter below (evaluation, staging, batching, another JVP).
 
 The rules live with their primitives (``typedax/primitives/``,
-``typedax/control_flow/``, ``typedax/jit/``) as ``Rules.jvp``.
+``typedax/control_flow/``, ``typedax/jitting/``) as ``Rules.jvp``.
 
 Each ``JVPTrace`` unwraps only its own tracers: a tracer of an enclosing trace
 is a constant here, with a zero tangent. That is what makes perturbation
