@@ -420,3 +420,19 @@ def test_a_jitted_functions_traces_are_bounded_and_released(monkeypatch: pytest.
     del f
     gc.collect()
     assert ref() is None  # nothing global holds the function or its traces
+
+
+def test_a_hand_built_jit_with_a_wrong_out_binder_type_is_a_type_error() -> None:
+    from pyrsistent import pmap
+
+    from typedax.core import Eqn, Jaxpr, JaxprTypeError, Var
+    from typedax.jitting import JitParams, jit_p
+    from typedax.primitives import sin_p
+
+    f64, f32 = tdx.ShapedArray((), np.dtype(np.float64)), tdx.ShapedArray((), np.dtype(np.float32))
+    a, out = Var(f64), Var(f32)
+    inner = Jaxpr((a,), (Eqn(sin_p, (a,), pmap(), (out,)),), (out,))
+    x, y = Var(f64), Var(f32)
+    outer = Jaxpr((x,), (Eqn(jit_p, (x,), JitParams(inner, "bad").to_params(), (y,)),), (y,))
+    with pytest.raises(JaxprTypeError, match="out binder has type float32.* but sin produces float64"):
+        tdx.eval_jaxpr(outer, [1.0])

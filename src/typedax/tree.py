@@ -65,6 +65,15 @@ class TreeDef:
     children: tuple[TreeDef, ...]
     num_leaves: int
 
+    def __hash__(self) -> int:
+        # aux data need not be hashable (JAX compares it by ==, and so does
+        # jit's trace cache): such aux hashes by its type, which == respects
+        try:
+            aux_hash = hash(self.aux)
+        except TypeError:
+            aux_hash = hash(type(self.aux))
+        return hash((self.kind, self.node_type, aux_hash, self.children))
+
     def __str__(self) -> str:
         if self.kind == _LEAF:
             return "*"
@@ -122,6 +131,13 @@ def _kind_of_type(t: type) -> int:
             k = _NAMEDTUPLE
         elif dataclasses.is_dataclass(t) and not issubclass(t, type):
             k = _DATACLASS  # an instance of a dataclass (not a class object)
+            not_init = [f.name for f in dataclasses.fields(t) if not f.init]
+            if not_init:
+                raise TreeError(
+                    f"dataclass {t.__name__} has field(s) {', '.join(not_init)} with init=False, "
+                    "so it cannot be rebuilt through its constructor: register it with "
+                    "typedax.tree.register_node (saying how to flatten and rebuild it)"
+                )
         else:
             k = _LEAF
         _KINDS[t] = k
@@ -137,7 +153,13 @@ def _children(x: object, kind: int) -> tuple[list[object], Hashable]:
         return list(x), None  # type: ignore[call-overload]  # kind says x is a tuple or list
     if kind == _DICT:
         assert isinstance(x, dict)
-        keys = tuple(sorted(x))
+        try:
+            keys = tuple(sorted(x))
+        except TypeError:
+            raise TreeError(
+                f"a dict whose keys cannot be sorted ({', '.join(sorted({type(k).__name__ for k in x}))}) "
+                "is not a pytree node: its leaves would have no order"
+            ) from None
         return [x[k] for k in keys], keys
     if kind == _NAMEDTUPLE:
         assert isinstance(x, tuple)
@@ -145,8 +167,21 @@ def _children(x: object, kind: int) -> tuple[list[object], Hashable]:
     if kind == _DATACLASS:
         names = tuple(f.name for f in dataclasses.fields(x))  # type: ignore[arg-type]  # kind says x is a dataclass instance
         return [getattr(x, n) for n in names], names
-    children, aux = _REGISTRY[type(x)].flatten(x)
-    return list(children), aux
+    node = type(x).__name__
+    try:
+        children, aux = _REGISTRY[type(x)].flatten(x)
+    except (TypeError, ValueError) as e:
+        raise TreeError(
+            f"the flatten function registered for {node} must return (children, aux_data), "
+            f"it failed or returned something else: {e}"
+        ) from None
+    try:
+        return list(children), aux
+    except TypeError:
+        raise TreeError(
+            f"the flatten function registered for {node} returned children of type "
+            f"{type(children).__name__}, which is not iterable"
+        ) from None
 
 
 def _flatten(x: object, out: list[object], is_leaf: Callable[[object], bool] | None) -> TreeDef:
@@ -175,10 +210,27 @@ def _flatten(x: object, out: list[object], is_leaf: Callable[[object], bool] | N
             defs.append(LEAF)
             n += 1
         else:
-            d = _flatten(c, out, is_leaf)
+            try:
+                d = _flatten(c, out, is_leaf)
+            except TreeError as e:
+                raise _at(e, _key_str(kind, aux, len(defs))) from None
             defs.append(d)
             n += d.num_leaves
     return _treedef(kind, t, aux, tuple(defs), n)
+
+
+def _key_str(kind: int, aux: Hashable, i: int) -> str:
+    """The path step to child ``i``: ``[0]``, ``['a']`` or ``.name``."""
+    if kind == _DICT and isinstance(aux, tuple):
+        return f"[{aux[i]!r}]"
+    if kind == _DATACLASS and isinstance(aux, tuple):
+        return f".{aux[i]}"
+    return f"[{i}]"
+
+
+def _at(e: TreeError, step: str) -> TreeError:
+    """``e`` with one more step on the path where it happened."""
+    return TreeError(e.message, step + e.path)
 
 
 def flatten(

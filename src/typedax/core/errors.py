@@ -123,7 +123,13 @@ class CompiledCallError(TypedaxError, TypeError):
 
 
 class TreeError(TypedaxError, ValueError):
-    """Trees whose structures do not match, or leaves of the wrong number."""
+    """Trees whose structures do not match, leaves of the wrong number, or a
+    node that cannot be flattened; ``path`` says where (``[0]['a'].x``)."""
+
+    def __init__(self, message: str, path: str = "") -> None:
+        self.message = message
+        self.path = path
+        super().__init__(f"at tree{path}: {message}" if path else message)
 
 
 class PlatformError(TypedaxError, RuntimeError):

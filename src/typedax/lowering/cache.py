@@ -13,6 +13,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..core.ir import Jaxpr
+from ..core.typecheck import typecheck_jaxpr
 from .lower import LoweredModule, lower_jaxpr
 from .runtime import Executable, compile_module
 
@@ -60,6 +61,9 @@ class CompileCache:
             return exe
         with self._lock:
             self._misses += 1
+        # a hand-built jaxpr that is not well typed gets the type checker's
+        # error naming the equation, not an MLIR verifier's (once per compile)
+        typecheck_jaxpr(jaxpr)
         module = lowered if lowered is not None else lower_jaxpr(jaxpr, name)
         exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
         with self._lock:
