@@ -273,9 +273,12 @@ def reduce_max(x: Value, axes: Sequence[int]) -> Value:
     return bind1(reduce_max_p, (x,), _params(("axis", _indices("reduce_max", "axes", axes))))
 
 
-def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers) -> Value:
+def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers | None) -> Value:
     """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
-    sequence of axes or, as jax.lax accepts, a single int."""
+    sequence of axes or, as jax.lax accepts, a single int. ``None`` contracts
+    the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX."""
+    if dimension_numbers is None:
+        return dot(lhs, rhs)
     try:
         (lc, rc), (lb, rb) = dimension_numbers
     except (TypeError, ValueError):
