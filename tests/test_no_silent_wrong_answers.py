@@ -377,7 +377,7 @@ def test_dot_general_accepts_what_jax_lax_accepts() -> None:
     for dn in (((0, 0), ((), ())), [[[1], [0]], [[], []]]):
         want = np.asarray(jax.lax.dot_general(x, x, dn))  # type: ignore[arg-type]  # jax.lax accepts these too
         np.testing.assert_array_equal(np.asarray(lax.dot_general(x, x, dn)), want)  # type: ignore[arg-type]  # ints and lists accepted
-    np.testing.assert_array_equal(np.asarray(lax.dot_general(x, x, None)), np.asarray(jax.lax.dot_general(x, x, None)))
+    np.testing.assert_array_equal(np.asarray(lax.dot_general(x, x, None)), np.asarray(jax.lax.dot_general(x, x, None)))  # type: ignore[arg-type]  # jax.lax takes None too
     with pytest.raises(PrimitiveTypeError, match="dimension_numbers must be"):
         lax.dot_general(x, x, 3)  # type: ignore[arg-type]  # the mistake under test
 
