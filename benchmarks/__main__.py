@@ -17,6 +17,7 @@ BENCHMARKS: tuple[str, ...] = (
     "scan",
     "jit",
     "grad",
+    "nesting",
 )
 
 
