@@ -56,9 +56,6 @@ def best_first_call(make: Callable[[], Callable[[float], object]], clear: Callab
 def main() -> None:
     print("first call of jit(f) / jit(grad(f)), f nested `depth` levels deep; ms, best of 3")
     print(f"{'':16}{'depth':>6}{'typedax ms':>12}{'jax ms':>10}{'tdx/jax':>9}")
-    import sys
-
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 1000))
     for kind in ("cond", "scan", "while"):
         for what in ("jit", "jit(grad)") if kind != "while" else ("jit",):
             for depth in DEPTHS:

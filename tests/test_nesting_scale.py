@@ -133,3 +133,21 @@ def test_a_100k_equation_jaxpr_round_trips_through_text() -> None:
     text = str(j)
     back = tdx.parse_jaxpr(text)
     assert len(back.eqns) == 100_000 and str(back) == text
+
+
+def test_the_pass_memos_do_not_keep_jaxprs_alive() -> None:
+    import gc
+    import weakref
+
+    from typedax.core.typecheck import _CHECKED
+
+    j = tdx.make_jaxpr(nest_cond(4))(1.0).jaxpr
+    tdx.typecheck_jaxpr(j)
+    dce_module.dce_jaxpr(j, [True])
+    assert len(_CHECKED) > 0 and len(dce_module._MEMO) > 0
+    ref = weakref.ref(j)
+    before = len(_CHECKED), len(dce_module._MEMO)
+    del j
+    gc.collect()
+    assert ref() is None
+    assert len(_CHECKED) < before[0] and len(dce_module._MEMO) < before[1]

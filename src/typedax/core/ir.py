@@ -175,7 +175,7 @@ class JaxprType:
         return f"({ins}) -> ({outs})"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
 class Jaxpr:
     """A closed, first-order program: binders, equations, outputs.
 
