@@ -3,8 +3,8 @@ the driver ``jvp_flat`` and the pure transformation ``jvp_jaxpr``.
 
 A ``JVPTracer`` carries a primal and a tangent. A tangent may be the symbolic
 ``Zero(aval)``, so tangents nobody perturbed are never materialised; the
-tangent of an integer or bool value is always ``Zero``. Rules compute with
-``typedax.lax`` under the trace's parent, so they compose with every
+tangent of an integer or bool value is always ``Zero``. Rules bind
+primitives under the trace's parent, so they compose with every
 interpreter below (evaluation, staging, batching, another JVP).
 
 The rules live with their primitives (``typedax/primitives/``,
