@@ -23,7 +23,6 @@ from typing import Generic, ParamSpec, TypeVar, cast, overload
 import inspect
 import numpy as np
 import operator
-from jaxlib import _jax
 
 from .. import tree
 from ..core.avals import ShapedArray
@@ -33,6 +32,7 @@ from ..core.names import fun_name
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import Array, LoweredModule, compile_cache, lower_jaxpr
+from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import Executable, to_buffer
 from .primitive import JitParams, jit_p
 
@@ -142,7 +142,7 @@ class Jitted(Generic[P, R]):
         # fast paths: flat positional Arrays by their types; pytrees of Arrays
         # by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[int, ...], Callable[[Sequence[Array]], R]] = {}
-        self._fast_trees: dict[_jax.PyTreeDef, dict[tuple[int, ...], Callable[[Sequence[Array]], R]]] = {}
+        self._fast_trees: dict[jx.PyTreeDef, dict[tuple[int, ...], Callable[[Sequence[Array]], R]]] = {}
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -321,7 +321,7 @@ class Jitted(Generic[P, R]):
         return self.trace(*args, **kwargs).lower()
 
 
-_FLATTEN = _jax.pytree.default_registry().flatten
+_FLATTEN = jx.pytree_flatten().flatten
 
 
 def _fast_unflatten(out_tree: tree.TreeDef) -> Callable[[list[Array]], object]:

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator
 from typing import Self
 
 import numpy as np
-from jaxlib import _jax
 
 from ..core.arrayops import ArrayOps
 from ..core.avals import ShapedArray
 from ..core.ir import NDArray
+from . import jaxlib_api as jx
 
 
 _AVAL_KEYS: dict[ShapedArray, int] = {}
@@ -44,11 +44,11 @@ class Array(ArrayOps):
     """A device-resident array of type ``aval``. Immutable."""
 
     __slots__ = ("_buf", "aval", "_tdx_key")
-    _buf: _jax.Array
+    _buf: jx.Array
     aval: ShapedArray
     _tdx_key: int
 
-    def __init__(self, buf: _jax.Array, aval: ShapedArray, key: int | None = None) -> None:
+    def __init__(self, buf: jx.Array, aval: ShapedArray, key: int | None = None) -> None:
         self._buf = buf
         self.aval = aval
         self._tdx_key = aval_key(aval) if key is None else key

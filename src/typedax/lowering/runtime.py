@@ -4,39 +4,37 @@ device, and compiled executables.
 Platform: CPU by default. Set the environment variable ``TYPEDAX_PLATFORM``
 (``cpu`` or ``cuda``) before the first computation, or call
 ``set_platform(name)`` before anything runs on a device. ``cuda`` needs
-jaxlib's CUDA PjRt plugin (the ``jax-cuda12-plugin`` package). x64 is always
+jaxlib's CUDA PjRt plugin (the ``jax-cuda13-plugin`` or ``jax-cuda12-plugin``
+package). Private jaxlib names come from ``jaxlib_api``. x64 is always
 on: float64 and int64 arrays are supported.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
-from jaxlib import _hlo, _jax
-from jaxlib import xla_client as xc
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import SUPPORTED
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import ArrayLike, Tracer, Value, aval_of
+from . import jaxlib_api as jx
 from .array import Array, aval_key
 from .lower import LoweredModule
 
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
 
 
-class _Sharding(_jax.SingleDeviceSharding):
+class _Sharding(jx.SingleDeviceSharding):
     """One device; ``batched_device_put`` asks a sharding for its HLO form."""
 
-    def _to_xla_hlo_sharding(self, num_dimensions: int) -> _hlo.HloSharding:
-        return _hlo.HloSharding.replicate()
+    def _to_xla_hlo_sharding(self, num_dimensions: int) -> object:
+        return jx.replicated_hlo_sharding()
 
     @property
     def memory_kind(self) -> None:
@@ -59,10 +57,10 @@ class Backend:
     """The PjRt client and the device typedax computes on."""
 
     platform: str
-    client: _jax.Client
-    device: _jax.Device
-    devices: _jax.DeviceList
-    sharding: _jax.SingleDeviceSharding
+    client: jx.Client
+    device: jx.Device
+    devices: jx.DeviceList
+    sharding: jx.SingleDeviceSharding
 
 
 _LOCK = threading.Lock()
@@ -101,20 +99,14 @@ def _requested_platform() -> str:
     return name
 
 
-def _make_client(name: str) -> _jax.Client:
+def _make_client(name: str) -> jx.Client:
     if name == "cpu":
-        return xc.make_cpu_client()
-    spec = importlib.util.find_spec("jax_plugins.xla_cuda12")
-    if spec is None or spec.origin is None:
-        raise PlatformError(
-            "platform 'cuda' needs jaxlib's CUDA plugin (pip install jax-cuda12-plugin)"
-        )
-    library = Path(spec.origin).parent / "xla_cuda_plugin.so"
-    if not _jax.pjrt_plugin_loaded("cuda"):
-        _jax.load_pjrt_plugin("cuda", str(library), None)
-    if not _jax.pjrt_plugin_initialized("cuda"):
-        _jax.initialize_pjrt_plugin("cuda")
-    return _jax.get_c_api_client("cuda", {"platform_name": "cuda"})
+        return jx.make_cpu_client()
+    library = jx.cuda_plugin_library()
+    if library is None:
+        packages = " or ".join(pkg for _, pkg in jx.CUDA_PLUGINS)
+        raise PlatformError(f"platform 'cuda' needs jaxlib's CUDA plugin (pip install {packages})")
+    return jx.cuda_client(library)
 
 
 def backend() -> Backend:
@@ -127,7 +119,7 @@ def backend() -> Backend:
             client = _make_client(name)
             device = client.local_devices()[0]
             _BACKEND.append(
-                Backend(name, client, device, _jax.DeviceList((device,)), _Sharding(device))
+                Backend(name, client, device, jx.DeviceList((device,)), _Sharding(device))
             )
     return _BACKEND[0]
 
@@ -135,14 +127,14 @@ def backend() -> Backend:
 def device_put_numpy(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> Array:
     """Copy a NumPy array of type ``aval`` to the device."""
     b = backend()
-    buf = _jax.batched_device_put(
+    buf = jx.batched_device_put(
         _PutType(aval),
         b.sharding,
         [x],
         [b.device],
         True,
         False,
-        _jax.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
+        jx.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,
     )
     return Array(buf, aval)
@@ -153,13 +145,13 @@ class Executable:
     """A compiled program: device buffers in, ``Array``s out."""
 
     name: str
-    loaded: _jax.LoadedExecutable
+    loaded: jx.LoadedExecutable
     in_avals: tuple[ShapedArray, ...]
     out_avals: tuple[ShapedArray, ...]
     out_keys: tuple[int, ...]
-    out_handlers: tuple[_jax.ResultHandler, ...]
+    out_handlers: tuple[jx.ResultHandler, ...]
 
-    def run(self, bufs: Sequence[_jax.Array]) -> list[Array]:
+    def run(self, bufs: Sequence[jx.Array]) -> list[Array]:
         """Run on device buffers (of the right types: not checked here)."""
         outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.out_handlers)
         return [Array(o, a, k) for o, a, k in zip(outs, self.out_avals, self.out_keys)]
@@ -170,13 +162,11 @@ def compile_module(
 ) -> Executable:
     """Compile a StableHLO module for the backend's device."""
     b = backend()
-    loaded = b.client.compile_and_load(lowered.as_bytecode(), b.devices, _jax.CompileOptions())
+    loaded = b.client.compile_and_load(lowered.as_bytecode(), b.devices, jx.CompileOptions())
     outs = tuple(out_avals)
     # Result handlers give the outputs our sharding (the default path would
     # build one through Python code outside jaxlib).
-    handlers = tuple(
-        _jax.array_result_handler(_PutType(a), b.sharding, True, _skip_checks=True) for a in outs
-    )
+    handlers = tuple(jx.array_result_handler(_PutType(a), b.sharding) for a in outs)
     keys = tuple(aval_key(a) for a in outs)
     return Executable(lowered.name, loaded, tuple(in_avals), outs, keys, handlers)
 
@@ -189,7 +179,7 @@ def device_put(x: ArrayLike) -> Array:
     return device_put_numpy(np.asarray(x, dtype=aval.dtype), aval)
 
 
-def to_buffer(x: Value, aval: ShapedArray, what: str) -> _jax.Array:
+def to_buffer(x: Value, aval: ShapedArray, what: str) -> jx.Array:
     """The device buffer of ``x``, which must have type ``aval``."""
     if type(x) is Array:
         if x.aval != aval:
