@@ -16,7 +16,7 @@ from pyrsistent import pmap
 
 from .core.dtypes import DType
 from .core.errors import PrimitiveTypeError
-from .core.ir import NO_PARAMS, NDArray, Param, Params, Primitive
+from .core.ir import NO_PARAMS, NDArray, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
 from .primitives import (
     abs_p,
@@ -52,6 +52,7 @@ from .primitives import (
     tanh_p,
     transpose_p,
 )
+from .primitives._params import params_of as _params
 from .primitives.dot import DimensionNumbers
 
 __all__ = [
@@ -114,14 +115,6 @@ def _index(op: str, what: str, d: object) -> int:
 
 def _indices(op: str, what: str, ds: Sequence[object]) -> tuple[int, ...]:
     return tuple([_index(op, what, d) for d in ds])
-
-
-@functools.lru_cache(maxsize=4096, typed=True)
-def _params(*items: tuple[str, Param]) -> Params:
-    """The params map of ``items``, shared between calls (building a ``pmap``
-    costs microseconds). Only for values normalized by the caller (ints made
-    with ``int``, dtypes with ``np.dtype``): the cache keys on ``==``."""
-    return pmap(dict(items))
 
 
 def neg(x: Value) -> Value:
