@@ -437,3 +437,18 @@ def test_a_hand_built_jit_with_a_wrong_out_binder_type_is_a_type_error() -> None
     outer = Jaxpr((x,), (Eqn(jit_p, (x,), JitParams(inner, "bad").to_params(), (y,)),), (y,))
     with pytest.raises(JaxprTypeError, match="out binder has type float32.* but sin produces float64"):
         tdx.eval_jaxpr(outer, [1.0])
+
+
+def test_one_value_guard_names_where_a_non_array_came_from() -> None:
+    from typedax.core.trace import as_value
+
+    assert as_value(1.0) == 1.0
+    cases: list[tuple[Callable[[], object], str]] = [
+        (lambda: tdx.make_jaxpr(lambda x: "nope")(1.0), "the outputs of the function must be arrays"),
+        (lambda: tdx.jvp(lambda x: x, ("a",), (1.0,)), "arguments and results must be arrays"),
+        (lambda: lax.scan(lambda c, x: (c, None), "c", None, length=2), "scan's init must be arrays"),
+        (lambda: lax.cond(True, lambda x: x, lambda x: x, object()), "cond operands must be arrays"),
+    ]
+    for run, message in cases:
+        with pytest.raises(PrimitiveTypeError, match=message + ".* is not a valid typedax array type"):
+            run()

@@ -11,7 +11,7 @@ from .core.avals import ShapedArray
 from .core.errors import ArgnumsError, TangentTypeError
 from .core.names import fun_name
 from .core.ir import ClosedJaxpr
-from .core.trace import Value, aval_of
+from .core.trace import Value, aval_of, as_value
 from .interpreters.staging import trace_to_jaxpr_flat
 
 P = ParamSpec("P")
@@ -48,14 +48,9 @@ def flat_fun(
         out = f(*args, **kwargs)
         flat, out_tree = tree.flatten(out)
         out_trees.append(out_tree)
-        return [_as_value(x) for x in flat]
+        return [as_value(x, "the outputs of the function") for x in flat]
 
     return run, out_trees
-
-
-def _as_value(x: object) -> Value:
-    aval_of(x)  # raises a clear TypeError for non-arrays
-    return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
 
 
 def _is_aval(x: object) -> bool:

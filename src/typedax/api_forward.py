@@ -16,7 +16,7 @@ from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import BatchingError, TangentTypeError
-from .core.trace import Tracer, Value, aval_of
+from .core.trace import Tracer, Value, as_value, aval_of
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
 
@@ -34,11 +34,7 @@ value's pytree."""
 
 
 def _values(leaves: Sequence[object]) -> list[Value]:
-    out: list[Value] = []
-    for x in leaves:
-        aval_of(x)  # a clear TypeError for a leaf that is not an array
-        out.append(x)  # type: ignore[arg-type]  # aval_of accepted it, so it is a Value
-    return out
+    return [as_value(x, "arguments and results") for x in leaves]
 
 
 # -- jvp ----------------------------------------------------------------------------

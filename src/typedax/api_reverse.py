@@ -19,7 +19,7 @@ import numpy as np
 
 from . import lax, tree
 from .api import argnum_positions, flat_fun
-from .api_forward import jacfwd
+from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import GradOutputError, TangentTypeError
@@ -35,13 +35,6 @@ A = TypeVar("A")
 
 _SCALARS = (bool, int, float)
 
-
-def _values(leaves: Sequence[object]) -> list[Value]:
-    out: list[Value] = []
-    for x in leaves:
-        aval_of(x)  # a clear TypeError for a leaf that is not an array
-        out.append(x)  # type: ignore[arg-type]  # aval_of accepted it, so it is a Value
-    return out
 
 
 def _conform(who: str, what: str, xs: Sequence[Value], avals: Sequence[ShapedArray]) -> list[Value]:

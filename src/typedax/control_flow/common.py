@@ -22,6 +22,7 @@ from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
 from ..core.names import fun_name
 from ..core.rules import BatchDim, Tangent, Zero, batched_aval
+from ..core.trace import as_value as as_value
 from ..core.trace import EVAL_TRACE, Value, aval_of, bind, bind1, using_trace
 from ..core.typecheck import typecheck_jaxpr
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
@@ -37,17 +38,6 @@ T = TypeVar("T")
 
 def types_str(avals: Sequence[ShapedArray]) -> str:
     return "(" + ", ".join(a.str_short() for a in avals) + ")"
-
-
-def as_value(x: object, what: str) -> Value:
-    """``x`` as an array value, or a clear error naming where it came from."""
-    try:
-        aval_of(x)
-    except TypeError:
-        raise PrimitiveTypeError(
-            f"{what} must be arrays or scalars, got a {type(x).__name__}"
-        ) from None
-    return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
 
 
 def trace_callable(

@@ -27,7 +27,12 @@ import numpy as np
 from .arrayops import ArrayOps
 from .avals import ShapedArray
 from .dtypes import DType
-from .errors import ConcretizationError, EscapedTracerError, TracerArrayConversionError
+from .errors import (
+    ConcretizationError,
+    EscapedTracerError,
+    PrimitiveTypeError,
+    TracerArrayConversionError,
+)
 from .ir import NDArray, Params, Primitive
 
 if TYPE_CHECKING:
@@ -192,6 +197,19 @@ def aval_of(x: object) -> ShapedArray:
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):
         return ShapedArray(tuple(int(d) for d in shape), dtype)
     raise TypeError(f"{type(x).__name__} is not a valid typedax array type")
+
+
+def as_value(x: object, what: str = "operands") -> Value:
+    """``x`` if it is an array value (a tracer, a device ``Array``, a NumPy
+    array or scalar, a Python scalar), else a ``PrimitiveTypeError`` naming
+    where it came from: the one "is this a value" check of the library."""
+    try:
+        aval_of(x)
+    except TypeError:
+        raise PrimitiveTypeError(
+            f"{what} must be arrays or scalars: {type(x).__name__} is not a valid typedax array type"
+        ) from None
+    return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
 
 
 class Tracer(ArrayOps):
