@@ -4,6 +4,9 @@
 Tuples, lists, dicts (keys sorted, as JAX does), ``None``, namedtuples and
 dataclasses work out of the box; other container types join with
 ``register_node``. Everything else is a leaf.
+
+``typedax.tree_util`` (JAX's ``jax.tree_util`` names, key paths) is built on
+this module's registry and node classification, not a copy of them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ N = TypeVar("N")
 class _NodeKind(Generic[N]):
     flatten: Callable[[N], tuple[Iterable[object], Hashable]]
     unflatten: Callable[[Hashable, list[object]], N]
+    # (key, child) pairs and the aux data, for key paths (typedax.tree_util);
+    # None: the children are keyed by their index
+    flatten_with_keys: Callable[[N], tuple[Iterable[tuple[Hashable, object]], Hashable]] | None = None
 
 
 _REGISTRY: dict[type, _NodeKind[object]] = {}
@@ -34,12 +40,16 @@ def register_node(
     node_type: type[N],
     flatten: Callable[[N], tuple[Iterable[object], Hashable]],
     unflatten: Callable[[Hashable, list[object]], N],
+    flatten_with_keys: Callable[[N], tuple[Iterable[tuple[Hashable, object]], Hashable]] | None = None,
 ) -> None:
     """Make ``node_type`` a pytree node: ``flatten`` returns (children, aux
-    data), ``unflatten(aux, children)`` rebuilds the node."""
+    data), ``unflatten(aux, children)`` rebuilds the node. ``flatten_with_keys``
+    (optional) returns ((key, child) pairs, aux data), the same children in the
+    same order: the keys name the children in key paths
+    (``typedax.tree_util.tree_flatten_with_path``)."""
     if node_type in _REGISTRY or node_type in _BUILTIN:
-        raise ValueError(f"{node_type.__name__} is already a pytree node type")
-    _REGISTRY[node_type] = _NodeKind(flatten, unflatten)  # type: ignore[arg-type]  # N erased in the registry
+        raise TreeError(f"{node_type.__name__} is already a pytree node type")
+    _REGISTRY[node_type] = _NodeKind(flatten, unflatten, flatten_with_keys)  # type: ignore[arg-type]  # N erased in the registry
     _KINDS.clear()  # the type may have been classified (as a leaf, say) before
     _KINDS.update(_BUILTIN)
 
