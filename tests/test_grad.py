@@ -234,13 +234,13 @@ def test_grad_of_pytree_argument_and_argnums() -> None:
     def loss(p: Params, x: Value) -> Value:
         return tnp.sum(tnp.tanh(tnp.add(tnp.matmul(p.w, x), p.b)))
 
-    g = cast(Params, tdx.grad(loss)(p, x))
+    g = tdx.grad(loss)(p, x)  # typed Params: the type of the argument
     assert isinstance(g, Params)
     pre = p.w @ x + p.b
     d = 1 - np.tanh(pre) ** 2
     np.testing.assert_allclose(arr(g.b), d, rtol=1e-12)
     np.testing.assert_allclose(arr(g.w), np.outer(d, x), rtol=1e-12)
-    _, gx = cast(tuple[Params, Value], tdx.grad(loss, argnums=(0, 1))(p, x))
+    _, gx = tdx.grad(loss, argnums=(0, 1))(p, x)
     np.testing.assert_allclose(arr(gx), p.w.T @ d, rtol=1e-12)
     gx2 = tdx.grad(loss, argnums=-1)(p, x)
     np.testing.assert_allclose(arr(gx2), arr(gx))
@@ -274,7 +274,10 @@ def test_has_aux_and_value_and_grad() -> None:
     v3, g3 = tdx.value_and_grad(tnp.sin)(1.0)
     np.testing.assert_allclose(arr(v3), np.sin(1.0))
     np.testing.assert_allclose(arr(g3), np.cos(1.0))
-    v4, gs = tdx.value_and_grad(lambda x, y: tnp.multiply(x, y), argnums=(0, 1))(2.0, 5.0)
+    def product(x: Value, y: Value) -> Value:
+        return tnp.multiply(x, y)
+
+    v4, gs = tdx.value_and_grad(product, argnums=(0, 1))(2.0, 5.0)
     assert float(arr(v4)) == 10.0 and [float(arr(t)) for t in gs] == [5.0, 2.0]
 
 
@@ -425,7 +428,10 @@ def test_grad_with_respect_to_integer_input() -> None:
     with pytest.raises(TangentTypeError, match=r"floating-point inputs.*argument 0.*int64\[\]"):
         grad(lambda n: tnp.astype(n, np.float64))(3)
     with pytest.raises(TangentTypeError, match=r"argument 1.*int32\[2\]"):
-        grad(lambda x, n: x, argnums=(0, 1))(1.0, np.zeros(2, np.int32))
+        def first(x: Value, n: Value) -> Value:
+            return x
+
+        grad(first, argnums=(0, 1))(1.0, np.zeros(2, np.int32))
 
 
 def test_bad_argnums_and_aux() -> None:

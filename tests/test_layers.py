@@ -32,7 +32,7 @@ FACADES = "facades"  # everything else: lax, numpy, the API, registry, testing
 
 #: Function-level imports that reach up the layers, and why each is there.
 LAZY_UPWARD: dict[tuple[str, str], str] = {
-    ("typedax.core.arrayops", "typedax.numpy"):
+    ("typedax.core.array", "typedax.numpy"):
         "the operators of tracers and arrays (core) follow typedax.numpy's promotion",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",

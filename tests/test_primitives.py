@@ -24,6 +24,7 @@ from typedax.primitives import (
     dot_general_p,
     integer_pow_p,
     reduce_max_p,
+    reduce_min_p,
     reduce_sum_p,
     reshape_p,
     select_n_p,
@@ -81,6 +82,8 @@ UNARY: dict[str, tuple[Callable[[Arr], Arr], tuple[str, ...], bool]] = {
     "tanh": (np.tanh, FLOATS, False),
     "logistic": (lambda x: 1 / (1 + np.exp(-x)), FLOATS, False),
     "sqrt": (np.sqrt, FLOATS, True),
+    "floor": (np.floor, FLOATS, False),
+    "ceil": (np.ceil, FLOATS, False),
 }
 
 
@@ -281,6 +284,7 @@ def test_reductions(dtype: str, axis: tuple[int, ...]) -> None:
     x = sample((2, 3, 4), dtype, seed=15)
     params: Params = pmap({"axis": axis})
     same(run(reduce_max_p, [x], params), np.asarray(np.max(x, axis=axis)))
+    same(run(reduce_min_p, [x], params), np.asarray(np.min(x, axis=axis)))
     if dtype == "bool":
         with pytest.raises(PrimitiveTypeError, match=r"reduce_sum does not accept bool operands, got bool\[2,3,4\]"):
             reduce_sum_p.abstract_eval([ShapedArray(x.shape, x.dtype)], params)
@@ -290,13 +294,15 @@ def test_reductions(dtype: str, axis: tuple[int, ...]) -> None:
 
 def test_reduction_errors() -> None:
     t = ShapedArray((2, 0), np.dtype(np.float32))
-    for p in (reduce_sum_p, reduce_max_p):
+    for p in (reduce_sum_p, reduce_max_p, reduce_min_p):
         with pytest.raises(PrimitiveTypeError, match=rf"{p.name}: axis=\(2,\) must be distinct axes of float32\[2,0\]"):
             p.abstract_eval([t], pmap({"axis": (2,)}))
         with pytest.raises(PrimitiveTypeError, match=rf"{p.name}: axis=\(0, 0\) must be distinct"):
             p.abstract_eval([t], pmap({"axis": (0, 0)}))
     with pytest.raises(PrimitiveTypeError, match=r"reduce_max: cannot reduce float32\[2,0\] over an empty axis"):
         reduce_max_p.abstract_eval([t], pmap({"axis": (1,)}))
+    with pytest.raises(PrimitiveTypeError, match=r"reduce_min: cannot reduce float32\[2,0\] over an empty axis"):
+        reduce_min_p.abstract_eval([t], pmap({"axis": (1,)}))
     assert reduce_sum_p.abstract_eval([t], pmap({"axis": (1,)})) == [ShapedArray((2,), t.dtype)]
 
 
@@ -342,7 +348,7 @@ def test_dot_general_errors() -> None:
 def test_every_first_order_primitive_is_tested_here() -> None:
     tested = set(UNARY) | set(BINARY) | {
         "div", "integer_pow", "select_n", "convert_element_type", "broadcast", "reshape",
-        "transpose", "reduce_sum", "reduce_max", "dot_general",
+        "transpose", "reduce_sum", "reduce_max", "reduce_min", "dot_general",
         "rem",  # in tests/test_rem.py
     }
     from typedax.testing import FIRST_ORDER_PRIMITIVES
@@ -369,10 +375,10 @@ def test_lax_weak_python_scalars_take_the_array_dtype() -> None:
 def test_lax_is_strict_about_dtypes_and_shapes() -> None:
     with pytest.raises(PrimitiveTypeError, match=r"add requires operands of one shape and dtype, got \(float32\[3\], float64\[3\]\)"):
         lax.add(np.ones(3, np.float32), np.ones(3))
-    with pytest.raises(PrimitiveTypeError, match=r"mul requires operands of one shape and dtype, got \(float64\[3\], float64\[2,3\]\)"):
-        lax.mul(np.ones(3), np.ones((2, 3)))
-    with pytest.raises(PrimitiveTypeError, match=r"mul requires operands of one shape and dtype, got \(float32\[3\], float32\[\]\)"):
-        lax.mul(np.ones(3, np.float32), 2.0)  # lax does not broadcast; typedax.numpy does
+    with pytest.raises(PrimitiveTypeError, match=r"mul: shapes \(3,\) and \(2, 3\) do not broadcast in lax"):
+        lax.mul(np.ones(3), np.ones((2, 3)))  # ranks differ: typedax.numpy broadcasts, lax does not
+    with pytest.raises(PrimitiveTypeError, match=r"add: shapes \(2, 3\) and \(3, 2\) do not broadcast in lax"):
+        lax.add(np.ones((2, 3)), np.ones((3, 2)))
     # eagerly and while staging alike
     with pytest.raises(PrimitiveTypeError, match=r"add requires operands of one shape and dtype"):
         make_jaxpr(lax.add)(np.ones(3, np.float32), np.ones(3))
@@ -413,13 +419,40 @@ def test_python_scalar_keeps_the_array_dtype() -> None:
     assert cj.out_avals == (ShapedArray((2,), np.dtype(np.float32)),)
 
 
+def test_lax_broadcasts_rank_0_and_size_1_operands_as_jax_lax() -> None:
+    x = sample((2, 3), "float64", 24)
+    same(np.asarray(lax.mul(x, 2.0)), x * 2.0)  # a Python scalar, rank 0
+    same(np.asarray(lax.add(x, np.float64(1.5))), x + 1.5)  # a rank-0 array
+    same(np.asarray(lax.sub(np.ones((), np.float64), x)), 1.0 - x)
+    col, row = sample((2, 1), "float64", 25), sample((1, 3), "float64", 26)
+    same(np.asarray(lax.add(col, row)), col + row)  # size-1 dimensions, equal ranks
+    same(np.asarray(lax.max(x, row)), np.maximum(x, row))
+    same(np.asarray(lax.mul(np.ones(3, np.float32), 2.0)), np.full(3, 2.0, np.float32))  # weak scalar
+    cj = make_jaxpr(lambda a, b: lax.add(a, b))(col, row)
+    assert [e.primitive.name for e in cj.jaxpr.eqns] == ["reshape", "broadcast", "reshape", "broadcast", "add"]
+
+
+# JAX's promotion for typedax's dtypes (``jnp.promote_types``, recorded here;
+# tests/test_promotion.py checks the lattice against JAX itself).
+_JAX_PROMOTE = {
+    ("bool", "bool"): "bool", ("bool", "int32"): "int32", ("bool", "int64"): "int64",
+    ("bool", "float32"): "float32", ("bool", "float64"): "float64",
+    ("int32", "int32"): "int32", ("int32", "int64"): "int64", ("int32", "float32"): "float32",
+    ("int32", "float64"): "float64", ("int64", "int64"): "int64", ("int64", "float32"): "float32",
+    ("int64", "float64"): "float64", ("float32", "float32"): "float32",
+    ("float32", "float64"): "float64", ("float64", "float64"): "float64",
+}
+
+
 @pytest.mark.parametrize("a", NUMERIC)
 @pytest.mark.parametrize("b", ALL)
-def test_promotion_follows_numpy(a: str, b: str) -> None:
+def test_promotion_follows_jax(a: str, b: str) -> None:
     x, y = sample((2,), a, 22), sample((2,), b, 23)
-    same(np.asarray(tnp.add(x, y)), np.add(x, y))
-    same(np.asarray(tnp.multiply(y, x)), np.multiply(y, x))
-    same(np.asarray(tnp.maximum(x, y)), np.maximum(x, y))
+    d = np.dtype(_JAX_PROMOTE.get((a, b)) or _JAX_PROMOTE[(b, a)])
+    xd, yd = x.astype(d), y.astype(d)
+    same(np.asarray(tnp.add(x, y)), np.add(xd, yd))
+    same(np.asarray(tnp.multiply(y, x)), np.multiply(yd, xd))
+    same(np.asarray(tnp.maximum(x, y)), np.maximum(xd, yd))
     same(np.asarray(tnp.less(x, y)), np.less(x, y))
 
 

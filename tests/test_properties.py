@@ -164,6 +164,8 @@ REFERENCE: dict[str, Ref] = {
     "tanh": _unary(np.tanh),
     "logistic": _unary(lambda x: 1 / (1 + np.exp(-x.astype(np.float64)))),
     "sqrt": _unary(np.sqrt),
+    "floor": _unary(np.floor),
+    "ceil": _unary(np.ceil),
     "add": _binary(np.add),
     "sub": _binary(np.subtract),
     "mul": _binary(np.multiply),
@@ -189,6 +191,7 @@ REFERENCE: dict[str, Ref] = {
         np.add.reduce(args[0], axis=_ints(p, "axis")), dtype=args[0].dtype
     ),
     "reduce_max": lambda args, p: np.asarray(np.maximum.reduce(args[0], axis=_ints(p, "axis"))),
+    "reduce_min": lambda args, p: np.asarray(np.minimum.reduce(args[0], axis=_ints(p, "axis"))),
     "dot_general": _dot_general,
 }
 

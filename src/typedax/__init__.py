@@ -30,5 +30,6 @@ from .core import parse_jaxpr as parse_jaxpr
 from .core import typecheck_jaxpr as typecheck_jaxpr
 from .core.trace import Value as Value
 from .jitting import jit as jit
-from .lowering import Array as Array
+from .core.array import Array as Array
+from .core.array import ArrayLike as ArrayLike
 from .lowering import device_put as device_put

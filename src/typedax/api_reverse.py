@@ -5,15 +5,15 @@ All are built on ``linearize_flat`` (JVP under partial evaluation): the primal
 computation runs eagerly in Python, the linear tangent computation is staged
 into a small jaxpr, and reverse mode transposes that jaxpr.
 
-Gradients are typed as ``Value`` (the array type); a pytree argument's
-gradient has that argument's structure.
+A gradient has the type (and the pytree structure) of the argument it is
+taken with respect to.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Literal, ParamSpec, TypeVar, cast, overload
+from typing import Concatenate, Literal, ParamSpec, TypeVar, cast, overload
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import GradOutputError, TangentTypeError
+from .core.array import Array, ArrayLike
 from .core.trace import Value, aval_of
 from .interpreters.batching import vmap_flat
 from .interpreters.linearize import LinearFn, linearize_flat
@@ -32,6 +33,10 @@ __all__ = ["grad", "hessian", "jacrev", "linearize", "value_and_grad", "vjp"]
 P = ParamSpec("P")
 T = TypeVar("T")
 A = TypeVar("A")
+A0 = TypeVar("A0")
+A1 = TypeVar("A1")
+A2 = TypeVar("A2")
+Aux = TypeVar("Aux")
 
 _SCALARS = (bool, int, float)
 
@@ -205,28 +210,74 @@ def _value_and_grad_impl(
     return y, d.grads(lin.transpose(cts)), d.aux(outs)
 
 
+# The overloads give the gradient the type of the argument it is taken with
+# respect to (``grad(loss)(params, x)`` has the type of ``params``), for
+# argnums 0, 1, 2 and (0, 1); other argnums are typed ``object``. Annotate
+# differentiated parameters as ``Array`` or pytrees of ``Array`` (a Python
+# float argument's gradient is an ``Array``).
 @overload
 def grad(
-    f: Callable[P, Value], argnums: int = 0, has_aux: Literal[False] = False
-) -> Callable[P, Value]: ...
-
-
-@overload
-def grad(
-    f: Callable[P, Value], argnums: tuple[int, ...], has_aux: Literal[False] = False
-) -> Callable[P, tuple[Value, ...]]: ...
-
-
-@overload
-def grad(
-    f: Callable[P, tuple[Value, A]], argnums: int = 0, *, has_aux: Literal[True]
-) -> Callable[P, tuple[Value, A]]: ...
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+) -> Callable[Concatenate[A0, P], A0]: ...
 
 
 @overload
 def grad(
-    f: Callable[P, tuple[Value, A]], argnums: tuple[int, ...], *, has_aux: Literal[True]
-) -> Callable[P, tuple[tuple[Value, ...], A]]: ...
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False
+) -> Callable[Concatenate[A0, A1, P], A1]: ...
+
+
+@overload
+def grad(
+    f: Callable[Concatenate[A0, A1, A2, P], ArrayLike], argnums: Literal[2],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A0, A1, A2, P], A2]: ...
+
+
+@overload
+def grad(
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A0, A1, P], tuple[A0, A1]]: ...
+
+
+@overload
+def grad(
+    f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[A0, P], tuple[A0, Aux]]: ...
+
+
+@overload
+def grad(
+    f: Callable[Concatenate[A0, A1, P], tuple[ArrayLike, Aux]], argnums: Literal[1], *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[A0, A1, P], tuple[A1, Aux]]: ...
+
+
+@overload
+def grad(
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: tuple[Literal[0]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A0, P], tuple[A0]]: ...
+
+
+@overload
+def grad(
+    f: Callable[..., ArrayLike], argnums: int, has_aux: Literal[False] = False
+) -> Callable[..., object]: ...
+
+
+@overload
+def grad(
+    f: Callable[..., ArrayLike], argnums: tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[..., tuple[object, ...]]: ...
+
+
+@overload
+def grad(
+    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True]
+) -> Callable[..., tuple[object, Aux]]: ...
 
 
 def grad(
@@ -247,26 +298,40 @@ def grad(
 
 @overload
 def value_and_grad(
-    f: Callable[P, Value], argnums: int = 0, has_aux: Literal[False] = False
-) -> Callable[P, tuple[Value, Value]]: ...
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+) -> Callable[Concatenate[A0, P], tuple[Array, A0]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[P, Value], argnums: tuple[int, ...], has_aux: Literal[False] = False
-) -> Callable[P, tuple[Value, tuple[Value, ...]]]: ...
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False
+) -> Callable[Concatenate[A0, A1, P], tuple[Array, A1]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[P, tuple[Value, A]], argnums: int = 0, *, has_aux: Literal[True]
-) -> Callable[P, tuple[tuple[Value, A], Value]]: ...
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
+    has_aux: Literal[False] = False,
+) -> Callable[Concatenate[A0, A1, P], tuple[Array, tuple[A0, A1]]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[P, tuple[Value, A]], argnums: tuple[int, ...], *, has_aux: Literal[True]
-) -> Callable[P, tuple[tuple[Value, A], tuple[Value, ...]]]: ...
+    f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
+    has_aux: Literal[True],
+) -> Callable[Concatenate[A0, P], tuple[tuple[Array, Aux], A0]]: ...
+
+
+@overload
+def value_and_grad(
+    f: Callable[..., ArrayLike], argnums: int | tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[..., tuple[Array, object]]: ...
+
+
+@overload
+def value_and_grad(
+    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True]
+) -> Callable[..., tuple[tuple[Array, Aux], object]]: ...
 
 
 def value_and_grad(

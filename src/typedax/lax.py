@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 from pyrsistent import pmap
 
+from .core.array import Array, ArrayLike
 from .core.dtypes import DType
 from .core.errors import PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive
@@ -22,12 +23,14 @@ from .primitives import (
     abs_p,
     add_p,
     broadcast_p,
+    ceil_p,
     convert_element_type_p,
     cos_p,
     div_p,
     dot_general_p,
     eq_p,
     exp_p,
+    floor_p,
     ge_p,
     greater_p,
     integer_pow_p,
@@ -43,6 +46,7 @@ from .primitives import (
     pow_p,
     rem_p,
     reduce_max_p,
+    reduce_min_p,
     reduce_sum_p,
     reshape_p,
     select_n_p,
@@ -56,9 +60,10 @@ from .primitives._params import params_of as _params
 from .primitives.dot import DimensionNumbers
 
 __all__ = [
-    "abs", "add", "broadcast", "broadcast_in_dim", "convert_element_type", "cos", "div",
-    "dot", "dot_general", "eq", "exp", "ge", "gt", "integer_pow", "le", "log", "logistic",
-    "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_sum", "rem", "reshape",
+    "abs", "add", "broadcast", "broadcast_in_dim", "ceil", "convert_element_type", "cos", "div",
+    "dot", "dot_general", "eq", "exp", "floor", "ge", "gt", "integer_pow", "le", "log",
+    "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_min",
+    "reduce_sum", "rem", "reshape",
     "select", "select_n", "sin", "sqrt", "sub", "tanh", "transpose",
 ]
 
@@ -77,7 +82,7 @@ def _weak(x: Value, like: Value) -> Value:
     return x
 
 
-def _unop(prim: Primitive, x: Value) -> Value:
+def _unop(prim: Primitive, x: ArrayLike) -> Array:
     return bind1(prim, (x,), NO_PARAMS)
 
 
@@ -95,14 +100,44 @@ def _scalar_as(prim: Primitive, x: bool | int | float, dtype: DType) -> NDArray:
     return np.asarray(x, dtype=dtype)
 
 
-def _binop(prim: Primitive, x: Value, y: Value) -> Value:
+def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
     # ``_weak`` on both operands, inlined (this is on every traced binary op)
     if type(x) in _PYTHON_SCALARS:
         if type(y) not in _PYTHON_SCALARS:
             x = _scalar_as(prim, x, aval_of(y).dtype)  # type: ignore[arg-type]  # type(x) checked above
     elif type(y) in _PYTHON_SCALARS:
         y = _scalar_as(prim, y, aval_of(x).dtype)  # type: ignore[arg-type]  # type(y) checked above
+    sx, sy = aval_of(x).shape, aval_of(y).shape
+    if sx != sy:
+        x, y = _broadcast_operands(prim, x, y, sx, sy)
     return bind1(prim, (x, y), NO_PARAMS)
+
+
+def _broadcast_operands(
+    prim: Primitive, x: ArrayLike, y: ArrayLike, sx: tuple[int, ...], sy: tuple[int, ...]
+) -> tuple[ArrayLike, ArrayLike]:
+    """jax.lax's implicit broadcasting: a rank-0 operand meets any shape, and
+    size-1 dimensions meet the other operand's when the ranks are equal."""
+    if not sx:
+        return broadcast_in_dim(x, sy, ()), y
+    if not sy:
+        return x, broadcast_in_dim(y, sx, ())
+    if len(sx) == len(sy) and all(a == b or a == 1 or b == 1 for a, b in zip(sx, sy)):
+        shape = tuple(b if a == 1 else a for a, b in zip(sx, sy))
+        return _expand_ones(x, sx, shape), _expand_ones(y, sy, shape)
+    raise PrimitiveTypeError(
+        f"{prim.name}: shapes {sx} and {sy} do not broadcast in lax (a rank-0 operand, or "
+        "equal ranks with size-1 dimensions, do); use typedax.numpy for NumPy broadcasting"
+    )
+
+
+def _expand_ones(x: ArrayLike, shape: tuple[int, ...], to: tuple[int, ...]) -> ArrayLike:
+    """Broadcast the size-1 dimensions of ``x`` (of ``shape``) to ``to``."""
+    if shape == to:
+        return x
+    keep = tuple(i for i, (a, b) in enumerate(zip(shape, to)) if a == b)
+    squeezed = reshape(x, tuple(shape[i] for i in keep))
+    return broadcast_in_dim(squeezed, to, keep)
 
 
 def _index(op: str, what: str, d: object) -> int:
@@ -117,123 +152,131 @@ def _indices(op: str, what: str, ds: Sequence[object]) -> tuple[int, ...]:
     return tuple([_index(op, what, d) for d in ds])
 
 
-def neg(x: Value) -> Value:
+def neg(x: ArrayLike) -> Array:
     return _unop(neg_p, x)
 
 
-def sin(x: Value) -> Value:
+def sin(x: ArrayLike) -> Array:
     return _unop(sin_p, x)
 
 
-def cos(x: Value) -> Value:
+def cos(x: ArrayLike) -> Array:
     return _unop(cos_p, x)
 
 
-def exp(x: Value) -> Value:
+def exp(x: ArrayLike) -> Array:
     return _unop(exp_p, x)
 
 
-def log(x: Value) -> Value:
+def log(x: ArrayLike) -> Array:
     return _unop(log_p, x)
 
 
-def tanh(x: Value) -> Value:
+def tanh(x: ArrayLike) -> Array:
     return _unop(tanh_p, x)
 
 
-def logistic(x: Value) -> Value:
+def logistic(x: ArrayLike) -> Array:
     return _unop(logistic_p, x)
 
 
-def sqrt(x: Value) -> Value:
+def sqrt(x: ArrayLike) -> Array:
     return _unop(sqrt_p, x)
 
 
-def add(x: Value, y: Value) -> Value:
+def floor(x: ArrayLike) -> Array:
+    return _unop(floor_p, x)
+
+
+def ceil(x: ArrayLike) -> Array:
+    return _unop(ceil_p, x)
+
+
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(add_p, x, y)
 
 
-def sub(x: Value, y: Value) -> Value:
+def sub(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(sub_p, x, y)
 
 
-def mul(x: Value, y: Value) -> Value:
+def mul(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(mul_p, x, y)
 
 
-def div(x: Value, y: Value) -> Value:
+def div(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(div_p, x, y)
 
 
-def max(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+def max(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
     return _binop(max_p, x, y)
 
 
-def min(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+def min(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
     return _binop(min_p, x, y)
 
 
-def pow(x: Value, y: Value) -> Value:  # noqa: A001 - jax.lax's name
+def pow(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
     return _binop(pow_p, x, y)
 
 
-def rem(x: Value, y: Value) -> Value:
+def rem(x: ArrayLike, y: ArrayLike) -> Array:
     """The remainder of ``x / y`` with the sign of ``x`` (``jax.lax.rem``, C's ``fmod``)."""
     return _binop(rem_p, x, y)
 
 
-def gt(x: Value, y: Value) -> Value:
+def gt(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(greater_p, x, y)
 
 
-def lt(x: Value, y: Value) -> Value:
+def lt(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(less_p, x, y)
 
 
-def ge(x: Value, y: Value) -> Value:
+def ge(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(ge_p, x, y)
 
 
-def le(x: Value, y: Value) -> Value:
+def le(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(le_p, x, y)
 
 
-def eq(x: Value, y: Value) -> Value:
+def eq(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(eq_p, x, y)
 
 
-def ne(x: Value, y: Value) -> Value:
+def ne(x: ArrayLike, y: ArrayLike) -> Array:
     return _binop(ne_p, x, y)
 
 
-def abs(x: Value) -> Value:  # noqa: A001 - jax.lax's name
+def abs(x: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
     return _unop(abs_p, x)
 
 
-def integer_pow(x: Value, y: int) -> Value:
+def integer_pow(x: ArrayLike, y: int) -> Array:
     return bind1(integer_pow_p, (x,), _params(("y", _index("integer_pow", "the exponent y", y))))
 
 
-def select_n(which: Value, *cases: Value) -> Value:
+def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
     return bind1(select_n_p, (which, *cases), NO_PARAMS)
 
 
-def select(pred: Value, on_true: Value, on_false: Value) -> Value:
+def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
     """``on_true`` where ``pred`` else ``on_false`` (``jax.lax.select``)."""
     return bind1(select_n_p, (pred, on_false, on_true), NO_PARAMS)
 
 
-def convert_element_type(x: Value, new_dtype: DType | type) -> Value:
+def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
     return bind1(convert_element_type_p, (x,), _params(("new_dtype", np.dtype(new_dtype))))
 
 
-def broadcast(x: Value, sizes: Sequence[int]) -> Value:
+def broadcast(x: ArrayLike, sizes: Sequence[int]) -> Array:
     """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
     shape = _indices("broadcast", "sizes", sizes) + aval_of(x).shape
     return bind1(broadcast_p, (x,), _params(("shape", shape), ("axes", tuple(range(len(sizes))))))
 
 
-def broadcast_in_dim(x: Value, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Value:
+def broadcast_in_dim(x: ArrayLike, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Array:
     """Operand dimension ``i`` becomes output dimension ``broadcast_dimensions[i]``."""
     shape_t = _indices("broadcast_in_dim", "shape", shape)
     dims = _indices("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
@@ -250,23 +293,27 @@ def _broadcast_in_dim_params(shape: tuple[int, ...], dims: tuple[int, ...]) -> P
     return _params(("shape", shape), ("axes", axes))
 
 
-def reshape(x: Value, new_sizes: Sequence[int]) -> Value:
+def reshape(x: ArrayLike, new_sizes: Sequence[int]) -> Array:
     return bind1(reshape_p, (x,), _params(("new_sizes", _indices("reshape", "new_sizes", new_sizes))))
 
 
-def transpose(x: Value, permutation: Sequence[int]) -> Value:
+def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
     return bind1(transpose_p, (x,), _params(("perm", _indices("transpose", "permutation", permutation))))
 
 
-def reduce_sum(x: Value, axes: Sequence[int]) -> Value:
+def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> Array:
     return bind1(reduce_sum_p, (x,), _params(("axis", _indices("reduce_sum", "axes", axes))))
 
 
-def reduce_max(x: Value, axes: Sequence[int]) -> Value:
+def reduce_max(x: ArrayLike, axes: Sequence[int]) -> Array:
     return bind1(reduce_max_p, (x,), _params(("axis", _indices("reduce_max", "axes", axes))))
 
 
-def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers | None) -> Value:
+def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
+    return bind1(reduce_min_p, (x,), _params(("axis", _indices("reduce_min", "axes", axes))))
+
+
+def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers | None) -> Array:
     """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
     sequence of axes or, as jax.lax accepts, a single int. ``None`` contracts
     the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX."""
@@ -291,7 +338,7 @@ def dot_general(lhs: Value, rhs: Value, dimension_numbers: DimensionNumbers | No
     return bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))
 
 
-def dot(lhs: Value, rhs: Value) -> Value:
+def dot(lhs: ArrayLike, rhs: ArrayLike) -> Array:
     """Vector/matrix product of 1-d or 2-d operands (``jax.lax.dot``)."""
     return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())))
 

@@ -1,9 +1,11 @@
-"""NumPy-style functions on arrays and tracers: dtype promotion and
-broadcasting happen here, then the strict ``lax`` primitives are bound.
+"""NumPy-style functions on arrays and tracers, as ``jax.numpy``: dtype
+promotion and broadcasting happen here, then the strict ``lax`` primitives
+are bound. Every function returns a typedax ``Array``.
 
-Promotion follows NumPy among typedax's dtypes, except that a Python scalar
-combined with an array takes the array's dtype (``x_f32 * 2.0`` stays
-float32), as in JAX.
+Promotion is JAX's (``core/promotion.py``), not NumPy's: ``int32 + float32``
+is float32, and a Python scalar is weakly typed -- it takes the array's dtype
+when that can hold it (``x_f32 * 2.0`` stays float32, ``x_i32 + 2.5`` is
+float64).
 """
 
 from __future__ import annotations
@@ -13,51 +15,50 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import lax
+from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
-from .core.dtypes import DType, bool_, float32, float64, int32, int64
+from .core.dtypes import NAMES, DType, bool_, float32, float64, int32, int64
 from .core.errors import AxisError, PrimitiveTypeError
+from .core.ir import NDArray
+from .core.promotion import Node, dtype_of_node, join, node_of_dtype
+from .core.promotion import promote_types as promote_types
 from .core.trace import Value, aval_of
 
 __all__ = [
-    "add", "astype", "bool_", "cos", "divide", "dot", "equal", "exp", "float32", "float64",
-    "greater", "greater_equal", "int32", "int64", "less", "less_equal", "log", "matmul",
-    "max", "maximum", "mean", "minimum", "multiply", "negative", "not_equal", "power",
-    "reshape", "sin", "sqrt", "subtract", "sum", "tanh", "transpose", "where",
+    "abs", "absolute", "add", "array", "asarray", "astype", "bool_", "cos", "divide", "dot",
+    "equal", "exp", "float32", "float64", "floor_divide", "greater", "greater_equal", "int32",
+    "int64", "invert", "less", "less_equal", "log", "matmul", "max", "maximum", "mean", "min",
+    "minimum", "mod", "multiply", "negative", "not_equal", "power", "promote_types", "ravel",
+    "remainder", "reshape", "result_type", "sin", "sqrt", "subtract", "sum", "tanh",
+    "transpose", "where", "zeros_like",
 ]
 
 _SCALAR_TYPES = (bool, int, float)
+_PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
 
 
-def _is_weak(x: Value) -> bool:
-    return type(x) in _SCALAR_TYPES
+def _node(x: Value) -> Node:
+    n = _PY_NODES.get(type(x))
+    if n is not None:
+        return n
+    d = aval_of(x).dtype
+    name = NAMES.get(d)
+    return name if name is not None else node_of_dtype(d)
 
 
-def result_dtype(*xs: Value) -> DType:
-    """The dtype NumPy would give, with Python scalars weakly typed."""
-    strong: list[DType] = []
-    weak_float = weak_int = False
-    for x in xs:
-        t = type(x)
-        if t is float:
-            weak_float = True
-        elif t is int:
-            weak_int = True
-        elif t is not bool:
-            strong.append(aval_of(x).dtype)
-    if strong:
-        first = strong[0]
-        d: DType = first if all(e is first for e in strong) else np.result_type(*strong)
-        # a float Python scalar lifts an integer or bool array to float64
-        if weak_float and d.kind in "biu":
-            return float64
-        if weak_int and d.kind == "b":
-            return int64
-        return d
-    return aval_of(np.result_type(*(np.asarray(x) for x in xs)).type(0)).dtype
+def result_type(*xs: ArrayLike) -> DType:
+    """The dtype JAX's promotion gives these operands (Python scalars weak)."""
+    node = _node(xs[0])
+    for x in xs[1:]:
+        node = join(node, _node(x))
+    return dtype_of_node(node)
+
+
+result_dtype = result_type
 
 
 def _promote(*xs: Value) -> list[Value]:
-    dtype = result_dtype(*xs)
+    dtype = result_type(*xs)
     out: list[Value] = []
     for x in xs:
         if type(x) in _SCALAR_TYPES:
@@ -69,11 +70,46 @@ def _promote(*xs: Value) -> list[Value]:
     return out
 
 
-def broadcast_to(x: Value, shape: Sequence[int]) -> Value:
+def asarray(a: ArrayLike, dtype: DType | type | None = None) -> Array:
+    """``a`` as a typedax ``Array`` (an ``Array`` of that dtype is returned as
+    it is; a NumPy array is copied: arrays are immutable, NumPy's are not)."""
+    if isinstance(a, Array):
+        return a if dtype is None else astype(a, dtype)
+    if isinstance(a, (list, tuple)):
+        leaves = list(_nested_leaves(a))
+        if any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
+            raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
+        value = np.array(a, dtype=result_type(*leaves) if leaves else float64)
+    elif type(a) in _SCALAR_TYPES:
+        value = np.array(a, dtype=result_type(a))
+    elif isinstance(a, (np.ndarray, np.generic)):
+        value = np.array(a)
+    else:
+        raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array")
+    if dtype is not None:
+        value = value.astype(np.dtype(dtype))
+    aval_of(value)  # refuses the dtypes typedax lacks
+    return from_numpy(value)
+
+
+def _nested_leaves(a: object) -> list[ArrayLike]:
+    if isinstance(a, (list, tuple)):
+        return [e for x in a for e in _nested_leaves(x)]
+    if not isinstance(a, (Array, np.ndarray, np.generic, bool, int, float)):
+        raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array element")
+    return [a]
+
+
+def array(a: ArrayLike, dtype: DType | type | None = None) -> Array:
+    """As ``asarray`` (arrays are immutable, so there is nothing to copy)."""
+    return asarray(a, dtype)
+
+
+def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Array:
     shape_t = tuple(shape)
     xs = aval_of(x).shape
     if xs == shape_t:
-        return x
+        return asarray(x)
     lead = len(shape_t) - len(xs)
     if lead < 0 or any(d not in (1, s) for d, s in zip(xs, shape_t[lead:])):
         raise PrimitiveTypeError(f"cannot broadcast shape {xs} to {shape_t}")
@@ -116,10 +152,13 @@ def _prepare2(x: Value, y: Value) -> list[Value]:
 
 def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
     """Whether a Python scalar of this type leaves an array of ``aval`` its dtype."""
-    kind = aval.dtype.kind
-    if scalar_type is float:
-        return kind not in "biu"
-    return scalar_type is bool or kind != "b"
+    node = _node_of(aval.dtype)
+    return join(node, _PY_NODES[scalar_type]) == node
+
+
+def _node_of(d: DType) -> Node:
+    name = NAMES.get(d)
+    return name if name is not None else node_of_dtype(d)
 
 
 def _weak_like(s: Value, aval: ShapedArray) -> Value:
@@ -128,34 +167,34 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
     return arr if not aval.shape else lax.broadcast_in_dim(arr, aval.shape, ())
 
 
-def add(x: Value, y: Value) -> Value:
+def add(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.add(*_prepare2(x, y))
 
 
-def subtract(x: Value, y: Value) -> Value:
+def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.sub(*_prepare2(x, y))
 
 
-def multiply(x: Value, y: Value) -> Value:
+def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.mul(*_prepare2(x, y))
 
 
-def divide(x: Value, y: Value) -> Value:
+def divide(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y)
     if aval_of(a).dtype.kind in "biu":
         a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
     return lax.div(a, b)
 
 
-def maximum(x: Value, y: Value) -> Value:
+def maximum(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.max(*_prepare2(x, y))
 
 
-def minimum(x: Value, y: Value) -> Value:
+def minimum(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.min(*_prepare2(x, y))
 
 
-def power(x: Value, y: Value) -> Value:
+def power(x: ArrayLike, y: ArrayLike) -> Array:
     if type(y) is int:
         return lax.integer_pow(x, y)
     a, b = _prepare2(x, y)
@@ -164,31 +203,31 @@ def power(x: Value, y: Value) -> Value:
     return lax.pow(a, b)
 
 
-def negative(x: Value) -> Value:
+def negative(x: ArrayLike) -> Array:
     return lax.neg(x)
 
 
-def greater(x: Value, y: Value) -> Value:
+def greater(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.gt(*_prepare2(x, y))
 
 
-def less(x: Value, y: Value) -> Value:
+def less(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.lt(*_prepare2(x, y))
 
 
-def greater_equal(x: Value, y: Value) -> Value:
+def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.ge(*_prepare2(x, y))
 
 
-def less_equal(x: Value, y: Value) -> Value:
+def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.le(*_prepare2(x, y))
 
 
-def equal(x: Value, y: Value) -> Value:
+def equal(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.eq(*_prepare2(x, y))
 
 
-def not_equal(x: Value, y: Value) -> Value:
+def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.ne(*_prepare2(x, y))
 
 
@@ -196,31 +235,31 @@ def _float(x: Value) -> Value:
     return x if aval_of(x).dtype.kind == "f" else lax.convert_element_type(x, float64)
 
 
-def sin(x: Value) -> Value:
+def sin(x: ArrayLike) -> Array:
     return lax.sin(_float(x))
 
 
-def cos(x: Value) -> Value:
+def cos(x: ArrayLike) -> Array:
     return lax.cos(_float(x))
 
 
-def exp(x: Value) -> Value:
+def exp(x: ArrayLike) -> Array:
     return lax.exp(_float(x))
 
 
-def log(x: Value) -> Value:
+def log(x: ArrayLike) -> Array:
     return lax.log(_float(x))
 
 
-def tanh(x: Value) -> Value:
+def tanh(x: ArrayLike) -> Array:
     return lax.tanh(_float(x))
 
 
-def sqrt(x: Value) -> Value:
+def sqrt(x: ArrayLike) -> Array:
     return lax.sqrt(_float(x))
 
 
-def where(cond: Value, x: Value, y: Value) -> Value:
+def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     c = cond if aval_of(cond).dtype == bool_ else not_equal(cond, 0)
     a, b = _promote(x, y)
     shapes = [aval_of(v).shape for v in (c, a, b)]
@@ -233,9 +272,9 @@ def where(cond: Value, x: Value, y: Value) -> Value:
     return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
 
 
-def astype(x: Value, dtype: DType | type) -> Value:
+def astype(x: ArrayLike, dtype: DType | type) -> Array:
     d = np.dtype(dtype)
-    return x if aval_of(x).dtype == d else lax.convert_element_type(x, d)
+    return asarray(x) if aval_of(x).dtype == d else lax.convert_element_type(x, d)
 
 
 def _axis(op: str, axis: object, ndim: int) -> int:
@@ -259,7 +298,7 @@ def _axes(op: str, ndim: int, axis: int | Sequence[int] | None) -> tuple[int, ..
     return tuple(sorted(axes))
 
 
-def transpose(x: Value, axes: Sequence[int] | None = None) -> Value:
+def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     nd = aval_of(x).ndim
     if axes is None:
         return lax.transpose(x, tuple(reversed(range(nd))))
@@ -269,7 +308,7 @@ def transpose(x: Value, axes: Sequence[int] | None = None) -> Value:
     return lax.transpose(x, perm)
 
 
-def reshape(x: Value, shape: Sequence[int] | int) -> Value:
+def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     a = aval_of(x)
 
@@ -298,31 +337,131 @@ def _sum_dtype(dtype: DType) -> DType | None:
     return int64 if dtype in (bool_, int32) else None
 
 
-def sum(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
+def _keep(x: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
+    """With ``keepdims``, the reduced ``axes`` of ``shape`` back as size 1."""
+    if not keepdims:
+        return x
+    return lax.reshape(x, tuple(1 if i in axes else d for i, d in enumerate(shape)))
+
+
+def sum(  # noqa: A001 - NumPy's name
+    x: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+    keepdims: bool = False,
+) -> Array:
     a = aval_of(x)
     axes = _axes("sum", a.ndim, axis)
-    acc = _sum_dtype(a.dtype)
-    if acc is not None:
+    acc = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+    if acc is not None and acc != a.dtype:
         x = lax.convert_element_type(x, acc)
-    return lax.reduce_sum(x, axes)
+    return _keep(lax.reduce_sum(x, axes), a.shape, axes, keepdims)
 
 
-def max(x: Value, axis: int | Sequence[int] | None = None) -> Value:  # noqa: A001 - NumPy's name
+def max(  # noqa: A001 - NumPy's name
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
+) -> Array:
     a = aval_of(x)
-    return lax.reduce_max(x, _axes("max", a.ndim, axis))
+    axes = _axes("max", a.ndim, axis)
+    return _keep(lax.reduce_max(x, axes), a.shape, axes, keepdims)
 
 
-def mean(x: Value, axis: int | Sequence[int] | None = None) -> Value:
+def min(  # noqa: A001 - NumPy's name
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
+) -> Array:
+    a = aval_of(x)
+    axes = _axes("min", a.ndim, axis)
+    return _keep(lax.reduce_min(x, axes), a.shape, axes, keepdims)
+
+
+amax = max
+amin = min
+
+
+def mean(
+    x: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+    keepdims: bool = False,
+) -> Array:
     a = aval_of(x)
     axes = _axes("mean", a.ndim, axis)
     n = 1
     for i in axes:
         n *= a.shape[i]
-    total = sum(_float(x), axes)
+    xf = _float(x) if dtype is None else astype(x, dtype)
+    total = sum(xf, axes, keepdims=keepdims)
     return divide(total, float(n))
 
 
-def matmul(x: Value, y: Value) -> Value:
+def ravel(x: ArrayLike) -> Array:
+    return lax.reshape(x, (aval_of(x).size,))
+
+
+def abs(x: ArrayLike) -> Array:  # noqa: A001 - NumPy's name
+    if aval_of(x).dtype == bool_:
+        return asarray(x)
+    return lax.abs(x)
+
+
+absolute = abs
+
+
+def invert(x: ArrayLike) -> Array:
+    """Bitwise not; logical not for bools (``~x``)."""
+    a = aval_of(x)
+    if a.dtype == bool_:
+        return lax.eq(x, False)
+    if a.dtype.kind == "i":
+        return lax.sub(lax.neg(x), 1)  # ~x == -x - 1 in two's complement
+    raise PrimitiveTypeError(f"invert: not defined for {a.str_short()} (integers and bools only)")
+
+
+def _zero(x: ArrayLike) -> NDArray:
+    return np.zeros((), aval_of(x).dtype)
+
+
+def _and(p: ArrayLike, q: ArrayLike) -> Array:
+    """Logical and of two bool arrays of one shape."""
+    return lax.select(p, q, p)
+
+
+def _sign_differs(p: ArrayLike, q: ArrayLike) -> Array:
+    return lax.ne(lax.lt(p, _zero(p)), lax.lt(q, _zero(q)))
+
+
+def remainder(x: ArrayLike, y: ArrayLike) -> Array:
+    """The remainder with the sign of the divisor (Python's ``%``), as NumPy;
+    ``x % 0`` is what ``lax.rem`` gives (NumPy: 0 for integers, NaN for floats)."""
+    a, b = _prepare2(x, y)
+    if aval_of(a).dtype == bool_:
+        raise PrimitiveTypeError("remainder: not defined for bool operands")
+    r = lax.rem(a, b)  # the sign of the dividend: move it to the divisor's
+    wrong = _and(lax.ne(r, _zero(r)), _sign_differs(r, b))
+    return lax.select(wrong, lax.add(r, b), r)
+
+
+mod = remainder
+
+
+def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
+    """``x // y``, rounded toward minus infinity, as NumPy (for floats, its
+    ``npy_divmod``: exact where ``floor(x / y)`` would round)."""
+    a, b = _prepare2(x, y)
+    dtype = aval_of(a).dtype
+    if dtype == bool_:
+        raise PrimitiveTypeError("floor_divide: not defined for bool operands")
+    r = lax.rem(a, b)
+    fix = _and(lax.ne(r, _zero(r)), _sign_differs(r, b))
+    if dtype.kind != "f":
+        q = lax.div(a, b)  # truncates toward zero
+        return lax.select(fix, lax.sub(q, 1), q)
+    d = lax.div(lax.sub(a, r), b)
+    d = lax.select(fix, lax.sub(d, 1.0), d)
+    f = lax.floor(d)
+    f = lax.select(lax.gt(lax.sub(d, f), 0.5), lax.add(f, 1.0), f)
+    quotient = lax.div(a, b)
+    f = lax.select(lax.eq(d, 0.0), lax.mul(quotient, 0.0), f)  # a signed zero, as a / b's
+    return lax.select(lax.eq(b, 0.0), quotient, f)
+
+
+def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _promote(x, y)
     xn, yn = aval_of(a).ndim, aval_of(b).ndim
     if xn == 0 or yn == 0:
@@ -335,11 +474,11 @@ def matmul(x: Value, y: Value) -> Value:
     return lax.dot_general(a, b, (((xn - 1,), (yn - 2,)), (batch, batch)))
 
 
-def dot(x: Value, y: Value) -> Value:
+def dot(x: ArrayLike, y: ArrayLike) -> Array:
     return matmul(x, y)
 
 
-def zeros_like(x: Value) -> Value:
+def zeros_like(x: ArrayLike) -> Array:
     """Zeros of ``x``'s type: a broadcast scalar, so a traced ``x`` of any
     size costs nothing at trace time (a literal in the jaxpr)."""
     a = aval_of(x)

@@ -110,7 +110,7 @@ class CondParams(NamedTuple):
 
 
 def bind_cond(pred: Value, args: Sequence[Value], true_jaxpr: Jaxpr, false_jaxpr: Jaxpr) -> list[Value]:
-    return bind(cond_p, [pred, *args], CondParams(true_jaxpr, false_jaxpr).to_params())
+    return [*bind(cond_p, [pred, *args], CondParams(true_jaxpr, false_jaxpr).to_params())]
 
 
 def _weak_lit(a: Atom, target: ShapedArray) -> Atom | None:

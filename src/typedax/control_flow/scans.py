@@ -210,7 +210,7 @@ def _scan_batch(
     init = batch_as(size, init, initd, carry_b)
     xs = [x if d is None else move_batch_axis(size, d, 1, x) for x, d in zip(xs, xsd)]
     outs = bind(scan_p, [*consts, *init, *xs], ScanParams(j2, nconsts, ncarry, length, reverse).to_params())
-    return outs, [*dims0(carry_b), *[1 if b else None for b in ys_b]]
+    return [*outs], [*dims0(carry_b), *[1 if b else None for b in ys_b]]
 
 
 def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:

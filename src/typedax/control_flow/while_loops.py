@@ -158,7 +158,7 @@ def _while_batch(
     bj2 = batch_jaxpr(bj, size, dims0([*bc_b, *carry_b]), carry_b)
     if not pred_b:
         outs = bind(while_p, [*cc, *bc, *carry], WhileParams(cj2, bj2, cn, bn).to_params())
-        return outs, dims0(carry_b)
+        return [*outs], dims0(carry_b)
 
     def any_cond(args: list[Value]) -> list[Value]:
         (p,) = eval_jaxpr(cj2, args)
@@ -175,7 +175,7 @@ def _while_batch(
     body_in = [*cj2.in_avals[:cn], *bj2.in_avals[:bn], *carry_avals]
     bj3 = trace_to_jaxpr_flat(masked_body, body_in, "while_body").jaxpr
     outs = bind(while_p, [*cc, *cc, *bc, *carry], WhileParams(cj3, bj3, cn, cn + bn).to_params())
-    return outs, dims0(carry_b)
+    return [*outs], dims0(carry_b)
 
 
 def _while_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:

@@ -20,11 +20,11 @@ import abc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, TypeAlias, Union, cast
+from typing import TypeAlias, cast
 
 import numpy as np
 
-from .arrayops import ArrayOps
+from .array import Array, ArrayImpl, ArrayLike, HostArray, from_numpy, host_aval
 from .avals import ShapedArray
 from .dtypes import DType
 from .errors import (
@@ -35,12 +35,10 @@ from .errors import (
 )
 from .ir import NDArray, Params, Primitive
 
-if TYPE_CHECKING:
-    from ..lowering.array import Array
-
 Scalar: TypeAlias = bool | int | float
-ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
-Value: TypeAlias = Union["Tracer", "Array", NDArray, np.generic, bool, int, float]
+#: What interpreters pass around: an ``Array`` (concrete or a tracer) or a
+#: raw operand (NumPy value, Python scalar). The same set as ``ArrayLike``.
+Value: TypeAlias = ArrayLike
 
 class Trace(abc.ABC):
     """One interpreter in the stack. ``parent`` is the interpreter below it."""
@@ -84,7 +82,8 @@ class Trace(abc.ABC):
 
 
 class EvalTrace(Trace):
-    """The bottom interpreter: evaluates primitives on NumPy arrays."""
+    """The bottom interpreter: evaluates primitives with NumPy (``impl``) and
+    gives ``ArrayImpl``s holding the results on the host."""
 
     __slots__ = ()
 
@@ -98,16 +97,29 @@ class EvalTrace(Trace):
                     self.check_foreign(a)
             return value_impl(args, params)
         vals: list[NDArray] = []
+        avals: list[ShapedArray] = []
+        borrowed = False  # whether an operand is a NumPy array the caller owns
         for a in args:
-            if type(a) is np.ndarray:  # the common case, without an ABC isinstance
-                vals.append(a)
+            if type(a) is ArrayImpl:  # the common case, without an isinstance
+                h = a._host
+                vals.append(h if h is not None else a.to_numpy())
+                avals.append(a.aval)
                 continue
             if isinstance(a, Tracer):
                 self.check_foreign(a)  # always raises: nothing encloses eval
-            vals.append(np.asarray(a))
+            v = np.asarray(a)
+            borrowed = borrowed or type(a) is np.ndarray
+            vals.append(v)
+            avals.append(_array_aval(v))
         # the same type errors as under staging (impl would broadcast or cast silently)
-        prim.abstract_eval([_array_aval(v) for v in vals], params)
-        out: list[Value] = list(prim.impl(vals, params))
+        prim.abstract_eval(avals, params)
+        out: list[Value] = []
+        for o in prim.impl(vals, params):
+            if type(o) is not np.ndarray:
+                o = np.asarray(o)
+            elif borrowed and o.base is not None:
+                o = o.copy()  # a view of the caller's mutable array would change with it
+            out.append(from_numpy(o))
         return out
 
     def describe(self) -> str:
@@ -132,13 +144,16 @@ def using_trace(trace: Trace) -> Iterator[None]:
         _CURRENT.reset(token)
 
 
-def bind(prim: Primitive, args: Sequence[Value], params: Params) -> list[Value]:
-    """Apply a primitive under the current interpreter."""
-    return _CURRENT.get().process_primitive(prim, args, params)
+def bind(prim: Primitive, args: Sequence[Value], params: Params) -> list[Array]:
+    """Apply a primitive under the current interpreter. The results are
+    ``Array``s: ``EvalTrace`` wraps its NumPy results in ``ArrayImpl``s, the
+    other interpreters give their tracers (or their parent's results), and
+    ``tests/test_array_type.py`` checks it under every transformation."""
+    return _CURRENT.get().process_primitive(prim, args, params)  # type: ignore[return-value]  # see the docstring
 
 
-def bind1(prim: Primitive, args: Sequence[Value], params: Params) -> Value:
-    return _CURRENT.get().process_primitive(prim, args, params)[0]
+def bind1(prim: Primitive, args: Sequence[Value], params: Params) -> Array:
+    return _CURRENT.get().process_primitive(prim, args, params)[0]  # type: ignore[return-value]  # as bind
 
 
 # Caches for ``aval_of`` (avals are values, so sharing them is safe).
@@ -148,23 +163,17 @@ _PY_SCALAR_AVALS: dict[type, ShapedArray] = {
     float: ShapedArray((), np.dtype(np.float64)),
 }
 _TRACER_TYPES: dict[type, bool] = {}
-_ARRAY_AVALS: dict[tuple[tuple[int, ...], DType], ShapedArray] = {}
 
 
 def _array_aval(x: NDArray) -> ShapedArray:
-    key = (x.shape, x.dtype)
-    aval = _ARRAY_AVALS.get(key)
-    if aval is None:
-        aval = ShapedArray(tuple(x.shape), x.dtype)
-        if len(_ARRAY_AVALS) >= 4096:
-            _ARRAY_AVALS.clear()
-        _ARRAY_AVALS[key] = aval
-    return aval
+    return host_aval(x)[0]
 
 
 def aval_of(x: object) -> ShapedArray:
     """The type of a value: a tracer's aval, or that of an array or scalar."""
     t = type(x)
+    if t is ArrayImpl:
+        return cast(ArrayImpl, x).aval
     if t is np.ndarray:
         return _array_aval(cast(NDArray, x))
     scalar = _PY_SCALAR_AVALS.get(t)
@@ -189,9 +198,8 @@ def aval_of(x: object) -> ShapedArray:
         return ShapedArray((), np.dtype(np.int64))
     if isinstance(x, float):
         return ShapedArray((), np.dtype(np.float64))
-    device_aval = getattr(x, "aval", None)  # a device ``Array`` (lowering/array.py)
-    if isinstance(device_aval, ShapedArray):
-        return device_aval
+    if isinstance(x, Array):
+        return x.aval
     shape = getattr(x, "shape", None)
     dtype = getattr(x, "dtype", None)
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):
@@ -212,9 +220,9 @@ def as_value(x: object, what: str = "operands") -> Value:
     return x  # type: ignore[return-value]  # aval_of accepted it, so it is a Value
 
 
-class Tracer(ArrayOps):
-    """A value being traced by some interpreter. Behaves like an array
-    (``ArrayOps``); subclasses say what ``aval`` and ``concrete`` are."""
+class Tracer(Array):
+    """A value being traced by some interpreter: an ``Array`` whose
+    subclasses say what ``aval`` and ``concrete`` are."""
 
     __slots__ = ("_trace",)
 
@@ -254,7 +262,7 @@ class Tracer(ArrayOps):
     def __index__(self) -> int:
         return int(self.concrete("using as an index"))
 
-    def __array__(self, dtype: object = None, copy: object = None) -> NDArray:
+    def __array__(self, dtype: object = None, copy: object = None) -> HostArray:
         raise TracerArrayConversionError(
             f"np.asarray() (or a NumPy or math function) was called on a traced value of type "
             f"{self.aval.str_short()} under {self._trace.describe()}: NumPy would see a "
@@ -262,9 +270,6 @@ class Tracer(ArrayOps):
             "axis, a staged computation). Use typedax.numpy (tnp.exp, tnp.dot, ...) or "
             "typedax.lax on traced values."
         )
-
-    def __hash__(self) -> int:
-        raise TypeError("tracers are unhashable (they are arrays)")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"

@@ -77,6 +77,16 @@ def dtype_min(dtype: DType) -> bool | int | float:
     return float("-inf")
 
 
+def dtype_max(dtype: DType) -> bool | int | float:
+    """The identity of ``min`` for a dtype: inf, the largest int, or True."""
+    if dtype == bool_:
+        return True
+    if dtype.kind == "i":
+        bits: int = dtype.itemsize * 8
+        return (1 << (bits - 1)) - 1
+    return float("inf")
+
+
 def compare_type(dtype: DType) -> str:
     """StableHLO's comparison type for operands of ``dtype``."""
     if dtype == bool_:

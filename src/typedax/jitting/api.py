@@ -5,9 +5,10 @@ and run it on the device.
 every rule), which treats the nested jaxpr as a unit, so ``jvp``, ``vmap``,
 ``linearize`` and ``grad`` of a jitted function stay compiled.
 
-Dispatch has two speeds. A call whose positional arguments are all device
-``Array``s and that this ``Jitted`` has seen with those types before goes
-straight to the executable (no tracing, no flattening). Other calls flatten
+Dispatch has two speeds. A call whose arguments are arrays (typedax or
+NumPy) and Python scalars, with static arguments as before, and that this
+``Jitted`` has seen with those types before goes straight to the executable
+(no tracing; NumPy and scalar arguments are copied to the device). Other calls flatten
 their pytrees, look the traced jaxpr up by (input structure, input types,
 static arguments), and bind ``jit_p``; the executable itself is cached by
 the jaxpr's structure (``typedax.lowering.compile_cache``).
@@ -22,18 +23,19 @@ from typing import Generic, ParamSpec, TypeVar, cast, overload
 
 import inspect
 import numpy as np
-import operator
 
 from .. import tree
+from ..core.array import ArrayImpl, aval_key, host_aval
 from ..core.avals import ShapedArray
-from ..core.errors import CompiledCallError, StaticArgumentError, TypedaxError
+from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
 from ..core.ir import ClosedJaxpr
 from ..core.names import fun_name
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
-from ..lowering import Array, LoweredModule, compile_cache, lower_jaxpr
+from ..lowering import LoweredModule, compile_cache, lower_jaxpr
 from ..lowering import jaxlib_api as jx
-from ..lowering.runtime import Executable, to_buffer
+from ..lowering.array import from_buffer
+from ..lowering.runtime import Executable, buffer_of, put_buffer, to_buffer
 from .primitive import JitParams, jit_p
 
 __all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit"]
@@ -115,7 +117,37 @@ def _normalize_argnames(static_argnames: str | Sequence[str]) -> tuple[str, ...]
     return names
 
 
-_KEY_OF = operator.attrgetter("_tdx_key")
+#: The key of an argument the fast path does not take (a tracer, a pytree,
+#: a NumPy scalar ...): no entry is ever stored under a key holding it.
+_NOT_FAST = -1
+
+
+_SCALAR_KEYS: dict[type, int] = {
+    t: aval_key(ShapedArray((), np.dtype(d)))
+    for t, d in ((bool, np.bool_), (int, np.int64), (float, np.float64))
+}
+
+
+def _arg_key(x: object) -> int:
+    """The dispatch key of one fast-path argument: its type's ``aval_key``
+    (an array and a NumPy array of one type share it)."""
+    t = type(x)
+    if t is ArrayImpl:
+        return x._tdx_key  # type: ignore[attr-defined, no-any-return]  # t is ArrayImpl
+    if t is np.ndarray:
+        return host_aval(x)[1]  # type: ignore[arg-type]  # t is np.ndarray
+    return _SCALAR_KEYS.get(t, _NOT_FAST)
+
+
+def _arg_buffer(x: object, aval: ShapedArray) -> jx.Array:
+    """The device buffer of a fast-path argument of type ``aval``."""
+    if type(x) is ArrayImpl:
+        dev = x._dev
+        return dev if dev is not None else buffer_of(x)  # type: ignore[return-value]  # a jaxlib array
+    return put_buffer(np.asarray(x, dtype=aval.dtype), aval)
+
+
+_FastEntry = Callable[[Sequence[object]], object]
 
 
 class Jitted(Generic[P, R]):
@@ -139,10 +171,10 @@ class Jitted(Generic[P, R]):
             _normalize_argnums(static_argnums), _normalize_argnames(static_argnames),
         )
         self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
-        # fast paths: flat positional Arrays by their types; pytrees of Arrays
-        # by (jaxlib tree structure, leaf types)
-        self._fast: dict[tuple[int, ...], Callable[[Sequence[Array]], R]] = {}
-        self._fast_trees: dict[jx.PyTreeDef, dict[tuple[int, ...], Callable[[Sequence[Array]], R]]] = {}
+        # fast paths: flat positional arguments by their types (and static
+        # values); pytrees by (jaxlib tree structure, leaf types)
+        self._fast: dict[tuple[Hashable, ...], _FastEntry] = {}
+        self._fast_trees: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -154,38 +186,49 @@ class Jitted(Generic[P, R]):
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if self._fast and not kwargs:
             try:
-                key = tuple(map(_KEY_OF, args))
-            except AttributeError:
-                pass
-            else:
+                key = self._flat_key(args)
                 entry = self._fast.get(key)
+            except (PrimitiveTypeError, TypeError):
+                pass  # the slow path explains an unhashable static or a bad dtype
+            else:
                 if entry is not None and current_trace() is EVAL_TRACE:
-                    return entry(cast(Sequence[Array], args))
-        if self._fast_trees:
+                    return cast(R, entry(args))
+        if self._fast_trees and not self.static_argnums and not self.static_argnames:
             leaves, treedef = _FLATTEN((args, kwargs))
             try:
-                keys = tuple(map(_KEY_OF, leaves))
-            except AttributeError:
+                keys = tuple(map(_arg_key, leaves))
+            except PrimitiveTypeError:
                 pass
             else:
                 by_type = self._fast_trees.get(treedef)
                 entry = None if by_type is None else by_type.get(keys)
                 if entry is not None and current_trace() is EVAL_TRACE:
-                    return entry(cast(Sequence[Array], leaves))
+                    return cast(R, entry(leaves))
         return self._call(args, kwargs)
+
+    def _flat_key(self, args: tuple[object, ...]) -> tuple[Hashable, ...]:
+        """The fast-path key of flat positional arguments: each dynamic
+        argument's type key, each static one's (type, value)."""
+        if not self.static_argnums:
+            return tuple(map(_arg_key, args))
+        n = len(args)
+        statics = {i + n if i < 0 else i for i in self.static_argnums}
+        return tuple((type(a), a) if i in statics else _arg_key(a) for i, a in enumerate(args))
+
+    def __get__(self, obj: object, objtype: type | None = None) -> Callable[..., R]:
+        """``jit`` on a method: the bound method passes ``obj`` as ``self``
+        (an argument like any other, so an array-valued object must be a pytree)."""
+        if obj is None:
+            return self
+        return functools.partial(self.__call__, obj)  # type: ignore[arg-type]  # obj is the first of P.args
 
     def _call(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
         staged, leaves = self._stage(args, kwargs)
         closed = staged.closed
         outs = bind(jit_p, [*cast(list[Value], list(closed.consts)), *leaves],
                     JitParams(closed.jaxpr, staged.name).to_params())
-        if (
-            not self.static_argnums and not self.static_argnames
-            and current_trace() is EVAL_TRACE
-            and all(type(x) is Array for x in leaves)
-            and not staged.has_tracer_consts
-        ):
-            self._install_fast_path(staged, args, kwargs, cast(list[Array], leaves))
+        if current_trace() is EVAL_TRACE and not staged.has_tracer_consts:
+            self._install_fast_path(staged, args, kwargs)
         return cast(R, tree.unflatten(staged.out_tree, outs))
 
     def _split_statics(
@@ -267,39 +310,66 @@ class Jitted(Generic[P, R]):
         return _Staged(closed, in_tree, out_trees[0], self.name)
 
     def _install_fast_path(
-        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object], leaves: list[Array]
+        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object]
     ) -> None:
-        """Remember the executable for calls with these argument types, so the
-        next such call skips flattening, tracing and the cache lookups."""
+        """Remember the executable for calls with these argument types (and
+        static values), so the next such call skips flattening, tracing and
+        the cache lookups."""
         exe = compile_cache.peek(staged.closed.jaxpr)
         if exe is None:
             return
-        flat = not kwargs and len(leaves) == len(args)
-        j_leaves, j_treedef = _FLATTEN((args, kwargs))
-        # jaxlib's flattening must see the same leaves in the same order
-        same_tree = len(j_leaves) == len(leaves) and all(a is b for a, b in zip(j_leaves, leaves))
-        if not flat and not same_tree:
-            return
+        has_statics = bool(self.static_argnums or self.static_argnames)
+        flat = False
+        if not kwargs:
+            try:
+                key = self._flat_key(args)
+            except (PrimitiveTypeError, TypeError):
+                pass
+            else:
+                flat = _NOT_FAST not in key
+        if not flat:
+            if has_statics:
+                return
+            j_leaves, j_treedef = _FLATTEN((args, kwargs))
+            try:
+                keys = tuple(map(_arg_key, j_leaves))
+            except PrimitiveTypeError:
+                return
+            if _NOT_FAST in keys:
+                return
+            # jaxlib's flattening must see the same leaves in typedax's order
+            t_leaves = tree.leaves((args, kwargs))
+            if len(t_leaves) != len(j_leaves) or not all(a is b for a, b in zip(t_leaves, j_leaves)):
+                return
+        n_consts = len(staged.closed.consts)
         const_bufs = [
             to_buffer(cast(Value, c), a, f"constant {i} of '{self.name}'")
             for i, (c, a) in enumerate(zip(staged.closed.consts, exe.in_avals))
         ]
+        arg_avals = exe.in_avals[n_consts:]
         out_tree = staged.out_tree
         single = out_tree == tree.LEAF
         unflatten = _fast_unflatten(out_tree)
         run = exe.loaded.execute_sharded
         out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
+        if flat and has_statics:
+            n = len(args)
+            statics = {i + n if i < 0 else i for i in self.static_argnums}
+            dynamic: tuple[int, ...] | None = tuple(i for i in range(n) if i not in statics)
+        else:
+            dynamic = None
 
-        def fast(args: Sequence[Array]) -> R:
-            bufs = [*const_bufs, *[a._buf for a in args]] if const_bufs else [a._buf for a in args]
+        def fast(args: Sequence[object]) -> object:
+            if dynamic is not None:
+                args = [args[i] for i in dynamic]
+            bufs = [*const_bufs, *map(_arg_buffer, args, arg_avals)]
             res = run(bufs).consume_with_handlers(handlers)
             if single:
-                return cast(R, Array(res[0], out_avals[0], out_keys[0]))
-            return cast(R, unflatten([Array(o, v, k) for o, v, k in zip(res, out_avals, out_keys)]))
+                return from_buffer(res[0], out_avals[0], out_keys[0])
+            return unflatten([from_buffer(o, v, k) for o, v, k in zip(res, out_avals, out_keys)])
 
-        keys = tuple(x._tdx_key for x in leaves)
         if flat:
-            _bounded_put(self._fast, keys, fast)
+            _bounded_put(self._fast, key, fast)
         else:
             _bounded_put(self._fast_trees.setdefault(j_treedef, {}), keys, fast)
             while len(self._fast_trees) > MAX_TRACES_PER_FUNCTION:
@@ -324,7 +394,7 @@ class Jitted(Generic[P, R]):
 _FLATTEN = jx.pytree_flatten().flatten
 
 
-def _fast_unflatten(out_tree: tree.TreeDef) -> Callable[[list[Array]], object]:
+def _fast_unflatten(out_tree: tree.TreeDef) -> Callable[[list[ArrayImpl]], object]:
     """``tree.unflatten(out_tree, -)``, by jaxlib's faster pytrees when they
     build the same structure (builtin containers), else by ``typedax.tree``."""
     n = out_tree.num_leaves
@@ -362,7 +432,7 @@ def _is_aval(x: object) -> bool:
 
 
 def _as_value(x: object, name: str, output: bool = False) -> Value:
-    if isinstance(x, (Array, Tracer, np.ndarray, np.generic, bool, int, float)):
+    if isinstance(x, (ArrayImpl, Tracer, np.ndarray, np.generic, bool, int, float)):
         aval_of(x)  # raises for unsupported dtypes
         return x
     where = "returned" if output else "passed"

@@ -43,7 +43,8 @@ from ..interpreters.jvp import jvp_flat
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import transpose_jaxpr
-from ..lowering import Array, compile_cache
+from ..core.array import ArrayImpl
+from ..lowering import compile_cache
 from ..lowering.runtime import Executable, to_buffer
 from ..primitives._params import _get, get_jaxpr
 
@@ -89,7 +90,7 @@ def _executable(params: Params) -> Executable:
     return compile_cache.get(JitParams.of(params).jaxpr, JitParams.of(params).name)
 
 
-def _run(exe: Executable, args: Sequence[Value], name: str) -> list[Array]:
+def _run(exe: Executable, args: Sequence[Value], name: str) -> list[ArrayImpl]:
     bufs = [
         to_buffer(x, aval, f"jit of '{name}', operand {i}")
         for i, (x, aval) in enumerate(zip(args, exe.in_avals))
@@ -158,7 +159,7 @@ def _jit_jvp(
     t_out: list[Tangent] = [
         next(it) if nz else Zero(a) for a, nz in zip(jaxpr.out_avals, out_nonzero)
     ]
-    return p_out, t_out
+    return [*p_out], t_out
 
 
 # -- batching ----------------------------------------------------------------------
@@ -173,7 +174,7 @@ def _jit_batch(
     new_jaxpr = _vmap_jaxpr_cached(_jaxpr(params), axis_size, tuple(dims))
     outs = bind(jit_p, vals, JitParams(new_jaxpr, f"vmap({JitParams.of(params).name})").to_params())
     out_dims: list[BatchDim] = [0] * len(outs)
-    return outs, out_dims
+    return [*outs], out_dims
 
 
 # -- partial evaluation -------------------------------------------------------------

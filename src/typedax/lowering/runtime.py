@@ -22,9 +22,10 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import SUPPORTED
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
-from ..core.trace import ArrayLike, Tracer, Value, aval_of
+from ..core.array import ArrayImpl, ArrayLike, from_numpy
+from ..core.trace import Tracer, Value, aval_of
 from . import jaxlib_api as jx
-from .array import Array, aval_key
+from .array import aval_key, from_buffer
 from .lower import LoweredModule
 
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
@@ -124,7 +125,7 @@ def backend() -> Backend:
     return _BACKEND[0]
 
 
-def device_put_numpy(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> Array:
+def put_buffer(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> jx.Array:
     """Copy a NumPy array of type ``aval`` to the device."""
     b = backend()
     buf = jx.batched_device_put(
@@ -137,7 +138,17 @@ def device_put_numpy(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval:
         jx.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL,
         True,
     )
-    return Array(buf, aval)
+    return buf
+
+
+def buffer_of(x: ArrayImpl) -> jx.Array:
+    """The device buffer of ``x``, copied there (and kept) on first use."""
+    dev = x._dev
+    if dev is None:
+        host = x._host
+        assert host is not None
+        dev = x._dev = put_buffer(host, x.aval)  # a cache: both copies hold one value
+    return dev  # type: ignore[return-value]  # ArrayImpl's device values are jaxlib arrays
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -151,10 +162,10 @@ class Executable:
     out_keys: tuple[int, ...]
     out_handlers: tuple[jx.ResultHandler, ...]
 
-    def run(self, bufs: Sequence[jx.Array]) -> list[Array]:
+    def run(self, bufs: Sequence[jx.Array]) -> list[ArrayImpl]:
         """Run on device buffers (of the right types: not checked here)."""
         outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.out_handlers)
-        return [Array(o, a, k) for o, a, k in zip(outs, self.out_avals, self.out_keys)]
+        return [from_buffer(o, a, k) for o, a, k in zip(outs, self.out_avals, self.out_keys)]
 
 
 def compile_module(
@@ -171,20 +182,27 @@ def compile_module(
     return Executable(lowered.name, loaded, tuple(in_avals), outs, keys, handlers)
 
 
-def device_put(x: ArrayLike) -> Array:
-    """``x`` as a device ``Array`` (an ``Array`` is returned as it is)."""
-    if isinstance(x, Array):
+def device_put(x: ArrayLike) -> ArrayImpl:
+    """``x`` as an ``ArrayImpl`` on the device (a NumPy value is copied; an
+    ``ArrayImpl`` is returned as it is, moved to the device if it was not)."""
+    if type(x) is ArrayImpl:
+        buffer_of(x)
         return x
+    if isinstance(x, Tracer):
+        raise PrimitiveTypeError("device_put: a tracer cannot be sent to the device")
     aval = aval_of(x)
-    return device_put_numpy(np.asarray(x, dtype=aval.dtype), aval)
+    value = np.array(x, dtype=aval.dtype)  # a copy: the caller may change theirs
+    out = from_numpy(value)
+    buffer_of(out)
+    return out
 
 
 def to_buffer(x: Value, aval: ShapedArray, what: str) -> jx.Array:
     """The device buffer of ``x``, which must have type ``aval``."""
-    if type(x) is Array:
+    if type(x) is ArrayImpl:
         if x.aval != aval:
             raise PrimitiveTypeError(f"{what}: expected {aval.str_short()}, got {x.aval.str_short()}")
-        return x._buf
+        return buffer_of(x)
     if isinstance(x, Tracer):
         raise PrimitiveTypeError(f"{what}: a tracer cannot be sent to the device")
     arr = np.asarray(x)
@@ -194,7 +212,7 @@ def to_buffer(x: Value, aval: ShapedArray, what: str) -> jx.Array:
             f"{what}: expected {aval.str_short()}, got "
             f"{got.str_short() if got is not None else f'dtype {arr.dtype}, shape {arr.shape}'}"
         )
-    return device_put_numpy(np.asarray(arr, dtype=aval.dtype), aval)._buf
+    return put_buffer(np.asarray(arr, dtype=aval.dtype), aval)
 
 
 def _is_scalar(x: object) -> bool:

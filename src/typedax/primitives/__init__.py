@@ -3,6 +3,8 @@ shape ops), ``elementwise``, ``reductions``, ``dot``. Each module defines its
 primitives with every rule and exports a ``FAMILY``."""
 
 from .elementwise import abs_p as abs_p
+from .elementwise import ceil_p as ceil_p
+from .elementwise import floor_p as floor_p
 from .elementwise import add_p as add_p
 from .elementwise import convert_element_type_p as convert_element_type_p
 from .elementwise import cos_p as cos_p
@@ -31,6 +33,7 @@ from .elementwise import tanh_p as tanh_p
 from .structural import broadcast_p as broadcast_p
 from .dot import dot_general_p as dot_general_p
 from .reductions import reduce_max_p as reduce_max_p
+from .reductions import reduce_min_p as reduce_min_p
 from .structural import reduce_sum_p as reduce_sum_p
 from .structural import reshape_p as reshape_p
 from .structural import transpose_p as transpose_p

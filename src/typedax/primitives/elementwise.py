@@ -239,12 +239,13 @@ def _binary_batch(prim: Primitive) -> BatchRule:
 
 
 def _unary_rules(
-    tangent: Callable[[Value, Value, Value], Value],
+    tangent: Callable[[Value, Value, Value], Value] | None,
     op: Callable[[HloValue], HloValue],
     transpose: TransposeRule | None = None,
 ) -> Callable[[Primitive], Rules]:
     """``tangent(t, x, y)``: the output tangent for input tangent ``t``, input
-    ``x`` and output ``y`` (called only for a nonzero ``t``); ``op`` the
+    ``x`` and output ``y`` (called only for a nonzero ``t``; ``None`` for a
+    piecewise-constant function, whose tangent is zero); ``op`` the
     StableHLO op."""
 
     def rules(prim: Primitive) -> Rules:
@@ -255,6 +256,8 @@ def _unary_rules(
             y = bind1(prim, (x,), params)
             if isinstance(t, Zero):
                 return [y], [t]
+            if tangent is None:
+                return [y], [zero_like(y)]
             return [y], [tangent(t, x, y)]
 
         def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
@@ -458,6 +461,8 @@ tanh_p = _unary("tanh", np.tanh, FLOATING,
     _unary_rules(lambda t, x, y: mul(t, sub(full_like(1.0, y), mul(y, y))), hlo.tanh))
 logistic_p = _unary("logistic", _logistic, FLOATING,
     _unary_rules(lambda t, x, y: mul(t, mul(y, sub(full_like(1.0, y), y))), hlo.logistic))
+floor_p = _unary("floor", np.floor, FLOATING, _unary_rules(None, hlo.floor))
+ceil_p = _unary("ceil", np.ceil, FLOATING, _unary_rules(None, hlo.ceil))
 sqrt_p = _unary("sqrt", np.sqrt, FLOATING,
     _unary_rules(lambda t, x, y: mul(t, div(full_like(0.5, y), y)), hlo.sqrt))
 
@@ -729,7 +734,7 @@ convert_element_type_p = Primitive(
 FAMILY = Family(
     "elementwise",
     (
-        abs_p, neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p,
+        abs_p, neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p, floor_p, ceil_p,
         add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, rem_p,
         greater_p, less_p, ge_p, le_p, eq_p, ne_p,
         integer_pow_p, select_n_p, convert_element_type_p,

@@ -62,6 +62,8 @@ UNARY: dict[str, Builder] = {
     "exp": unary(FLOATING, lambda r, s: r.hi <= 3.0, _monotone(iv.safe_exp)),
     "log": unary(FLOATING, lambda r, s: r.lo >= 0.05, _monotone(math.log)),
     "sqrt": unary(FLOATING, lambda r, s: r.lo >= (0.05 if s else 0.0), _monotone(math.sqrt)),
+    "floor": unary(FLOATING, _anywhere, lambda r: Interval(math.floor(r.lo), math.floor(r.hi))),
+    "ceil": unary(FLOATING, _anywhere, lambda r: Interval(math.ceil(r.lo), math.ceil(r.hi))),
 }
 
 

@@ -29,7 +29,8 @@ _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
     {"greater", "less", "ge", "le", "eq", "ne"}
 )
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
-    "max", "min", "reduce_max", "select_n", "convert_element_type",
+    "max", "min", "reduce_max", "reduce_min", "select_n", "convert_element_type",
+    "floor", "ceil",  # jump at the integers
     "rem",  # jumps where x / y crosses an integer
     "abs",  # a kink at 0
 }

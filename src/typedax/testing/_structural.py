@@ -88,7 +88,8 @@ def reduce_sum(env: Env) -> Built | None:
     return _result((x,), pmap({"axis": axis}), Interval(n * r.lo, n * r.hi))
 
 
-def reduce_max(env: Env) -> Built | None:
+def reduce_extremum(env: Env) -> Built | None:
+    """``reduce_max`` or ``reduce_min``: the result stays in the operand's range."""
     x = _operand(env, ANY)
     if x is None:
         return None
@@ -132,6 +133,7 @@ STRUCTURAL: dict[str, Builder] = {
     "reshape": reshape,
     "transpose": transpose,
     "reduce_sum": reduce_sum,
-    "reduce_max": reduce_max,
+    "reduce_max": reduce_extremum,
+    "reduce_min": reduce_extremum,
     "dot_general": dot_general,
 }

@@ -1,0 +1,473 @@
+"""``Array``: the one public array type.
+
+Every typedax value is an ``Array`` (as every JAX value is a ``jax.Array``):
+the results of eager operations, the results of compiled computations, and
+the tracers of every interpreter. ``Array`` holds the surface they share --
+``shape``, ``dtype``, the Python operators (which follow ``typedax.numpy``:
+JAX's promotion and broadcasting), ``.T``, ``.reshape``, ``.sum`` ... -- all
+derived from ``aval``.
+
+``ArrayImpl`` is the concrete array. It holds its value on the host (a
+read-only NumPy array), on the device (a PjRt buffer), or both: an eager
+result stays a NumPy value, so eager operations cost what NumPy costs, and
+moves to the device only when a compiled computation takes it; a compiled
+result stays on the device until NumPy asks for it. Either copy, once made,
+is kept. Arrays are immutable: ``x[0] = 1`` raises (use ``x.at[0].set(1)``).
+"""
+
+from __future__ import annotations
+
+import operator
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Protocol, Self, TypeAlias, Union
+
+import numpy as np
+
+from .avals import ShapedArray
+from .dtypes import DType
+from .errors import PrimitiveTypeError
+from .ir import NDArray
+
+#: What ``np.asarray(x)`` gives for an ``Array``: a NumPy array whose dtype is
+#: known only at run time (the parameter is ``Any`` as in NumPy's own stubs,
+#: so NumPy's functions accept it).
+HostArray: TypeAlias = "np.ndarray[tuple[int, ...], np.dtype[Any]]"
+
+#: What typedax functions accept as an array operand.
+ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
+
+_OPERAND_TYPES = (np.ndarray, np.generic, bool, int, float)
+
+
+class _NumpyOps(Protocol):
+    """The ``typedax.numpy`` functions that the operators call."""
+
+    def negative(self, x: ArrayLike, /) -> Array: ...
+    def add(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def subtract(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def multiply(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def divide(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def floor_divide(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def remainder(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def power(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def matmul(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def abs(self, x: ArrayLike, /) -> Array: ...
+    def invert(self, x: ArrayLike, /) -> Array: ...
+    def greater(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def less(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def greater_equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def less_equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def not_equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def transpose(self, x: ArrayLike, axes: Sequence[int] | None = None, /) -> Array: ...
+    def reshape(self, x: ArrayLike, shape: Sequence[int] | int, /) -> Array: ...
+    def ravel(self, x: ArrayLike, /) -> Array: ...
+    def sum(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
+            dtype: DType | type | None = None, keepdims: bool = False) -> Array: ...
+    def mean(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
+             dtype: DType | type | None = None, keepdims: bool = False) -> Array: ...
+    def max(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
+            keepdims: bool = False) -> Array: ...
+    def min(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
+            keepdims: bool = False) -> Array: ...
+    def astype(self, x: ArrayLike, dtype: DType | type, /) -> Array: ...
+
+
+# ``typedax.numpy`` imports this module, so the operators find it lazily; once
+# found it is kept here (a function-level import costs ~0.3 us per operator).
+_TNP: _NumpyOps | None = None
+
+
+def _load_numpy() -> _NumpyOps:
+    global _TNP
+    from .. import numpy as tnp
+
+    _TNP = tnp
+    return tnp
+
+
+def _operand(op: str, other: object) -> ArrayLike:
+    """``other`` as an operand of ``x <op> other``: arrays and scalars only.
+    A list or tuple is refused (JAX does too): NumPy would read it as an
+    array, Python as a container, and ``x == [0, 1]`` would be ``False``."""
+    if isinstance(other, (Array, *_OPERAND_TYPES)):
+        return other
+    raise TypeError(
+        f"unsupported operand type for {op} between a typedax Array and "
+        f"{type(other).__name__}: convert it with typedax.numpy.asarray first"
+        if isinstance(other, (list, tuple))
+        else f"unsupported operand type for {op}: Array and {type(other).__name__}"
+    )
+
+
+class Array:
+    """A typedax array: a concrete ``ArrayImpl`` or a tracer. Subclasses
+    give ``aval``; everything else is derived from it."""
+
+    __slots__ = ()
+    __array_priority__ = 1000
+
+    @property
+    def aval(self) -> ShapedArray:
+        raise NotImplementedError
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.aval.shape
+
+    @property
+    def dtype(self) -> DType:
+        return self.aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.aval.shape)
+
+    @property
+    def size(self) -> int:
+        return self.aval.size
+
+    def __len__(self) -> int:
+        if not self.aval.shape:
+            raise TypeError("len() of a 0-d array")
+        return self.aval.shape[0]
+
+    # Conversions: a concrete array converts; a tracer only where its value is
+    # known and the conversion loses nothing it tracks (core/trace.py).
+    def __array__(self, dtype: object = None, copy: object = None) -> HostArray:
+        raise NotImplementedError
+
+    def __bool__(self) -> bool:
+        raise NotImplementedError
+
+    def __int__(self) -> int:
+        raise NotImplementedError
+
+    def __float__(self) -> float:
+        raise NotImplementedError
+
+    def __complex__(self) -> complex:
+        raise NotImplementedError
+
+    def __index__(self) -> int:
+        raise NotImplementedError
+
+    def __getitem__(self, index: object) -> Array:
+        raise TypeError(
+            f"indexing a traced array ({self.aval.str_short()}) is not supported yet; "
+            "use lax.dynamic_slice-free formulations (e.g. typedax.numpy reductions) meanwhile"
+        )
+
+    def __iter__(self) -> Iterator[Array]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (self[i] for i in range(self.aval.shape[0]))
+
+    def __setitem__(self, index: object, value: object) -> None:
+        raise TypeError(
+            "typedax arrays are immutable: instead of x[idx] = y, use "
+            "x = x.at[idx].set(y) (a new array)"
+        )
+
+    # -- operators (typedax.numpy semantics: promotion and broadcasting) ----
+    def __neg__(self) -> Array:
+        return (_TNP or _load_numpy()).negative(self)
+
+    def __pos__(self) -> Self:
+        return self
+
+    def __abs__(self) -> Array:
+        return (_TNP or _load_numpy()).abs(self)
+
+    def __invert__(self) -> Array:
+        return (_TNP or _load_numpy()).invert(self)
+
+    def __add__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).add(self, _operand("+", other))
+
+    def __radd__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).add(_operand("+", other), self)
+
+    def __sub__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).subtract(self, _operand("-", other))
+
+    def __rsub__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).subtract(_operand("-", other), self)
+
+    def __mul__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).multiply(self, _operand("*", other))
+
+    def __rmul__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).multiply(_operand("*", other), self)
+
+    def __truediv__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).divide(self, _operand("/", other))
+
+    def __rtruediv__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).divide(_operand("/", other), self)
+
+    def __floordiv__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).floor_divide(self, _operand("//", other))
+
+    def __rfloordiv__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).floor_divide(_operand("//", other), self)
+
+    def __mod__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).remainder(self, _operand("%", other))
+
+    def __rmod__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).remainder(_operand("%", other), self)
+
+    def __pow__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).power(self, _operand("**", other))
+
+    def __rpow__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).power(_operand("**", other), self)
+
+    def __matmul__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).matmul(self, _operand("@", other))
+
+    def __rmatmul__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).matmul(_operand("@", other), self)
+
+    def __gt__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).greater(self, _operand(">", other))
+
+    def __lt__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).less(self, _operand("<", other))
+
+    def __ge__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).greater_equal(self, _operand(">=", other))
+
+    def __le__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).less_equal(self, _operand("<=", other))
+
+    def __eq__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as in NumPy and JAX
+        if other is None:
+            raise TypeError("== between a typedax Array and None; use `x is None`")
+        return (_TNP or _load_numpy()).equal(self, _operand("==", other))
+
+    def __ne__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as in NumPy and JAX
+        if other is None:
+            raise TypeError("!= between a typedax Array and None; use `x is not None`")
+        return (_TNP or _load_numpy()).not_equal(self, _operand("!=", other))
+
+    __hash__ = None  # type: ignore[assignment]  # arrays are unhashable (== is elementwise)
+
+    # -- methods -----------------------------------------------------------
+    @property
+    def T(self) -> Array:
+        return (_TNP or _load_numpy()).transpose(self)
+
+    def reshape(self, *shape: int | Sequence[int]) -> Array:
+        tnp = _TNP or _load_numpy()
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            return tnp.reshape(self, shape[0])
+        return tnp.reshape(self, [operator.index(d) for d in shape])  # type: ignore[arg-type]  # ints here
+
+    def ravel(self) -> Array:
+        return (_TNP or _load_numpy()).ravel(self)
+
+    def flatten(self) -> Array:
+        return (_TNP or _load_numpy()).ravel(self)
+
+    def transpose(self, *axes: int) -> Array:
+        tnp = _TNP or _load_numpy()
+        return tnp.transpose(self, axes if axes else None)
+
+    def sum(
+        self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+        keepdims: bool = False,
+    ) -> Array:
+        return (_TNP or _load_numpy()).sum(self, axis, dtype=dtype, keepdims=keepdims)
+
+    def mean(
+        self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+        keepdims: bool = False,
+    ) -> Array:
+        return (_TNP or _load_numpy()).mean(self, axis, dtype=dtype, keepdims=keepdims)
+
+    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).max(self, axis, keepdims=keepdims)
+
+    def min(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).min(self, axis, keepdims=keepdims)
+
+    def astype(self, dtype: DType | type) -> Array:
+        return (_TNP or _load_numpy()).astype(self, dtype)
+
+    def block_until_ready(self) -> Self:
+        """Wait until the computation producing this array has finished."""
+        return self
+
+
+# -- aval keys ---------------------------------------------------------------
+_AVAL_KEYS: dict[ShapedArray, int] = {}
+_AVAL_KEYS_LOCK = threading.Lock()
+
+
+def aval_key(aval: ShapedArray) -> int:
+    """A small int standing for ``aval`` (cheap to hash in dispatch keys),
+    distinct for distinct avals. ``jit``'s fast path dispatches on these keys,
+    so two types sharing one would run one's executable on the other's data.
+    A new key is made under a lock (``len`` then insert is not atomic across
+    threads); looking up a known one takes no lock."""
+    k = _AVAL_KEYS.get(aval)
+    if k is None:
+        with _AVAL_KEYS_LOCK:
+            k = _AVAL_KEYS.get(aval)
+            if k is None:
+                k = _AVAL_KEYS[aval] = len(_AVAL_KEYS)
+    return k
+
+
+_HOST_AVALS: dict[tuple[tuple[int, ...], DType], tuple[ShapedArray, int]] = {}
+
+
+def host_aval(x: NDArray) -> tuple[ShapedArray, int]:
+    """The type of a NumPy array and its key (cached: a dict lookup)."""
+    entry = _HOST_AVALS.get((x.shape, x.dtype))
+    if entry is None:
+        aval = ShapedArray(tuple(x.shape), x.dtype)
+        entry = (aval, aval_key(aval))
+        if len(_HOST_AVALS) >= 4096:
+            _HOST_AVALS.clear()
+        _HOST_AVALS[(x.shape, x.dtype)] = entry
+    return entry
+
+
+class DeviceBuffer(Protocol):
+    """What ``ArrayImpl`` needs of a device buffer (a jaxlib array)."""
+
+    def block_until_ready(self) -> object: ...
+    def __array__(self) -> NDArray: ...
+
+
+class ArrayImpl(Array):
+    """A concrete array: its value on the host, on the device, or both."""
+
+    __slots__ = ("aval", "_host", "_dev", "_tdx_key")
+    aval: ShapedArray  # a slot here, a property in Array
+    _host: NDArray | None
+    _dev: DeviceBuffer | None
+    _tdx_key: int
+
+    def __init__(
+        self, aval: ShapedArray, host: NDArray | None = None, dev: DeviceBuffer | None = None,
+        key: int | None = None,
+    ) -> None:
+        if host is None and dev is None:
+            raise ValueError("an ArrayImpl needs a host or a device value")
+        self.aval = aval
+        self._host = host
+        self._dev = dev
+        self._tdx_key = aval_key(aval) if key is None else key
+
+    # -- the value -----------------------------------------------------------
+    def to_numpy(self) -> NDArray:
+        """The value as a read-only NumPy array (fetched from the device once)."""
+        host = self._host
+        if host is None:
+            assert self._dev is not None
+            host = np.asarray(self._dev)
+            self._host = host  # a cache: both copies hold the same value
+        if host.flags.writeable:
+            host = host.view()
+            host.flags.writeable = False
+        return host
+
+    def __array__(self, dtype: object = None, copy: object = None) -> HostArray:
+        value = self.to_numpy()
+        if dtype is not None and np.dtype(dtype) != value.dtype:  # type: ignore[call-overload]  # NumPy passes a dtype-like
+            return value.astype(np.dtype(dtype))  # type: ignore[call-overload]  # as above
+        if copy:
+            return value.copy()
+        return value
+
+    def block_until_ready(self) -> Self:
+        if self._dev is not None:
+            self._dev.block_until_ready()
+        return self
+
+    def is_fully_on_host(self) -> bool:
+        return self._host is not None
+
+    def item(self) -> bool | int | float:
+        value: bool | int | float = self.to_numpy().item()
+        return value
+
+    def tolist(self) -> object:
+        return self.to_numpy().tolist()
+
+    # Immutable: a copy is the array itself. Pickling moves the value through NumPy.
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
+
+    def __reduce__(self) -> tuple[Callable[[NDArray], ArrayImpl], tuple[NDArray]]:
+        return from_numpy, (np.array(self.to_numpy()),)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self.to_numpy(), separator=", ", prefix="Array(")
+        return f"Array({body}, dtype={self.dtype.name})"
+
+    def __str__(self) -> str:
+        return str(self.to_numpy())
+
+    def __format__(self, spec: str) -> str:
+        if not self.aval.shape:
+            return format(self.to_numpy().item(), spec)
+        return format(str(self), spec)
+
+    def __bool__(self) -> bool:
+        return bool(self.to_numpy())
+
+    def __int__(self) -> int:
+        return int(self.to_numpy())
+
+    def __float__(self) -> float:
+        return float(self.to_numpy())
+
+    def __complex__(self) -> complex:
+        return complex(self.to_numpy())
+
+    def __index__(self) -> int:
+        if self.aval.shape or self.dtype.kind not in "biu":
+            raise TypeError(
+                f"only integer scalar arrays can be used as an index, not {self.aval.str_short()}"
+            )
+        return operator.index(self.to_numpy().item())
+
+    def __iter__(self) -> Iterator[ArrayImpl]:
+        if not self.aval.shape:
+            raise TypeError("iteration over a 0-d array")
+        return (from_numpy(row) for row in self.to_numpy())
+
+    def __getitem__(self, index: object) -> ArrayImpl:
+        # Concrete gets evaluated with NumPy: out-of-range integers raise, as
+        # in NumPy and JAX for static indices.
+        try:
+            value = self.to_numpy()[index]  # type: ignore[call-overload]  # NumPy checks the index
+        except IndexError as e:
+            raise IndexError(f"index {index!r} into an array of type {self.aval.str_short()}: {e}") from None
+        return from_numpy(np.asarray(value))
+
+
+def from_numpy(value: NDArray) -> ArrayImpl:
+    """A host ``ArrayImpl`` holding ``value`` (not copied: the caller owns it
+    and must not change it)."""
+    if value.dtype.kind == "O":
+        raise PrimitiveTypeError("object arrays are not typedax arrays")
+    aval, key = host_aval(value)
+    return ArrayImpl(aval, value, None, key)
+
+
+def to_numpy_value(x: ArrayLike) -> NDArray:
+    """The concrete value of an array operand (not a tracer)."""
+    if type(x) is ArrayImpl:
+        h = x._host
+        return h if h is not None else x.to_numpy()
+    return np.asarray(x)

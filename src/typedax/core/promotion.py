@@ -1,0 +1,81 @@
+"""JAX's type promotion: the least upper bound in a lattice of dtypes, in
+which Python scalars are *weak* (``i*``, ``f*``) and sit below every integer
+or float dtype, so ``x_f32 * 2.0`` stays float32 and ``x_i32 + x_f32`` is
+float32 (NumPy would give float64).
+
+The lattice is JAX's (``jax._src.dtypes``), written out for the dtypes
+typedax has and those it will have; a weak result takes the default dtype of
+its kind (int64, float64: x64 is on). Weakness is a property of Python
+scalars here, not of arrays: a result is never weak (JAX keeps a weak flag on
+results of weak-only expressions, which matters only when such a result then
+meets a narrower array).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Final, TypeAlias
+
+import numpy as np
+
+from .dtypes import DType, float64, int64
+from .errors import PrimitiveTypeError
+
+#: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
+Node: TypeAlias = str
+
+# node -> the nodes directly above it
+_EDGES: Final[dict[Node, tuple[Node, ...]]] = {
+    "bool": ("i*",),
+    "i*": ("uint8", "int8"),
+    "uint8": ("int16", "uint16"),
+    "uint16": ("int32", "uint32"),
+    "uint32": ("int64", "uint64"),
+    "uint64": ("f*",),
+    "int8": ("int16",),
+    "int16": ("int32",),
+    "int32": ("int64",),
+    "int64": ("f*",),
+    "f*": ("float16", "bfloat16"),
+    "float16": ("float32",),
+    "bfloat16": ("float32",),
+    "float32": ("float64",),
+    "float64": (),
+}
+_WEAK_DEFAULT: Final[dict[Node, DType]] = {"i*": int64, "f*": float64}
+
+
+@functools.cache
+def _upper(node: Node) -> frozenset[Node]:
+    """``node`` and every node above it."""
+    out = {node}
+    for n in _EDGES[node]:
+        out |= _upper(n)
+    return frozenset(out)
+
+
+@functools.cache
+def join(a: Node, b: Node) -> Node:
+    """The least upper bound of two lattice nodes."""
+    common = _upper(a) & _upper(b)
+    for c in common:
+        if common <= _upper(c):
+            return c
+    raise PrimitiveTypeError(f"no common type for {a} and {b}")  # the lattice has a top
+
+
+def node_of_dtype(d: DType) -> Node:
+    name = d.name
+    if name not in _EDGES:
+        raise PrimitiveTypeError(f"dtype {name} has no place in typedax's type promotion")
+    return name
+
+
+def dtype_of_node(node: Node) -> DType:
+    weak = _WEAK_DEFAULT.get(node)
+    return weak if weak is not None else np.dtype(node)
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """The dtype two arrays of these dtypes promote to (``jnp.promote_types``)."""
+    return dtype_of_node(join(node_of_dtype(np.dtype(a)), node_of_dtype(np.dtype(b))))
