@@ -6,9 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 import typedax as tdx
+import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import ReverseModeError
-from typedax.core.trace import Value
+from typedax import Array, ArrayLike
 
 STEPS = 200
 DT = 0.05
@@ -32,17 +33,17 @@ def tutorial_part5() -> None:
 # -- a damped pendulum, integrated with scan (semi-implicit Euler) -----------------
 
 
-def pendulum_energy(damping: Value) -> Value:
+def pendulum_energy(damping: ArrayLike) -> Array:
     """The pendulum's energy after ``STEPS`` steps, as a function of damping."""
 
-    def step(state: tuple[Value, Value], _: None) -> tuple[tuple[Value, Value], Value]:
+    def step(state: tuple[Array, Array], _: None) -> tuple[tuple[Array, Array], Array]:
         theta, omega = state
-        omega = lax.sub(omega, lax.mul(DT, lax.add(lax.sin(theta), lax.mul(damping, omega))))
-        theta = lax.add(theta, lax.mul(DT, omega))
+        omega = omega - DT * (lax.sin(theta) + damping * omega)
+        theta = theta + DT * omega
         return (theta, omega), theta
 
     (theta, omega), _ = lax.scan(step, (1.0, 0.0), None, length=STEPS)
-    return lax.add(lax.mul(0.5, lax.mul(omega, omega)), lax.sub(1.0, lax.cos(theta)))
+    return 0.5 * omega * omega + (1.0 - lax.cos(theta))
 
 
 def pendulum_reference(damping: float) -> float:
@@ -69,19 +70,19 @@ def simulation() -> None:
 # -- Newton's method with while_loop ----------------------------------------------
 
 
-def cube_root(a: Value) -> Value:
+def cube_root(a: ArrayLike) -> Array:
     """The real root of x**3 = a, by Newton's method until the step is tiny."""
 
-    def keep_going(state: tuple[Value, Value, Value]) -> Value:
+    def keep_going(state: tuple[Array, Array, Array]) -> Array:
         _, step, i = state
         return lax.select(lax.lt(i, 50), lax.gt(lax.abs(step), 1e-12), False)
 
-    def newton(state: tuple[Value, Value, Value]) -> tuple[Value, Value, Value]:
+    def newton(state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         x, _, i = state
-        step = lax.div(lax.sub(lax.mul(x, lax.mul(x, x)), a), lax.mul(3.0, lax.mul(x, x)))
-        return lax.sub(x, step), step, lax.add(i, 1)
+        step = (x * x * x - a) / (3.0 * x * x)
+        return x - step, step, i + 1
 
-    x, _, _ = lax.while_loop(keep_going, newton, (lax.add(lax.mul(a, 0.0), 1.0), 1.0, 0))
+    x, _, _ = lax.while_loop(keep_going, newton, (tnp.ones_like(a), 1.0, 0))
     return x
 
 

@@ -12,22 +12,23 @@ from typedax import lax
 from typedax.transforms import jvp_jaxpr, vmap_jaxpr
 
 
-def f(x: tdx.Value) -> tdx.Value:
+def f(x: tdx.ArrayLike) -> tdx.Array:
     """The tutorial's ``f``: -(sin(x) * 2) + x."""
-    y = lax.mul(lax.sin(x), 2.0)
-    return lax.add(lax.neg(y), x)
+    y = lax.sin(x) * 2.0
+    return -y + x
 
 
-def deriv(g: Callable[[tdx.Value], tdx.Value]) -> Callable[[tdx.Value], tdx.Value]:
-    def dg(x: tdx.Value) -> tdx.Value:
+def deriv(g: Callable[[tdx.ArrayLike], tdx.Array]) -> Callable[[tdx.ArrayLike], tdx.Array]:
+    def dg(x: tdx.ArrayLike) -> tdx.Array:
         return tdx.jvp(g, (x,), (1.0,))[1]
 
     return dg
 
 
-def with_control_flow(x: tdx.Value) -> tdx.Value:
-    if x > 0.0:  # type: ignore[operator]  # concrete under jvp, as in the tutorial
-        return lax.mul(2.0, x)
+def with_control_flow(x: tdx.ArrayLike) -> tdx.Array:
+    x = tnp.asarray(x)
+    if x > 0.0:  # concrete under jvp, as in the tutorial
+        return 2.0 * x
     return x
 
 
@@ -55,14 +56,14 @@ def main() -> None:
     print(t2)
 
     print("\n== no perturbation confusion: d/dx [x * d/dy (x + y)] = 1")
-    print(deriv(lambda x: lax.mul(x, deriv(lambda yy: lax.add(x, yy))(2.0)))(3.0))
+    print(deriv(lambda x: tnp.asarray(x) * deriv(lambda yy: tnp.asarray(x) + yy)(2.0))(3.0))
 
     print("\n== vmap(add_one_to_a_scalar)(arange(3.))")
-    print(tdx.vmap(lambda s: lax.add(1.0, s))(np.arange(3.0)))
+    print(tdx.vmap(lambda s: 1.0 + s)(np.arange(3.0)))
 
     print("\n== vmap with in_axes=(None, 0): a matrix times each of a batch of vectors")
     w = np.arange(6.0).reshape(2, 3)
-    print(tdx.vmap(lambda m, v: tnp.matmul(m, v), in_axes=(None, 0))(w, np.eye(3)))
+    print(tdx.vmap(lambda m, v: m @ v, in_axes=(None, 0))(w, np.eye(3)))
 
     print("\n== jacfwd(sin)(arange(3.))")
     print(tdx.jacfwd(lax.sin)(np.arange(3.0)))
@@ -76,7 +77,7 @@ def main() -> None:
     print("\n== jvp_jaxpr(f): primal, then tangent inputs and outputs")
     print(jvp_jaxpr(jaxpr))
 
-    g = tdx.make_jaxpr(lambda v, m: tnp.sum(lax.mul(tnp.matmul(m, v), v)))(np.ones(3), np.ones((3, 3))).jaxpr
+    g = tdx.make_jaxpr(lambda v, m: tnp.sum((m @ v) * v))(np.ones(3), np.ones((3, 3))).jaxpr
     print("\n== g(v, m) = sum((m @ v) * v)")
     print(g)
     print("\n== vmap_jaxpr(g, 4, in_dims=(0, None))")

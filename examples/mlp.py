@@ -5,16 +5,23 @@ accuracy, and the StableHLO of one step."""
 from __future__ import annotations
 
 import time
-from typing import cast
+from typing import NamedTuple
 
 import numpy as np
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax import Value, lax
+from typedax import Array, lax
 
-Params = list[tuple[Value, Value]]
 FloatArray = np.ndarray[tuple[int, ...], np.dtype[np.float32]]
+
+
+class Layer(NamedTuple):
+    w: Array
+    b: Array
+
+
+Params = list[Layer]
 
 
 def spirals(n: int, rng: np.random.Generator, noise: float = 0.05) -> tuple[FloatArray, FloatArray]:
@@ -29,62 +36,48 @@ def spirals(n: int, rng: np.random.Generator, noise: float = 0.05) -> tuple[Floa
 
 def init_params(sizes: list[int], rng: np.random.Generator) -> Params:
     return [
-        (
-            (rng.normal(0.0, 1.0, (m, k)) / np.sqrt(m)).astype(np.float32),
-            np.zeros(k, np.float32),
+        Layer(
+            tnp.asarray((rng.normal(0.0, 1.0, (m, k)) / np.sqrt(m)).astype(np.float32)),
+            tnp.zeros(k, np.float32),
         )
         for m, k in zip(sizes[:-1], sizes[1:])
     ]
 
 
-def logits(params: Params, x: Value) -> Value:
+def logits(params: Params, x: Array) -> Array:
     h = x
-    for w, b in params[:-1]:
-        h = tnp.tanh(tnp.add(tnp.matmul(h, w), b))
-    w, b = params[-1]
-    return tnp.reshape(tnp.add(tnp.matmul(h, w), b), [-1])
+    for layer in params[:-1]:
+        h = tnp.tanh(h @ layer.w + layer.b)
+    last = params[-1]
+    return (h @ last.w + last.b).reshape(-1)
 
 
-def loss(params: Params, x: Value, y: Value) -> Value:
+def loss(params: Params, x: Array, y: Array) -> Array:
     """Mean binary cross-entropy of ``logistic(logits)`` against labels ``y``."""
-    z = logits(params, x)
-    p = lax.logistic(z)
+    p = lax.logistic(logits(params, x))
     eps = 1e-6
-    ll = tnp.add(
-        tnp.multiply(y, tnp.log(tnp.add(p, eps))),
-        tnp.multiply(tnp.subtract(1.0, y), tnp.log(tnp.add(tnp.subtract(1.0, p), eps))),
-    )
-    return tnp.negative(tnp.mean(ll))
+    return -tnp.mean(y * tnp.log(p + eps) + (1.0 - y) * tnp.log(1.0 - p + eps))
+
+
+class Adam(NamedTuple):
+    m: Params
+    v: Params
 
 
 def adam(
-    params: Params, grads: Params, m: Params, v: Params, step: Value, lr: float = 0.01
-) -> tuple[Params, Params, Params]:
+    params: Params, grads: Params, state: Adam, step: Array, lr: float = 0.01
+) -> tuple[Params, Adam]:
     b1, b2, eps = 0.9, 0.999, 1e-8
-    c1 = tnp.subtract(1.0, tnp.power(np.float32(b1), step))
-    c2 = tnp.subtract(1.0, tnp.power(np.float32(b2), step))
-    new_p: Params = []
-    new_m: Params = []
-    new_v: Params = []
-    for (p_w, p_b), (g_w, g_b), (m_w, m_b), (v_w, v_b) in zip(params, grads, m, v):
-        layer_p: list[Value] = []
-        layer_m: list[Value] = []
-        layer_v: list[Value] = []
-        for p_, g_, m_, v_ in ((p_w, g_w, m_w, v_w), (p_b, g_b, m_b, v_b)):
-            m2 = tnp.add(tnp.multiply(b1, m_), tnp.multiply(1.0 - b1, g_))
-            v2 = tnp.add(tnp.multiply(b2, v_), tnp.multiply(1.0 - b2, tnp.multiply(g_, g_)))
-            step_ = tnp.divide(tnp.divide(m2, c1), tnp.add(tnp.sqrt(tnp.divide(v2, c2)), eps))
-            layer_p.append(tnp.subtract(p_, tnp.multiply(lr, step_)))
-            layer_m.append(m2)
-            layer_v.append(v2)
-        new_p.append((layer_p[0], layer_p[1]))
-        new_m.append((layer_m[0], layer_m[1]))
-        new_v.append((layer_v[0], layer_v[1]))
-    return new_p, new_m, new_v
+    m = tdx.tree.map(lambda m_, g: b1 * m_ + (1.0 - b1) * g, state.m, grads)
+    v = tdx.tree.map(lambda v_, g: b2 * v_ + (1.0 - b2) * g * g, state.v, grads)
+    c1 = 1.0 - tnp.power(np.float32(b1), step)
+    c2 = 1.0 - tnp.power(np.float32(b2), step)
+    new = tdx.tree.map(lambda p_, m_, v_: p_ - lr * (m_ / c1) / (tnp.sqrt(v_ / c2) + eps), params, m, v)
+    return new, Adam(m, v)
 
 
 def accuracy(params: Params, x: FloatArray, y: FloatArray) -> float:
-    predicted = np.asarray(tdx.jit(logits)(params, x)) > 0.0
+    predicted = np.asarray(tdx.jit(logits)(params, tnp.asarray(x))) > 0.0
     return float(np.mean(predicted == (y > 0.5)))
 
 
@@ -95,8 +88,8 @@ def train(steps: int, log_every: int = 0) -> tuple[Params, list[float], float]:
     x_train, y_train = spirals(500, rng)
     x_test, y_test = spirals(250, rng)
     params = init_params([2, 64, 64, 1], rng)
-    m: Params = [(np.zeros_like(w), np.zeros_like(b)) for w, b in params]
-    v: Params = [(np.zeros_like(w), np.zeros_like(b)) for w, b in params]
+    zeros = tdx.tree.map(tnp.zeros_like, params)
+    state = Adam(zeros, zeros)
 
     loss_and_grad = tdx.jit(tdx.value_and_grad(loss))
     update = tdx.jit(adam)
@@ -104,9 +97,9 @@ def train(steps: int, log_every: int = 0) -> tuple[Params, list[float], float]:
     losses: list[float] = []
     for i in range(1, steps + 1):
         value, grads = loss_and_grad(params, x_dev, y_dev)
-        params, m, v = update(params, cast(Params, grads), m, v, np.float32(i))
+        params, state = update(params, grads, state, tnp.asarray(np.float32(i)))
         if i == 1 or i == steps or (log_every and i % log_every == 0):
-            losses.append(float(np.asarray(value)))
+            losses.append(float(value))
             if log_every:
                 print(f"step {i:5d}  loss {losses[-1]:.4f}")
     return params, losses, accuracy(params, x_test, y_test)
@@ -120,7 +113,7 @@ def main() -> None:
 
     print("\n== the StableHLO of one step: jit(value_and_grad(loss)).lower(...)")
     x, y = spirals(500, np.random.default_rng(0))
-    print(tdx.jit(tdx.value_and_grad(loss)).lower(params, x, y).as_text())
+    print(tdx.jit(tdx.value_and_grad(loss)).lower(params, tnp.asarray(x), tnp.asarray(y)).as_text())
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 import numpy as np
 
 import typedax as tdx
+import typedax.numpy as tnp
 from typedax import lax
 
 
@@ -13,11 +14,11 @@ def main() -> None:
     print(tdx.typecheck_jaxpr(closed.jaxpr))
 
     print("\n== omnistaging: make_jaxpr(lambda: mul(2., 2.))()")
-    print(tdx.make_jaxpr(lambda: lax.mul(2.0, 2.0))())
+    print(tdx.make_jaxpr(lambda: tnp.asarray(2.0) * 2.0)())
 
-    def f(x: tdx.Value) -> tdx.Value:
-        y = lax.mul(lax.sin(x), 2.0)
-        return lax.add(lax.neg(y), x)
+    def f(x: tdx.ArrayLike) -> tdx.Array:
+        y = lax.sin(x) * 2.0
+        return -y + x
 
     print("\n== f(x) = -(sin(x) * 2) + x")
     fj = tdx.make_jaxpr(f)(3.0)

@@ -30,7 +30,7 @@ __all__ = [
     "int64", "invert", "less", "less_equal", "log", "matmul", "max", "maximum", "mean", "min",
     "minimum", "mod", "multiply", "negative", "not_equal", "power", "promote_types", "ravel",
     "remainder", "reshape", "result_type", "sin", "sqrt", "subtract", "sum", "tanh",
-    "transpose", "where", "zeros_like",
+    "transpose", "where", "zeros_like", "zeros", "ones", "full", "full_like", "ones_like",
 ]
 
 _SCALAR_TYPES = (bool, int, float)
@@ -478,11 +478,47 @@ def dot(x: ArrayLike, y: ArrayLike) -> Array:
     return matmul(x, y)
 
 
-def zeros_like(x: ArrayLike) -> Array:
+def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
+    dims: tuple[object, ...] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    out: list[int] = []
+    for d in dims:
+        if not isinstance(d, (int, np.integer)) or type(d) is bool or d < 0:
+            raise PrimitiveTypeError(f"{op}: a shape is non-negative integers, got {shape!r}")
+        out.append(int(d))
+    return tuple(out)
+
+
+def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
+    """An array of ``shape`` filled with ``fill_value``: a broadcast scalar,
+    so under a trace it is a literal in the jaxpr, not an array constant."""
+    d = result_type(fill_value) if dtype is None else np.dtype(dtype)
+    value = astype(fill_value, d)
+    if aval_of(value).shape:
+        return broadcast_to(value, _shape("full", shape))
+    return lax.broadcast_in_dim(value, _shape("full", shape), ())
+
+
+def zeros(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
+    return full(shape, 0.0, float64 if dtype is None else dtype)
+
+
+def ones(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
+    return full(shape, 1.0, float64 if dtype is None else dtype)
+
+
+def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
+    a = aval_of(x)
+    return full(a.shape, fill_value, a.dtype if dtype is None else dtype)
+
+
+def zeros_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
     """Zeros of ``x``'s type: a broadcast scalar, so a traced ``x`` of any
     size costs nothing at trace time (a literal in the jaxpr)."""
-    a = aval_of(x)
-    return lax.broadcast_in_dim(np.zeros((), a.dtype), a.shape, ())
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
+    return full_like(x, 1, dtype)
 
 
 

@@ -295,8 +295,10 @@ def unflatten(treedef: TreeDef, leaves: Iterable[object]) -> object:
     return _build(treedef, iter(items))
 
 
-def map(f: Callable[..., object], tree: object, *rest: object) -> object:  # noqa: A001 - JAX's name
-    """Apply ``f`` to the leaves of ``tree`` (and the matching leaves of ``rest``)."""
+def map(f: Callable[..., object], tree: T, *rest: T) -> T:  # noqa: A001 - JAX's name
+    """Apply ``f`` to the leaves of ``tree`` (and the matching leaves of
+    ``rest``). Typed as keeping the tree's type: the structure is kept, and
+    ``f`` is expected to map arrays to arrays (as a parameter update does)."""
     flat, treedef = flatten(tree)
     others = []
     for r in rest:
@@ -304,4 +306,4 @@ def map(f: Callable[..., object], tree: object, *rest: object) -> object:  # noq
         if rdef != treedef:
             raise TreeError(f"tree structures differ: {treedef} and {rdef}")
         others.append(rflat)
-    return unflatten(treedef, [f(*xs) for xs in zip(flat, *others)])
+    return cast(T, unflatten(treedef, [f(*xs) for xs in zip(flat, *others)]))
