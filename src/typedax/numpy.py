@@ -22,7 +22,7 @@ from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype
 from .core.promotion import promote_types as promote_types
-from .core.trace import Value, aval_of
+from .core.trace import EVAL_TRACE, Value, aval_of, current_trace
 
 __all__ = [
     "abs", "absolute", "add", "array", "asarray", "astype", "bool_", "cos", "divide", "dot",
@@ -162,9 +162,14 @@ def _node_of(d: DType) -> Node:
 
 
 def _weak_like(s: Value, aval: ShapedArray) -> Value:
-    """A Python scalar as an array of ``aval``'s dtype, broadcast to its shape."""
-    arr = np.asarray(s, dtype=aval.dtype)
-    return arr if not aval.shape else lax.broadcast_in_dim(arr, aval.shape, ())
+    """A Python scalar as an array of ``aval``'s dtype, broadcast to its shape:
+    eagerly a filled NumPy array (what the broadcast would give, without its
+    cost on every ``x * 2.0``), under a trace a broadcast literal."""
+    if not aval.shape:
+        return np.asarray(s, dtype=aval.dtype)
+    if current_trace() is EVAL_TRACE:
+        return np.full(aval.shape, s, dtype=aval.dtype)
+    return lax.broadcast_in_dim(np.asarray(s, dtype=aval.dtype), aval.shape, ())
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Array:
