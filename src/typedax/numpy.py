@@ -497,7 +497,11 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar,
     so under a trace it is a literal in the jaxpr, not an array constant."""
     d = result_type(fill_value) if dtype is None else np.dtype(dtype)
-    value = astype(fill_value, d)
+    value: ArrayLike
+    if isinstance(fill_value, (bool, int, float, np.generic)):
+        value = np.asarray(fill_value, dtype=d)  # a literal under a trace
+    else:
+        value = astype(fill_value, d)
     if aval_of(value).shape:
         return broadcast_to(value, _shape("full", shape))
     return lax.broadcast_in_dim(value, _shape("full", shape), ())

@@ -18,11 +18,6 @@ def _get(prim: str, params: Params, key: str) -> Param:
     return params[key]
 
 
-# The readers are cached by (primitive, params, key): params are persistent
-# maps that cache their hash, so a hit costs a dict lookup instead of the
-# map's bucket search and the checks (eager evaluation reads params on every
-# operation). A failed check raises and is not cached.
-@functools.lru_cache(maxsize=8192)
 def get_int(prim: str, params: Params, key: str) -> int:
     v = _get(prim, params, key)
     if type(v) is not int:
@@ -30,7 +25,6 @@ def get_int(prim: str, params: Params, key: str) -> int:
     return v
 
 
-@functools.lru_cache(maxsize=8192)
 def get_ints(prim: str, params: Params, key: str) -> tuple[int, ...]:
     v = _get(prim, params, key)
     if not isinstance(v, tuple) or not all(type(x) is int for x in v):
@@ -38,7 +32,6 @@ def get_ints(prim: str, params: Params, key: str) -> tuple[int, ...]:
     return tuple(x for x in v if type(x) is int)
 
 
-@functools.lru_cache(maxsize=8192)
 def get_dtype(prim: str, params: Params, key: str) -> DType:
     v = _get(prim, params, key)
     if not isinstance(v, np.dtype):
