@@ -285,7 +285,7 @@ def test_vjp_and_linearize_with_pytrees() -> None:
     def f(d: dict[str, Value], x: Value) -> tuple[Value, Value]:
         return tnp.multiply(d["a"], x), tnp.sum(tnp.multiply(d["b"], d["b"]))
 
-    d = {"a": np.arange(3.0), "b": np.ones(2)}
+    d: dict[str, Value] = {"a": np.arange(3.0), "b": np.ones(2)}
     x = np.full(3, 2.0)
     out, f_vjp = tdx.vjp(f, d, x)
     cts: tuple[object, ...] = f_vjp((np.ones(3), 1.0))

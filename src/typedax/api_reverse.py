@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Concatenate, Literal, ParamSpec, TypeVar, cast, overload
+from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, cast, overload
 
 import numpy as np
 
@@ -37,6 +37,7 @@ A0 = TypeVar("A0")
 A1 = TypeVar("A1")
 A2 = TypeVar("A2")
 Aux = TypeVar("Aux")
+Ts = TypeVarTuple("Ts")
 
 _SCALARS = (bool, int, float)
 
@@ -86,17 +87,18 @@ def linearize(f: Callable[..., T], *primals: object) -> tuple[T, Callable[..., T
     return cast(T, tree.unflatten(out_tree, outs)), f_lin
 
 
-def vjp(f: Callable[..., T], *primals: object) -> tuple[T, Callable[[T], tuple[Value, ...]]]:
+def vjp(f: Callable[[*Ts], T], *primals: *Ts) -> tuple[T, Callable[[T], tuple[*Ts]]]:
     """``f``'s value at ``primals`` and its vector-Jacobian product: a
     function from an output cotangent (shaped like the output) to a tuple
-    with one cotangent per argument (shaped like that argument)."""
+    with one cotangent per argument (shaped like that argument, and typed as
+    it: annotate primals as ``Array`` or pytrees of them)."""
     leaves, in_tree = tree.flatten((primals, {}))
     run, out_trees = flat_fun(f, in_tree)
     outs, lin = linearize_flat(run, _values(leaves))
     out_tree = out_trees[-1]
     out_avals = [aval_of(o) for o in outs]
 
-    def f_vjp(ct: T) -> tuple[Value, ...]:
+    def f_vjp(ct: T) -> tuple[*Ts]:
         ct_leaves, ct_tree = tree.flatten(ct)
         if ct_tree != out_tree:
             raise TangentTypeError(
@@ -106,7 +108,7 @@ def vjp(f: Callable[..., T], *primals: object) -> tuple[T, Callable[[T], tuple[V
         cts = _conform("vjp", "cotangent", _values(ct_leaves), out_avals)
         args_kwargs = tree.unflatten(in_tree, lin.transpose(list(cts)))
         assert isinstance(args_kwargs, tuple)
-        return tuple(cast(Value, a) for a in args_kwargs[0])
+        return cast(tuple[*Ts], tuple(args_kwargs[0]))
 
     return cast(T, tree.unflatten(out_tree, outs)), f_vjp
 

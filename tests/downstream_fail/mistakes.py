@@ -79,10 +79,10 @@ def mistakes(params: Params, x: tdx.Array, y: tdx.Array) -> None:
     tdx.jvp(f, ("x",), ("x",))  # jvp/wrong-type (not caught)
     tdx.jvp(f, (x,), (x,))[1].shape()  # jvp/result-misuse E: operator
 
-    # vjp: primals are *object, f is Callable[..., T]
+    # vjp: f is Callable[[*Ts], T] and the primals are *Ts
     tdx.vjp(f, x, scale=2.0)  # vjp/wrong-keyword E: call-arg
-    tdx.vjp(g2, x)  # vjp/missing-argument (not caught)
-    tdx.vjp(f, "x")  # vjp/wrong-type (not caught)
+    tdx.vjp(g2, x)  # vjp/missing-argument E: arg-type
+    tdx.vjp(f, "x")  # vjp/wrong-type E: arg-type
     out: str = tdx.vjp(f, x)[0]  # vjp/result-misuse E: assignment
     tdx.vjp(f, x)[1]("ct")  # vjp/wrong-cotangent-type E: arg-type
 

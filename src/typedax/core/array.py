@@ -301,6 +301,13 @@ class Array:
         """Wait until the computation producing this array has finished."""
         return self
 
+    def item(self) -> bool | int | float:
+        """The value of a one-element array as a Python scalar."""
+        if self.aval.size != 1:
+            raise ValueError(f"item() needs a one-element array, got {self.aval.str_short()}")
+        value: bool | int | float = np.asarray(self).item()
+        return value
+
 
 # -- aval keys ---------------------------------------------------------------
 _AVAL_KEYS: dict[ShapedArray, int] = {}
@@ -392,10 +399,6 @@ class ArrayImpl(Array):
 
     def is_fully_on_host(self) -> bool:
         return self._host is not None
-
-    def item(self) -> bool | int | float:
-        value: bool | int | float = self.to_numpy().item()
-        return value
 
     def tolist(self) -> object:
         return self.to_numpy().tolist()
