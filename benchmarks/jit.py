@@ -155,7 +155,7 @@ def bench_steady_step() -> tuple[float, float]:
     jx, jy = jnp.asarray(x), jnp.asarray(y)
     jstep = jax.jit(jax.grad(jax_loss))
     got, want = step(dparams, dx, dy), jstep(jparams, jx, jy)
-    for (gw, gb), (ww, wb) in zip(got, want):  # type: ignore[arg-type]  # grad of a list of pairs
+    for (gw, gb), (ww, wb) in zip(got, want):  # grad has the type of the list of pairs
         np.testing.assert_allclose(np.asarray(gw), np.asarray(ww), rtol=1e-3, atol=1e-5)
         np.testing.assert_allclose(np.asarray(gb), np.asarray(wb), rtol=1e-3, atol=1e-5)
     return per_call_pair(lambda: step(dparams, dx, dy), lambda: jstep(jparams, jx, jy), 500)

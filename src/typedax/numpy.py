@@ -173,7 +173,10 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.add(*_prepare2(x, y))
+    a, b = _prepare2(x, y)
+    if aval_of(a).dtype == bool_:
+        return lax.max(a, b)  # logical or, as NumPy and JAX
+    return lax.add(a, b)
 
 
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
@@ -181,13 +184,24 @@ def subtract(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.mul(*_prepare2(x, y))
+    a, b = _prepare2(x, y)
+    if aval_of(a).dtype == bool_:
+        return lax.min(a, b)  # logical and, as NumPy and JAX
+    return lax.mul(a, b)
+
+
+def _inexact(d: DType) -> DType:
+    """The float type an integer or bool operand of a float function takes,
+    as JAX: float32 for 32 bits or fewer, float64 for 64."""
+    return d if d.kind == "f" else float32 if d.itemsize <= 4 else float64
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y)
-    if aval_of(a).dtype.kind in "biu":
-        a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
+    d = aval_of(a).dtype
+    if d.kind in "biu":
+        f = _inexact(d)
+        a, b = lax.convert_element_type(a, f), lax.convert_element_type(b, f)
     return lax.div(a, b)
 
 
@@ -237,7 +251,8 @@ def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def _float(x: Value) -> Value:
-    return x if aval_of(x).dtype.kind == "f" else lax.convert_element_type(x, float64)
+    d = aval_of(x).dtype
+    return x if d.kind == "f" else lax.convert_element_type(x, _inexact(d))
 
 
 def sin(x: ArrayLike) -> Array:

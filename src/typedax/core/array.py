@@ -272,9 +272,11 @@ class Array:
     def flatten(self) -> Array:
         return (_TNP or _load_numpy()).ravel(self)
 
-    def transpose(self, *axes: int) -> Array:
+    def transpose(self, *axes: int | Sequence[int]) -> Array:
         tnp = _TNP or _load_numpy()
-        return tnp.transpose(self, axes if axes else None)
+        if len(axes) == 1 and not isinstance(axes[0], int):
+            return tnp.transpose(self, axes[0])  # x.transpose((1, 0)), as NumPy
+        return tnp.transpose(self, [operator.index(a) for a in axes] if axes else None)  # type: ignore[arg-type]  # ints here
 
     def sum(
         self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
@@ -300,6 +302,10 @@ class Array:
     def block_until_ready(self) -> Self:
         """Wait until the computation producing this array has finished."""
         return self
+
+    def tolist(self) -> object:
+        """The value as nested Python lists (a scalar for a 0-d array)."""
+        return np.asarray(self).tolist()
 
     def item(self) -> bool | int | float:
         """The value of a one-element array as a Python scalar."""
@@ -400,9 +406,6 @@ class ArrayImpl(Array):
     def is_fully_on_host(self) -> bool:
         return self._host is not None
 
-    def tolist(self) -> object:
-        return self.to_numpy().tolist()
-
     # Immutable: a copy is the array itself. Pickling moves the value through NumPy.
     def __copy__(self) -> Self:
         return self
@@ -415,6 +418,8 @@ class ArrayImpl(Array):
 
     def __repr__(self) -> str:
         body = np.array2string(self.to_numpy(), separator=", ", prefix="Array(")
+        if self.aval.size == 0 and self.aval.shape != (0,):
+            return f"Array({body}, shape={self.aval.shape}, dtype={self.dtype.name})"  # as JAX
         return f"Array({body}, dtype={self.dtype.name})"
 
     def __str__(self) -> str:

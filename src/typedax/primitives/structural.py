@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ..core.array import from_numpy
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType, bool_
 from ..core.errors import PrimitiveTypeError
@@ -82,11 +83,11 @@ def full_like(value: float, like: Value) -> Value:
 def zeros_like_aval(aval: ShapedArray) -> Value:
     """Zeros of type ``aval``: a NumPy array when evaluating eagerly, else a
     broadcast scalar (so staged jaxprs get a literal, not an array constant)."""
+    if current_trace() is EVAL_TRACE:  # an Array, as every eager result
+        return from_numpy(np.zeros(aval.shape, aval.dtype))
     z = np.zeros((), aval.dtype)
     if not aval.shape:
         return z
-    if current_trace() is EVAL_TRACE:
-        return np.zeros(aval.shape, aval.dtype)
     return broadcast_to(z, aval.shape, tuple(range(len(aval.shape))))
 
 
