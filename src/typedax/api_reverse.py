@@ -32,7 +32,6 @@ __all__ = ["grad", "hessian", "jacrev", "linearize", "value_and_grad", "vjp"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
-A = TypeVar("A")
 A0 = TypeVar("A0")
 A1 = TypeVar("A1")
 A2 = TypeVar("A2")

@@ -10,14 +10,14 @@ float64).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
-from .core.dtypes import NAMES, DType, bool_, float32, float64, int32, int64
+from .core.dtypes import DType, bool_, float32, float64, int32, int64
 from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype
@@ -39,11 +39,7 @@ _PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
 
 def _node(x: Value) -> Node:
     n = _PY_NODES.get(type(x))
-    if n is not None:
-        return n
-    d = aval_of(x).dtype
-    name = NAMES.get(d)
-    return name if name is not None else node_of_dtype(d)
+    return n if n is not None else node_of_dtype(aval_of(x).dtype)
 
 
 def result_type(*xs: ArrayLike) -> DType:
@@ -52,9 +48,6 @@ def result_type(*xs: ArrayLike) -> DType:
     for x in xs[1:]:
         node = join(node, _node(x))
     return dtype_of_node(node)
-
-
-result_dtype = result_type
 
 
 def _promote(*xs: Value) -> list[Value]:
@@ -152,13 +145,8 @@ def _prepare2(x: Value, y: Value) -> list[Value]:
 
 def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
     """Whether a Python scalar of this type leaves an array of ``aval`` its dtype."""
-    node = _node_of(aval.dtype)
+    node = node_of_dtype(aval.dtype)
     return join(node, _PY_NODES[scalar_type]) == node
-
-
-def _node_of(d: DType) -> Node:
-    name = NAMES.get(d)
-    return name if name is not None else node_of_dtype(d)
 
 
 def _weak_like(s: Value, aval: ShapedArray) -> Value:
@@ -376,20 +364,25 @@ def sum(  # noqa: A001 - NumPy's name
     return _keep(lax.reduce_sum(x, axes), a.shape, axes, keepdims)
 
 
+def _reduce(
+    op: str, reduce: Callable[[ArrayLike, Sequence[int]], Array], x: ArrayLike,
+    axis: int | Sequence[int] | None, keepdims: bool,
+) -> Array:
+    a = aval_of(x)
+    axes = _axes(op, a.ndim, axis)
+    return _keep(reduce(x, axes), a.shape, axes, keepdims)
+
+
 def max(  # noqa: A001 - NumPy's name
     x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
 ) -> Array:
-    a = aval_of(x)
-    axes = _axes("max", a.ndim, axis)
-    return _keep(lax.reduce_max(x, axes), a.shape, axes, keepdims)
+    return _reduce("max", lax.reduce_max, x, axis, keepdims)
 
 
 def min(  # noqa: A001 - NumPy's name
     x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
 ) -> Array:
-    a = aval_of(x)
-    axes = _axes("min", a.ndim, axis)
-    return _keep(lax.reduce_min(x, axes), a.shape, axes, keepdims)
+    return _reduce("min", lax.reduce_min, x, axis, keepdims)
 
 
 amax = max
@@ -442,19 +435,23 @@ def _and(p: ArrayLike, q: ArrayLike) -> Array:
     return lax.select(p, q, p)
 
 
-def _sign_differs(p: ArrayLike, q: ArrayLike) -> Array:
-    return lax.ne(lax.lt(p, _zero(p)), lax.lt(q, _zero(q)))
+def _truncated_rem(op: str, x: ArrayLike, y: ArrayLike) -> tuple[Value, Value, Array, Array]:
+    """The promoted operands, ``lax.rem`` (the sign of the dividend), and
+    where that remainder is nonzero with the sign opposite the divisor's:
+    where Python's ``%`` and ``//`` differ from C's truncation."""
+    a, b = _prepare2(x, y)
+    if aval_of(a).dtype == bool_:
+        raise PrimitiveTypeError(f"{op}: not defined for bool operands")
+    r = lax.rem(a, b)
+    sign_differs = lax.ne(lax.lt(r, _zero(r)), lax.lt(b, _zero(b)))
+    return a, b, r, _and(lax.ne(r, _zero(r)), sign_differs)
 
 
 def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """The remainder with the sign of the divisor (Python's ``%``), as NumPy;
     ``x % 0`` is what ``lax.rem`` gives (NumPy: 0 for integers, NaN for floats)."""
-    a, b = _prepare2(x, y)
-    if aval_of(a).dtype == bool_:
-        raise PrimitiveTypeError("remainder: not defined for bool operands")
-    r = lax.rem(a, b)  # the sign of the dividend: move it to the divisor's
-    wrong = _and(lax.ne(r, _zero(r)), _sign_differs(r, b))
-    return lax.select(wrong, lax.add(r, b), r)
+    _, b, r, fix = _truncated_rem("remainder", x, y)
+    return lax.select(fix, lax.add(r, b), r)
 
 
 mod = remainder
@@ -463,13 +460,8 @@ mod = remainder
 def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``, rounded toward minus infinity, as NumPy (for floats, its
     ``npy_divmod``: exact where ``floor(x / y)`` would round)."""
-    a, b = _prepare2(x, y)
-    dtype = aval_of(a).dtype
-    if dtype == bool_:
-        raise PrimitiveTypeError("floor_divide: not defined for bool operands")
-    r = lax.rem(a, b)
-    fix = _and(lax.ne(r, _zero(r)), _sign_differs(r, b))
-    if dtype.kind != "f":
+    a, b, r, fix = _truncated_rem("floor_divide", x, y)
+    if aval_of(a).dtype.kind != "f":
         q = lax.div(a, b)  # truncates toward zero
         return lax.select(fix, lax.sub(q, 1), q)
     d = lax.div(lax.sub(a, r), b)

@@ -403,9 +403,6 @@ class ArrayImpl(Array):
             self._dev.block_until_ready()
         return self
 
-    def is_fully_on_host(self) -> bool:
-        return self._host is not None
-
     # Immutable: a copy is the array itself. Pickling moves the value through NumPy.
     def __copy__(self) -> Self:
         return self
@@ -449,11 +446,6 @@ class ArrayImpl(Array):
             )
         return operator.index(self.to_numpy().item())
 
-    def __iter__(self) -> Iterator[ArrayImpl]:
-        if not self.aval.shape:
-            raise TypeError("iteration over a 0-d array")
-        return (from_numpy(row) for row in self.to_numpy())
-
     def __getitem__(self, index: object) -> ArrayImpl:
         # Concrete gets evaluated with NumPy: out-of-range integers raise, as
         # in NumPy and JAX for static indices.
@@ -472,10 +464,3 @@ def from_numpy(value: NDArray) -> ArrayImpl:
     aval, key = host_aval(value)
     return ArrayImpl(aval, value, None, key)
 
-
-def to_numpy_value(x: ArrayLike) -> NDArray:
-    """The concrete value of an array operand (not a tracer)."""
-    if type(x) is ArrayImpl:
-        h = x._host
-        return h if h is not None else x.to_numpy()
-    return np.asarray(x)

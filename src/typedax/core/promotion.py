@@ -18,7 +18,7 @@ from typing import Final, TypeAlias
 
 import numpy as np
 
-from .dtypes import DType, float64, int64
+from .dtypes import NAMES, DType, float64, int64
 from .errors import PrimitiveTypeError
 
 #: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
@@ -65,6 +65,10 @@ def join(a: Node, b: Node) -> Node:
 
 
 def node_of_dtype(d: DType) -> Node:
+    """``d``'s lattice node: its name (looked up: ``np.dtype.name`` is slow)."""
+    name = NAMES.get(d)
+    if name is not None:
+        return name
     name = d.name
     if name not in _EDGES:
         raise PrimitiveTypeError(f"dtype {name} has no place in typedax's type promotion")
