@@ -171,6 +171,7 @@ class Jitted(Generic[P, R]):
             _normalize_argnums(static_argnums), _normalize_argnames(static_argnames),
         )
         self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
+        self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[Hashable, ...], _FastEntry] = {}
@@ -211,9 +212,18 @@ class Jitted(Generic[P, R]):
         argument's type key, each static one's (type, value)."""
         if not self.static_argnums:
             return tuple(map(_arg_key, args))
-        n = len(args)
-        statics = {i + n if i < 0 else i for i in self.static_argnums}
+        statics = self._static_positions(len(args))
         return tuple((type(a), a) if i in statics else _arg_key(a) for i, a in enumerate(args))
+
+    def _static_positions(self, n: int) -> frozenset[int]:
+        """The positions of the static arguments in a call with ``n``
+        positional arguments (a negative ``static_argnums`` counts from the
+        end); remembered per ``n``, since the fast path asks on every call."""
+        positions = self._static_by_count.get(n)
+        if positions is None:
+            positions = frozenset(i + n if i < 0 else i for i in self.static_argnums)
+            self._static_by_count[n] = positions
+        return positions
 
     def __get__(self, obj: object, objtype: type | None = None) -> Callable[..., R]:
         """``jit`` on a method: the bound method passes ``obj`` as ``self``
@@ -236,8 +246,7 @@ class Jitted(Generic[P, R]):
     ) -> tuple[tuple[object, ...], dict[str, object], _StaticKey]:
         statics: list[tuple[int | str, type, Hashable]] = []
         dyn_args: list[object] = []
-        n = len(args)
-        nums = {i + n if i < 0 else i for i in self.static_argnums}
+        nums = self._static_positions(len(args))
         for i, a in enumerate(args):
             if i in nums:
                 statics.append((i, type(a), self._hashable(a, f"static argument {i}")))
@@ -353,9 +362,8 @@ class Jitted(Generic[P, R]):
         run = exe.loaded.execute_sharded
         out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
         if flat and has_statics:
-            n = len(args)
-            statics = {i + n if i < 0 else i for i in self.static_argnums}
-            dynamic: tuple[int, ...] | None = tuple(i for i in range(n) if i not in statics)
+            statics = self._static_positions(len(args))
+            dynamic: tuple[int, ...] | None = tuple(i for i in range(len(args)) if i not in statics)
         else:
             dynamic = None
 
