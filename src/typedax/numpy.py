@@ -63,7 +63,7 @@ def _promote(*xs: Value) -> list[Value]:
     return out
 
 
-def asarray(a: ArrayLike, dtype: DType | type | None = None) -> Array:
+def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) -> Array:
     """``a`` as a typedax ``Array`` (an ``Array`` of that dtype is returned as
     it is; a NumPy array is copied: arrays are immutable, NumPy's are not)."""
     if isinstance(a, Array):
@@ -73,7 +73,7 @@ def asarray(a: ArrayLike, dtype: DType | type | None = None) -> Array:
         if any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
             raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
         value = np.array(a, dtype=result_type(*leaves) if leaves else float64)
-    elif type(a) in _SCALAR_TYPES:
+    elif isinstance(a, (bool, int, float)):
         value = np.array(a, dtype=result_type(a))
     elif isinstance(a, (np.ndarray, np.generic)):
         value = np.array(a)
@@ -93,7 +93,7 @@ def _nested_leaves(a: object) -> list[ArrayLike]:
     return [a]
 
 
-def array(a: ArrayLike, dtype: DType | type | None = None) -> Array:
+def array(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) -> Array:
     """As ``asarray`` (arrays are immutable, so there is nothing to copy)."""
     return asarray(a, dtype)
 

@@ -1,0 +1,78 @@
+"""Each error path of the array surface (core/array.py, typedax.numpy's
+creation and integer functions, core/promotion.py) with its message."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax.core.array import ArrayImpl, from_numpy
+from typedax.core.avals import ShapedArray
+from typedax.core.errors import PrimitiveTypeError
+from typedax.core.promotion import node_of_dtype
+
+
+def test_asarray_refuses_what_is_not_an_array() -> None:
+    with pytest.raises(PrimitiveTypeError, match="asarray: a str is not an array$"):
+        tnp.asarray("abc")  # a str is a Sequence to mypy, not an array to typedax
+    with pytest.raises(PrimitiveTypeError, match="asarray: a dict is not an array$"):
+        tnp.asarray({"a": 1})  # type: ignore[arg-type]  # the wrong type is the point
+    with pytest.raises(PrimitiveTypeError, match="asarray: a str is not an array element"):
+        tnp.asarray([1.0, "x"])
+
+
+def test_asarray_of_a_list_of_tracers_points_to_stack() -> None:
+    def f(x: tdx.ArrayLike) -> tdx.Array:
+        return tnp.asarray([x, x])
+
+    with pytest.raises(PrimitiveTypeError, match="a list of traced values needs typedax.numpy.stack"):
+        tdx.make_jaxpr(f)(1.0)
+
+
+def test_creation_refuses_bad_shapes() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"full: a shape is non-negative integers, got \(2, -1\)"):
+        tnp.full((2, -1), 1.0)
+    with pytest.raises(PrimitiveTypeError, match=r"zeros: |full: a shape is non-negative integers, got \(2.5,\)"):
+        tnp.zeros((2.5,))  # type: ignore[arg-type]  # a float dimension is the point
+
+
+def test_integer_functions_refuse_floats_and_bools() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"invert: not defined for float64\[2\]"):
+        ~tnp.ones(2)
+    b = tnp.asarray(np.array([True, False]))
+    with pytest.raises(PrimitiveTypeError, match="remainder: not defined for bool operands"):
+        b % b
+    with pytest.raises(PrimitiveTypeError, match="floor_divide: not defined for bool operands"):
+        b // b
+
+
+def test_item_and_index_need_one_integer_element() -> None:
+    with pytest.raises(ValueError, match=r"item\(\) needs a one-element array, got float64\[2\]"):
+        tnp.ones(2).item()
+    with pytest.raises(TypeError, match=r"only integer scalar arrays can be used as an index, not float64\[\]"):
+        [1, 2][tnp.asarray(1.0)]
+    assert [1, 2][tnp.asarray(1)] == 2
+
+
+def test_concrete_indexing_out_of_range_names_the_array_type() -> None:
+    with pytest.raises(IndexError, match=r"index 5 into an array of type float64\[2\]"):
+        tnp.ones(2)[5]
+
+
+def test_indexing_a_tracer_is_refused_clearly() -> None:
+    with pytest.raises(TypeError, match=r"indexing a traced array \(float64\[2\]\) is not supported yet"):
+        tdx.make_jaxpr(lambda x: x[0])(np.ones(2))
+
+
+def test_object_arrays_and_empty_impls_are_refused() -> None:
+    with pytest.raises(PrimitiveTypeError, match="object arrays are not typedax arrays"):
+        from_numpy(np.array([object()]))
+    with pytest.raises(ValueError, match="an ArrayImpl needs a host or a device value"):
+        ArrayImpl(ShapedArray((), np.dtype(np.float64)))
+
+
+def test_a_dtype_outside_the_lattice_is_refused() -> None:
+    with pytest.raises(PrimitiveTypeError, match="dtype complex64 has no place in typedax's type promotion"):
+        node_of_dtype(np.dtype(np.complex64))
