@@ -809,7 +809,7 @@ def _tdx_operand(x: Any) -> Any:
 def test_binary_operators_against_numpy(op: str, data: st.DataObject) -> None:
     dx, dy, x, y = data.draw(binary_operands(op))
     cdt = jax_compute_dtype(op, dx, dy)
-    # integer ** integer is not implemented yet (it goes through float64);
+    # integer ** integer with an array exponent is not implemented yet (it raises);
     # test_binary_operator_dtypes_against_jax keeps that case as a strict xfail
     assume(not (op == "**" and np.dtype(cdt).kind in "biu"))
     a, b = _tdx_operand(x), _tdx_operand(y)
@@ -829,7 +829,7 @@ def test_binary_operator_dtypes_against_jax(
         pytest.skip("not asserted: JAX gives int32 for bool // bool (typedax refuses)")
     if op == "**" and dx != "float32" and dx != "float64" and dy in ("bool", "int32", "int64", "py_bool", "py_int"):
         request.applymarker(pytest.mark.xfail(
-            strict=True, reason="known defect: integer ** integer goes through float64 (JAX keeps the integer type)"
+            strict=True, reason="known gap: integer ** integer with an array exponent raises (JAX keeps the integer type)"
         ))
     x = tnp.asarray(np.ones((2,), dx))
     y: Any = _jax_one(dy) if dy in SCALAR_KINDS else tnp.asarray(np.ones((2,), dy))

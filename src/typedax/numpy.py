@@ -205,8 +205,14 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
     if type(y) is int:
         return lax.integer_pow(x, y)
     a, b = _prepare2(x, y)
-    if aval_of(a).dtype.kind in "biu":
-        a, b = lax.convert_element_type(a, float64), lax.convert_element_type(b, float64)
+    d = aval_of(a).dtype
+    if d.kind in "biu":
+        # JAX keeps the integer type (an integer power loop); typedax has no
+        # such primitive yet, and a float result would be a silent difference
+        raise PrimitiveTypeError(
+            f"power: {d.name} ** {d.name} with an array exponent is not supported yet (JAX "
+            "gives an integer result); use a Python int exponent, or convert to float first"
+        )
     return lax.pow(a, b)
 
 
