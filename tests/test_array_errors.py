@@ -76,3 +76,10 @@ def test_object_arrays_and_empty_impls_are_refused() -> None:
 def test_a_dtype_outside_the_lattice_is_refused() -> None:
     with pytest.raises(PrimitiveTypeError, match="dtype complex64 has no place in typedax's type promotion"):
         node_of_dtype(np.dtype(np.complex64))
+
+
+def test_integer_power_with_an_array_exponent_is_refused_not_answered_in_float() -> None:
+    i = tnp.asarray(np.array([2, 3], np.int32))
+    with pytest.raises(PrimitiveTypeError, match=r"power: int32 \*\* int32 with an array exponent is not supported yet"):
+        i ** i
+    assert (i**2).dtype == np.int32  # a Python int exponent is integer_pow, as in JAX
