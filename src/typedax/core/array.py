@@ -26,7 +26,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .dtypes import DType
-from .errors import PrimitiveTypeError
+from .errors import DeletedArrayError, PrimitiveTypeError
 from .ir import NDArray
 
 #: What ``np.asarray(x)`` gives for an ``Array``: a NumPy array whose dtype is
@@ -303,6 +303,14 @@ class Array:
         """Wait until the computation producing this array has finished."""
         return self
 
+    def is_deleted(self) -> bool:
+        """Whether ``delete()`` (or a donating ``jit``) freed this array."""
+        return False
+
+    def delete(self) -> None:
+        """Free the array's memory; using it afterwards raises ``DeletedArrayError``."""
+        raise TypeError(f"a traced array ({self.aval.str_short()}) cannot be deleted")
+
     def tolist(self) -> object:
         """The value as nested Python lists (a scalar for a 0-d array)."""
         return np.asarray(self).tolist()
@@ -350,10 +358,19 @@ def host_aval(x: NDArray) -> tuple[ShapedArray, int]:
     return entry
 
 
+def deleted_error(aval: ShapedArray) -> DeletedArrayError:
+    """The error for using a deleted (or donated) array, worded as JAX's."""
+    return DeletedArrayError(
+        f"Array has been deleted with shape={aval.str_short()} (deleted by delete(), "
+        "or donated to a jitted function through donate_argnums/donate_argnames)"
+    )
+
+
 class DeviceBuffer(Protocol):
     """What ``ArrayImpl`` needs of a device buffer (a jaxlib array)."""
 
     def block_until_ready(self) -> object: ...
+    def delete(self) -> None: ...
     def __array__(self) -> NDArray: ...
 
 
@@ -382,7 +399,8 @@ class ArrayImpl(Array):
         """The value as a read-only NumPy array (fetched from the device once)."""
         host = self._host
         if host is None:
-            assert self._dev is not None
+            if self._dev is None:
+                raise deleted_error(self.aval)
             host = np.asarray(self._dev)
             self._host = host  # a cache: both copies hold the same value
         if host.flags.writeable:
@@ -401,7 +419,20 @@ class ArrayImpl(Array):
     def block_until_ready(self) -> Self:
         if self._dev is not None:
             self._dev.block_until_ready()
+        elif self._host is None:
+            raise deleted_error(self.aval)
         return self
+
+    def is_deleted(self) -> bool:
+        return self._host is None and self._dev is None
+
+    def delete(self) -> None:
+        """Free the value (its device buffer at once); the array keeps its
+        type, and any use of its value raises ``DeletedArrayError``."""
+        dev = self._dev
+        self._host = self._dev = None
+        if dev is not None:
+            dev.delete()
 
     # Immutable: a copy is the array itself. Pickling moves the value through NumPy.
     def __copy__(self) -> Self:

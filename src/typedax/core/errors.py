@@ -122,6 +122,12 @@ class CompiledCallError(TypedaxError, TypeError):
     """A compiled executable called with arguments of the wrong types."""
 
 
+class DeletedArrayError(TypedaxError, RuntimeError):
+    """An ``Array`` used after ``delete()``, or after a ``jit`` with
+    ``donate_argnums``/``donate_argnames`` consumed its buffer (JAX raises a
+    ``RuntimeError``: "Array has been deleted")."""
+
+
 class TreeError(TypedaxError, ValueError):
     """Trees whose structures do not match, leaves of the wrong number, or a
     node that cannot be flattened; ``path`` says where (``[0]['a'].x``)."""

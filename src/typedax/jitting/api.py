@@ -66,21 +66,28 @@ class _Staged:
 _StaticKey = tuple[tuple[int | str, type, Hashable], ...]
 
 
-def _normalize_argnums(static_argnums: int | Sequence[int]) -> tuple[int, ...]:
-    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+def _normalize_argnums(argnums: int | Sequence[int], what: str = "static") -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for n in nums:
         if type(n) is not int:
-            raise StaticArgumentError(f"static_argnums must be ints, got {n!r}")
+            raise StaticArgumentError(f"{what}_argnums must be ints, got {n!r}")
     return nums
 
 
 def _resolve_statics(
-    name: str, sig: inspect.Signature | None, nums: tuple[int, ...], names: tuple[str, ...]
+    name: str, sig: inspect.Signature | None, nums: tuple[int, ...], names: tuple[str, ...],
+    what: str = "static",
 ) -> tuple[tuple[int, ...], tuple[str, ...]]:
-    """Check ``static_argnums``/``static_argnames`` against the signature and
-    complete each from the other (as JAX does): a static parameter is static
+    """Check ``static_argnums``/``static_argnames`` (or the ``donate_``
+    ones, by ``what``) against the signature and complete each from the
+    other (as JAX does): a static (donated) parameter is static (donated)
     whether it is passed by position or by keyword."""
     if sig is None:
+        if what == "donate" and names:
+            raise StaticArgumentError(
+                f"jit of '{name}': the function's signature cannot be read; "
+                "pass donate_argnums instead of donate_argnames"
+            )
         return nums, names
     params = list(sig.parameters.values())
     positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
@@ -91,7 +98,7 @@ def _resolve_statics(
         bad = [i for i in nums if not -n <= i < n]
         if bad:
             raise StaticArgumentError(
-                f"jit of '{name}': static_argnums={nums}, but the function takes only "
+                f"jit of '{name}': {what}_argnums={nums}, but the function takes only "
                 f"{n} positional argument(s)"
             )
         nums = tuple(sorted({i % n for i in nums})) if n else nums
@@ -101,7 +108,7 @@ def _resolve_statics(
         unknown = sorted(set(names) - keyword)
         if unknown:
             raise StaticArgumentError(
-                f"jit of '{name}': static_argnames {unknown} are not parameters of the "
+                f"jit of '{name}': {what}_argnames {unknown} are not parameters of the "
                 f"function (it takes {', '.join(p.name for p in params) or 'none'})"
             )
     more_nums = {by_name[k] for k in names if k in by_name}
@@ -109,12 +116,29 @@ def _resolve_statics(
     return tuple(sorted(set(nums) | more_nums)), tuple(sorted(set(names) | more_names))
 
 
-def _normalize_argnames(static_argnames: str | Sequence[str]) -> tuple[str, ...]:
-    names = (static_argnames,) if isinstance(static_argnames, str) else tuple(static_argnames)
+def _normalize_argnames(argnames: str | Sequence[str], what: str = "static") -> tuple[str, ...]:
+    names = (argnames,) if isinstance(argnames, str) else tuple(argnames)
     for n in names:
         if not isinstance(n, str):
-            raise StaticArgumentError(f"static_argnames must be strings, got {n!r}")
+            raise StaticArgumentError(f"{what}_argnames must be strings, got {n!r}")
     return names
+
+
+def _check_disjoint(
+    statics: tuple[tuple[int, ...], tuple[str, ...]], donated: tuple[tuple[int, ...], tuple[str, ...]]
+) -> None:
+    """A static argument cannot be donated (JAX's errors)."""
+    both = set(statics[1]) & set(donated[1])
+    if both:
+        raise StaticArgumentError(
+            "static_argnames and donate_argnames cannot intersect. Argument names "
+            f"{both} appear in both static_argnames and donate_argnames"
+        )
+    if set(statics[0]) & set(donated[0]):
+        raise StaticArgumentError(
+            f"`static_argnums` {sorted(set(statics[0]))} and `donate_argnums` "
+            f"{sorted(set(donated[0]))} cannot intersect."
+        )
 
 
 #: The key of an argument the fast path does not take (a tracer, a pytree,
@@ -159,6 +183,8 @@ class Jitted(Generic[P, R]):
         fun: Callable[P, R],
         static_argnums: int | Sequence[int] = (),
         static_argnames: str | Sequence[str] = (),
+        donate_argnums: int | Sequence[int] = (),
+        donate_argnames: str | Sequence[str] = (),
     ) -> None:
         self.fun = fun
         self.name = fun_name(fun)
@@ -170,6 +196,15 @@ class Jitted(Generic[P, R]):
             self.name, self._signature,
             _normalize_argnums(static_argnums), _normalize_argnames(static_argnames),
         )
+        self.donate_argnums, self.donate_argnames = _resolve_statics(
+            self.name, self._signature,
+            _normalize_argnums(donate_argnums, "donate"),
+            _normalize_argnames(donate_argnames, "donate"), "donate",
+        )
+        _check_disjoint(
+            (self.static_argnums, self.static_argnames), (self.donate_argnums, self.donate_argnames)
+        )
+        self._donating = bool(self.donate_argnums or self.donate_argnames)
         self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
@@ -235,11 +270,44 @@ class Jitted(Generic[P, R]):
     def _call(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
         staged, leaves = self._stage(args, kwargs)
         closed = staged.closed
-        outs = bind(jit_p, [*cast(list[Value], list(closed.consts)), *leaves],
-                    JitParams(closed.jaxpr, staged.name).to_params())
-        if current_trace() is EVAL_TRACE and not staged.has_tracer_consts:
-            self._install_fast_path(staged, args, kwargs)
-        return cast(R, tree.unflatten(staged.out_tree, outs))
+        consts = cast(list[Value], list(closed.consts))
+        evaluating = current_trace() is EVAL_TRACE and not staged.has_tracer_consts
+        donated: tuple[bool, ...] = ()
+        if self._donating and evaluating:
+            # Donation applies to a call on concrete values; under a
+            # transformation or an outer jit the call is staged as usual.
+            donated = (False,) * len(consts) + self._donated_leaves(args, kwargs)
+        if any(donated):
+            exe = compile_cache.get(closed.jaxpr, staged.name, donated=donated)
+            values = [*consts, *leaves]
+            bufs = [
+                to_buffer(x, a, f"jit of '{staged.name}', operand {i}")
+                for i, (x, a) in enumerate(zip(values, exe.in_avals))
+            ]
+            outs: Sequence[Value] = exe.run(bufs)
+            _delete_donated(values, exe.donated)
+        else:
+            outs = bind(jit_p, [*consts, *leaves], JitParams(closed.jaxpr, staged.name).to_params())
+        if evaluating:
+            self._install_fast_path(staged, args, kwargs, donated)
+        return cast(R, tree.unflatten(staged.out_tree, list(outs)))
+
+    def _donated_leaves(
+        self, args: tuple[object, ...], kwargs: dict[str, object], abstract: bool = False
+    ) -> tuple[bool, ...]:
+        """Which dynamic leaves (in ``_stage``'s flat order) are donated."""
+        is_leaf = _is_aval if abstract else None
+        statics = self._static_positions(len(args))
+        n = len(args)
+        donate = {i + n if i < 0 else i for i in self.donate_argnums}
+        flags: list[bool] = []
+        for i, a in enumerate(args):
+            if i not in statics:
+                flags += [i in donate] * len(tree.flatten(a, is_leaf=is_leaf)[0])
+        for k in sorted(kwargs):  # dicts flatten in key order
+            if k not in self.static_argnames:
+                flags += [k in self.donate_argnames] * len(tree.flatten(kwargs[k], is_leaf=is_leaf)[0])
+        return tuple(flags)
 
     def _split_statics(
         self, args: tuple[object, ...], kwargs: dict[str, object]
@@ -319,12 +387,14 @@ class Jitted(Generic[P, R]):
         return _Staged(closed, in_tree, out_trees[0], self.name)
 
     def _install_fast_path(
-        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object]
+        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object],
+        donated: tuple[bool, ...] = (),
     ) -> None:
         """Remember the executable for calls with these argument types (and
         static values), so the next such call skips flattening, tracing and
-        the cache lookups."""
-        exe = compile_cache.peek(staged.closed.jaxpr)
+        the cache lookups. ``donated`` flags the executable's inputs given
+        up (``donate_argnums``): the entry deletes those arrays after a call."""
+        exe = compile_cache.peek(staged.closed.jaxpr, donated)
         if exe is None:
             return
         has_statics = bool(self.static_argnums or self.static_argnames)
@@ -361,6 +431,7 @@ class Jitted(Generic[P, R]):
         unflatten = _fast_unflatten(out_tree)
         run = exe.loaded.execute_sharded
         out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
+        consumed = tuple(i - n_consts for i in exe.donated)
         if flat and has_statics:
             statics = self._static_positions(len(args))
             dynamic: tuple[int, ...] | None = tuple(i for i in range(len(args)) if i not in statics)
@@ -372,6 +443,8 @@ class Jitted(Generic[P, R]):
                 args = [args[i] for i in dynamic]
             bufs = [*const_bufs, *map(_arg_buffer, args, arg_avals)]
             res = run(bufs).consume_with_handlers(handlers)
+            if consumed:
+                _delete_donated(args, consumed)
             if single:
                 return from_buffer(res[0], out_avals[0], out_keys[0])
             return unflatten([from_buffer(o, v, k) for o, v, k in zip(res, out_avals, out_keys)])
@@ -392,7 +465,12 @@ class Jitted(Generic[P, R]):
                 f"jit({self.name}).trace: the function closes over traced values; "
                 "ahead-of-time stages need a closed function"
             )
-        return Traced(staged, self._signature, self.static_argnums, self.static_argnames)
+        donated: tuple[bool, ...] = ()
+        if self._donating:
+            donated = (False,) * len(staged.closed.consts) + self._donated_leaves(
+                args, kwargs, abstract=True
+            )
+        return Traced(staged, self._signature, self.static_argnums, self.static_argnames, donated)
 
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered[R]:
         """``self.trace(*args, **kwargs).lower()``."""
@@ -435,6 +513,15 @@ def _bounded_put(d: dict[K, V], key: K, value: V) -> None:
         del d[next(iter(d))]  # dicts keep insertion order: the oldest first
 
 
+def _delete_donated(values: Sequence[object], consumed: Sequence[int]) -> None:
+    """Delete the arrays whose buffers an executable consumed (a NumPy or
+    Python value was copied to the device: nothing of the caller's to delete)."""
+    for i in consumed:
+        x = values[i]
+        if type(x) is ArrayImpl:
+            x.delete()
+
+
 def _is_aval(x: object) -> bool:
     return isinstance(x, ShapedArray)  # a dataclass: pytrees would open it
 
@@ -455,7 +542,7 @@ def _as_value(x: object, name: str, output: bool = False) -> Value:
 class Traced(Generic[R_co]):
     """A function staged at fixed input types: ``.jaxpr`` and ``.lower()``."""
 
-    __slots__ = ("_staged", "_signature", "_static_argnums", "_static_argnames")
+    __slots__ = ("_staged", "_signature", "_static_argnums", "_static_argnames", "_donated")
 
     def __init__(
         self,
@@ -463,11 +550,13 @@ class Traced(Generic[R_co]):
         signature: inspect.Signature | None,
         static_argnums: tuple[int, ...],
         static_argnames: tuple[str, ...],
+        donated: tuple[bool, ...] = (),
     ) -> None:
         self._staged = staged
         self._signature = signature
         self._static_argnums = static_argnums
         self._static_argnames = static_argnames
+        self._donated = donated  # per input of the jaxpr (constants first)
 
     @property
     def jaxpr(self) -> ClosedJaxpr:
@@ -486,7 +575,7 @@ class Traced(Generic[R_co]):
         return self._staged.closed.out_avals
 
     def lower(self) -> Lowered[R_co]:
-        module = lower_jaxpr(self._staged.closed.jaxpr, self._staged.name)
+        module = lower_jaxpr(self._staged.closed.jaxpr, self._staged.name, self._donated)
         return Lowered(self, module)
 
 
@@ -505,7 +594,7 @@ class Lowered(Generic[R_co]):
 
     def compile(self) -> Compiled[R_co]:
         staged = self.traced._staged
-        exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module)
+        exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, self.traced._donated)
         return Compiled(self.traced, exe)
 
 
@@ -551,6 +640,8 @@ class Compiled(Generic[R_co]):
                 )
             bufs.append(to_buffer(cast(Value, x), want, f"compiled '{staged.name}'"))
         outs = self.executable.run(bufs)
+        if self.executable.donated:
+            _delete_donated([*staged.closed.consts, *raw_leaves], self.executable.donated)
         return cast(R_co, tree.unflatten(staged.out_tree, outs))
 
     def _describe(self, args: tuple[object, ...], kwargs: dict[str, object], leaf: int) -> str:
@@ -589,6 +680,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Jitted[P, R]: ...
 
 
@@ -598,6 +691,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
 
 
@@ -606,6 +701,8 @@ def jit(
     *,
     static_argnums: int | Sequence[int] = (),
     static_argnames: str | Sequence[str] = (),
+    donate_argnums: int | Sequence[int] = (),
+    donate_argnames: str | Sequence[str] = (),
 ) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
     """Compile ``fun`` with XLA: ``jit(f)`` (or ``@jit``, or
     ``@jit(static_argnums=...)``) has ``f``'s signature and returns its
@@ -614,12 +711,22 @@ def jit(
     Arguments are pytrees of arrays and scalars; those named by
     ``static_argnums`` / ``static_argnames`` are passed to ``fun`` as Python
     values (they must be hashable) and retrace when they change.
+
+    Arguments named by ``donate_argnums`` / ``donate_argnames`` are given up
+    to the computation: XLA may write outputs into their buffers (an output
+    of the same shape and dtype reuses the argument's memory), and a donated
+    ``Array`` is deleted by the call (using it afterwards raises
+    ``DeletedArrayError``). A NumPy array or Python scalar is copied, so
+    nothing of the caller's is deleted. A donation no output can use warns.
+    Donation applies to calls on concrete values; under a transformation or
+    inside another ``jit`` the call is staged without it (as JAX's nested
+    jits ignore theirs).
     """
     if fun is None:
 
         def decorate(f: Callable[P, R]) -> Jitted[P, R]:
-            return Jitted(f, static_argnums, static_argnames)
+            return Jitted(f, static_argnums, static_argnames, donate_argnums, donate_argnames)
 
         return decorate
-    return Jitted(fun, static_argnums, static_argnames)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
 

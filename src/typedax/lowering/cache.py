@@ -3,13 +3,16 @@
 The key is the jaxpr itself: jaxprs compare and hash up to renaming of
 variables, and a jaxpr's input types are part of it, so the same function
 body traced twice (two separately written lambdas, say) finds the executable
-compiled the first time, and a changed shape or dtype compiles anew.
+compiled the first time, and a changed shape or dtype compiles anew. A
+call that donates inputs (``jit``'s ``donate_argnums``) compiles a program
+of its own, keyed by (jaxpr, the donation flags).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 from ..core.ir import Jaxpr
@@ -40,35 +43,40 @@ class CompileCache:
 
     def __init__(self, max_size: int = 4096) -> None:
         self.max_size = max_size
-        self._entries: OrderedDict[Jaxpr, Executable] = OrderedDict()
+        self._entries: OrderedDict[Hashable, Executable] = OrderedDict()
         self._lock = threading.Lock()
         self._hits = 0
         self._misses = 0
         self._compiles = 0
 
-    def peek(self, jaxpr: Jaxpr) -> Executable | None:
+    def peek(self, jaxpr: Jaxpr, donated: Sequence[bool] = ()) -> Executable | None:
         """The cached executable for ``jaxpr``, without counting a lookup."""
-        return self._entries.get(jaxpr)
+        return self._entries.get(_key(jaxpr, donated))
 
-    def get(self, jaxpr: Jaxpr, name: str, lowered: LoweredModule | None = None) -> Executable:
-        """The executable for ``jaxpr``: cached, or lowered and compiled now."""
-        exe = self._entries.get(jaxpr)
+    def get(
+        self, jaxpr: Jaxpr, name: str, lowered: LoweredModule | None = None,
+        donated: Sequence[bool] = (),
+    ) -> Executable:
+        """The executable for ``jaxpr`` (whose inputs marked in ``donated``
+        are given up to it): cached, or lowered and compiled now."""
+        key = _key(jaxpr, donated)
+        exe = self._entries.get(key)
         if exe is not None:
             with self._lock:
                 self._hits += 1
-                if jaxpr in self._entries:
-                    self._entries.move_to_end(jaxpr)
+                if key in self._entries:
+                    self._entries.move_to_end(key)
             return exe
         with self._lock:
             self._misses += 1
         # a hand-built jaxpr that is not well typed gets the type checker's
         # error naming the equation, not an MLIR verifier's (once per compile)
         typecheck_jaxpr(jaxpr)
-        module = lowered if lowered is not None else lower_jaxpr(jaxpr, name)
+        module = lowered if lowered is not None else lower_jaxpr(jaxpr, name, donated)
         exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
         with self._lock:
             self._compiles += 1
-            exe = self._entries.setdefault(jaxpr, exe)
+            exe = self._entries.setdefault(key, exe)
             while len(self._entries) > self.max_size:
                 self._entries.popitem(last=False)
             return exe
@@ -82,6 +90,10 @@ class CompileCache:
         with self._lock:
             self._entries.clear()
             self._hits = self._misses = self._compiles = 0
+
+
+def _key(jaxpr: Jaxpr, donated: Sequence[bool]) -> Hashable:
+    return (jaxpr, tuple(map(bool, donated))) if any(donated) else jaxpr
 
 
 compile_cache = CompileCache()

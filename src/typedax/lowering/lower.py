@@ -4,10 +4,14 @@ drives is ``typedax.hlo``'s."""
 
 from __future__ import annotations
 
+import warnings
+from collections import defaultdict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from jaxlib.mlir import ir
 
+from ..core.avals import ShapedArray
 from ..core.ir import Jaxpr
 from ..hlo import LoweringContext, lower_function, make_context
 
@@ -19,6 +23,8 @@ class LoweredModule:
     context: ir.Context
     module: ir.Module
     name: str
+    #: inputs of ``@main`` whose buffers the program consumes (donation)
+    donated_inputs: tuple[int, ...] = ()
 
     def as_text(self) -> str:
         """The module in StableHLO's readable text form."""
@@ -32,13 +38,19 @@ class LoweredModule:
         return buf.getvalue()
 
 
-def lower_jaxpr(jaxpr: Jaxpr, name: str = "main") -> LoweredModule:
+def lower_jaxpr(jaxpr: Jaxpr, name: str = "main", donated: Sequence[bool] = ()) -> LoweredModule:
     """A StableHLO module whose public ``@main`` computes ``jaxpr``.
 
     Its arguments are the jaxpr's input binders (constants included), in
     order; its results are the jaxpr's outputs. Equations no output needs
     are dropped first (``dce_jaxpr``, which also prunes the bodies of
     higher-order primitives such as loops, which XLA would keep).
+
+    ``donated`` marks inputs whose buffers the caller gives up (``jit``'s
+    ``donate_argnums``): each is aliased to an output of its type
+    (``tf.aliasing_output``), else offered to XLA to reuse for an output of
+    its size (``jax.buffer_donor``), as JAX's ``mlir.py`` does; a donation
+    nothing can use warns, as JAX's does.
     """
     from ..interpreters.dce import dce_jaxpr
 
@@ -49,4 +61,76 @@ def lower_jaxpr(jaxpr: Jaxpr, name: str = "main") -> LoweredModule:
         clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "main"
         module.operation.attributes["sym_name"] = ir.StringAttr.get(f"jit_{clean}")
         lower_function(LoweringContext(context, module), jaxpr, "main", public=True)
-    return LoweredModule(context, module, name)
+        consumed: tuple[int, ...] = ()
+        if any(donated):
+            consumed = _mark_donations(module, jaxpr.in_avals, jaxpr.out_avals, donated)
+    return LoweredModule(context, module, name, consumed)
+
+
+def set_up_aliases(
+    in_avals: Sequence[ShapedArray], out_avals: Sequence[ShapedArray], donated: Sequence[bool]
+) -> tuple[list[int | None], list[bool], list[bool]]:
+    """JAX's ``_set_up_aliases`` (``mlir.py``), for one device: each donated
+    input is aliased to the first output of its type not yet taken (in
+    output order); an input left over is an XLA buffer donor when an output
+    of its element count remains. Returns (the output each input aliases,
+    the buffer donors, the donations nothing can use)."""
+    if len(donated) != len(in_avals):
+        raise ValueError(f"{len(donated)} donation flags for {len(in_avals)} inputs")
+    aliases: list[int | None] = [None] * len(in_avals)
+    by_type: defaultdict[ShapedArray, deque[int]] = defaultdict(deque)
+    for i, (aval, d) in enumerate(zip(in_avals, donated)):
+        if d:
+            by_type[aval].append(i)
+    unused = [bool(d) for d in donated]
+    for j, aval in enumerate(out_avals):
+        waiting = by_type.get(aval)
+        if waiting:
+            i = waiting.popleft()
+            aliases[i] = j
+            unused[i] = False
+    taken = {j for j in aliases if j is not None}
+    by_size: defaultdict[int, deque[int]] = defaultdict(deque)
+    for j, aval in enumerate(out_avals):
+        if j not in taken:
+            by_size[aval.size].append(j)
+    donors = [False] * len(in_avals)
+    for i, aval in enumerate(in_avals):
+        if unused[i] and by_size.get(aval.size):
+            by_size[aval.size].popleft()
+            unused[i] = False
+            donors[i] = True
+    return aliases, donors, unused
+
+
+def _mark_donations(
+    module: ir.Module,
+    in_avals: Sequence[ShapedArray],
+    out_avals: Sequence[ShapedArray],
+    donated: Sequence[bool],
+) -> tuple[int, ...]:
+    """Set the donation attributes on ``@main``'s arguments; the inputs
+    consumed."""
+    aliases, donors, unused = set_up_aliases(in_avals, out_avals, donated)
+    if any(unused):
+        bad = ", ".join(a.str_short() for a, u in zip(in_avals, unused) if u)
+        warnings.warn(
+            f"Some donated buffers were not usable: {bad}.\n"
+            "See an explanation at https://docs.jax.dev/en/latest/faq.html#buffer-donation.",
+            stacklevel=2,
+        )
+    main = next(
+        op for op in module.body.operations
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == "main"
+    )
+    i32 = ir.IntegerType.get_signless(32)
+    attrs = []
+    for alias, donor in zip(aliases, donors):
+        entry: dict[str, ir.Attribute] = {}
+        if alias is not None:
+            entry["tf.aliasing_output"] = ir.IntegerAttr.get(i32, alias)
+        elif donor:
+            entry["jax.buffer_donor"] = ir.BoolAttr.get(True)
+        attrs.append(ir.DictAttr.get(entry))
+    main.attributes["arg_attrs"] = ir.ArrayAttr.get(attrs)
+    return tuple(i for i, (a, d) in enumerate(zip(aliases, donors)) if a is not None or d)

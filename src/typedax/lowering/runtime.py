@@ -22,7 +22,7 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import SUPPORTED
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
-from ..core.array import ArrayImpl, ArrayLike, from_numpy
+from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy
 from ..core.trace import Tracer, Value, aval_of
 from . import jaxlib_api as jx
 from .array import aval_key, from_buffer
@@ -146,7 +146,8 @@ def buffer_of(x: ArrayImpl) -> jx.Array:
     dev = x._dev
     if dev is None:
         host = x._host
-        assert host is not None
+        if host is None:
+            raise deleted_error(x.aval)
         dev = x._dev = put_buffer(host, x.aval)  # a cache: both copies hold one value
     return dev  # type: ignore[return-value]  # ArrayImpl's device values are jaxlib arrays
 
@@ -161,6 +162,9 @@ class Executable:
     out_avals: tuple[ShapedArray, ...]
     out_keys: tuple[int, ...]
     out_handlers: tuple[jx.ResultHandler, ...]
+    #: inputs whose buffers the program consumes (donated: aliased to an
+    #: output, or given to XLA to reuse); the caller deletes their arrays
+    donated: tuple[int, ...] = ()
 
     def run(self, bufs: Sequence[jx.Array]) -> list[ArrayImpl]:
         """Run on device buffers (of the right types: not checked here)."""
@@ -179,7 +183,9 @@ def compile_module(
     # build one through Python code outside jaxlib).
     handlers = tuple(jx.array_result_handler(_PutType(a), b.sharding) for a in outs)
     keys = tuple(aval_key(a) for a in outs)
-    return Executable(lowered.name, loaded, tuple(in_avals), outs, keys, handlers)
+    return Executable(
+        lowered.name, loaded, tuple(in_avals), outs, keys, handlers, lowered.donated_inputs
+    )
 
 
 def device_put(x: ArrayLike) -> ArrayImpl:
