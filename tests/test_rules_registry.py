@@ -23,6 +23,7 @@ LINEAR: frozenset[str] = frozenset(
     {
         "add", "sub", "neg", "mul", "div", "reduce_sum", "broadcast", "transpose",
         "reshape", "dot_general", "convert_element_type", "select_n",
+        "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "rev", "squeeze",
         "cond", "scan", "while", "jit",
     }
 )

@@ -65,6 +65,11 @@ __all__ = [
     "logistic", "lt", "max", "min", "mul", "ne", "neg", "pow", "reduce_max", "reduce_min",
     "reduce_sum", "rem", "reshape",
     "select", "select_n", "sin", "sqrt", "sub", "tanh", "transpose",
+    # slicing and shaping (defined in primitives/slicing.py, shaping.py; clamp in elementwise.py)
+    "broadcasted_iota", "clamp", "concatenate", "dynamic_index_in_dim", "dynamic_slice",
+    "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice",
+    "dynamic_update_slice_in_dim", "expand_dims", "index_in_dim", "iota", "pad", "rev", "slice",
+    "slice_in_dim", "squeeze",
 ]
 
 
@@ -352,3 +357,22 @@ from .control_flow import cond as cond  # noqa: E402
 from .control_flow import fori_loop as fori_loop  # noqa: E402
 from .control_flow import scan as scan  # noqa: E402
 from .control_flow import while_loop as while_loop  # noqa: E402
+
+# Slicing and shaping, defined beside their primitives.
+from .primitives.elementwise import clamp as clamp  # noqa: E402
+from .primitives.shaping import broadcasted_iota as broadcasted_iota  # noqa: E402
+from .primitives.shaping import concatenate as concatenate  # noqa: E402
+from .primitives.shaping import expand_dims as expand_dims  # noqa: E402
+from .primitives.shaping import iota as iota  # noqa: E402
+from .primitives.shaping import pad as pad  # noqa: E402
+from .primitives.shaping import rev as rev  # noqa: E402
+from .primitives.shaping import squeeze as squeeze  # noqa: E402
+from .primitives.slicing import dynamic_index_in_dim as dynamic_index_in_dim  # noqa: E402
+from .primitives.slicing import dynamic_slice as dynamic_slice  # noqa: E402
+from .primitives.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim  # noqa: E402
+from .primitives.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim  # noqa: E402
+from .primitives.slicing import dynamic_update_slice as dynamic_update_slice  # noqa: E402
+from .primitives.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim  # noqa: E402
+from .primitives.slicing import index_in_dim as index_in_dim  # noqa: E402
+from .primitives.slicing import slice as slice  # noqa: E402, A004 - jax.lax's name
+from .primitives.slicing import slice_in_dim as slice_in_dim  # noqa: E402

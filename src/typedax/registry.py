@@ -12,13 +12,15 @@ from __future__ import annotations
 from .control_flow import cond_p, scan_p, while_p
 from .core.rules import Family, Registry
 from .jitting import jit_p
-from .primitives import dot, elementwise, reductions, structural
+from .primitives import dot, elementwise, reductions, shaping, slicing, structural
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
     elementwise.FAMILY,
     reductions.FAMILY,
     dot.FAMILY,
+    slicing.FAMILY,
+    shaping.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
 )

@@ -4,6 +4,7 @@ primitives with every rule and exports a ``FAMILY``."""
 
 from .elementwise import abs_p as abs_p
 from .elementwise import ceil_p as ceil_p
+from .elementwise import clamp_p as clamp_p
 from .elementwise import floor_p as floor_p
 from .elementwise import add_p as add_p
 from .elementwise import convert_element_type_p as convert_element_type_p
@@ -37,3 +38,11 @@ from .reductions import reduce_min_p as reduce_min_p
 from .structural import reduce_sum_p as reduce_sum_p
 from .structural import reshape_p as reshape_p
 from .structural import transpose_p as transpose_p
+from .slicing import dynamic_slice_p as dynamic_slice_p
+from .slicing import dynamic_update_slice_p as dynamic_update_slice_p
+from .slicing import slice_p as slice_p
+from .shaping import concatenate_p as concatenate_p
+from .shaping import iota_p as iota_p
+from .shaping import pad_p as pad_p
+from .shaping import rev_p as rev_p
+from .shaping import squeeze_p as squeeze_p

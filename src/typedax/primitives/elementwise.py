@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
+from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, INTEGER, DType, bool_, int32, is_float
 from ..core.errors import NonLinearError, PrimitiveTypeError
@@ -731,12 +732,108 @@ convert_element_type_p = Primitive(
 )
 
 
+# -- clamp(min, x, max): min(max(x, min), max), min/max scalars or x's shape ------
+def _clamp_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    lo, x, hi = args
+    lo_b, hi_b = np.broadcast_to(lo, x.shape), np.broadcast_to(hi, x.shape)
+    return [np.asarray(_min(np.asarray(_max(x, lo_b)), hi_b), dtype=x.dtype)]
+
+
+def _clamp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    _check_arity("clamp", avals, 3)
+    lo, x, hi = avals
+    if lo.dtype != x.dtype or hi.dtype != x.dtype:
+        raise PrimitiveTypeError(f"clamp requires min, x and max of one dtype, got ({_types(avals)})")
+    for name, a in (("min", lo), ("max", hi)):
+        if a.shape not in ((), x.shape):
+            raise PrimitiveTypeError(
+                f"clamp requires {name}.shape == x.shape or {name}.shape == (), got ({_types(avals)})"
+            )
+    return [x]
+
+
+def _clamp_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    """As JAX: x's tangent where min < x < max; min's where min > x and
+    min < max; max's where max < x; nothing on ties."""
+    lo, x, hi = primals
+    t_lo, t_x, t_hi = tangents
+    out = bind1(clamp_p, primals, params)
+    shape = aval_of(x).shape
+
+    def spread(v: Value) -> Value:
+        return v if aval_of(v).shape == shape else broadcast_to(v, shape, tuple(range(len(shape))))
+
+    zero = full_like(0.0, out)
+
+    def gt(a: Value, b: Value) -> Value:
+        return bind1(greater_p, (spread(a), spread(b)), NO_PARAMS)
+
+    result: Tangent = zero_like(out)
+    if not isinstance(t_lo, Zero):
+        result = add_tangents(result, select(gt(lo, x), select(gt(hi, lo), spread(t_lo), zero), zero))
+    if not isinstance(t_x, Zero):
+        result = add_tangents(result, select(gt(x, lo), select(gt(hi, x), t_x, zero), zero))
+    if not isinstance(t_hi, Zero):
+        result = add_tangents(result, select(gt(x, hi), spread(t_hi), zero))
+    return [out], [result]
+
+
+def _clamp_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    (lo, x, hi), (b_lo, b_x, b_hi) = vals, dims
+    x_shape = unbatched_aval(aval_of(x), b_x).shape
+    x = move_batch_axis(size, b_x, 0, x)
+    full_shape = (size,) + x_shape
+
+    def bound(v: Value, b: BatchDim) -> Value:
+        if b is None:
+            if aval_of(v).shape == ():
+                return v
+            return move_batch_axis(size, None, 0, v)
+        v = move_batch_axis(size, b, 0, v)
+        if aval_of(v).shape == (size,) and x_shape:
+            return broadcast_to(v, full_shape, tuple(range(1, len(full_shape))))
+        return v
+
+    return [bind1(clamp_p, (bound(lo, b_lo), x, bound(hi, b_hi)), params)], [0]
+
+
+def _clamp_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    return [hlo.clamp(args[0], args[1], args[2])]
+
+
+clamp_p = Primitive(
+    "clamp", _clamp_impl, _clamp_abstract,
+    Rules(jvp=_clamp_jvp, batch=_clamp_batch, lower=_clamp_lower),
+)
+
+
+def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 - jax.lax's names
+    """``x`` clipped to ``[min, max]`` elementwise (``jax.lax.clamp``): ``min``
+    and ``max`` are scalars or of ``x``'s shape; a Python scalar takes ``x``'s dtype."""
+    dtype = aval_of(x).dtype
+
+    def weak(v: ArrayLike, name: str) -> ArrayLike:
+        if type(v) in (bool, int, float):
+            if (type(v) is float and dtype.kind in "iub") or (type(v) is int and dtype.kind == "b"):
+                raise PrimitiveTypeError(
+                    f"clamp: a Python {type(v).__name__} {name} ({v!r}) cannot meet x of dtype {dtype.name}"
+                )
+            return np.asarray(v, dtype)
+        return v
+
+    return bind1(clamp_p, (weak(min, "min"), x, weak(max, "max")), NO_PARAMS)
+
+
 FAMILY = Family(
     "elementwise",
     (
         abs_p, neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p, floor_p, ceil_p,
         add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, rem_p,
         greater_p, less_p, ge_p, le_p, eq_p, ne_p,
-        integer_pow_p, select_n_p, convert_element_type_p,
+        integer_pow_p, select_n_p, convert_element_type_p, clamp_p,
     ),
 )
