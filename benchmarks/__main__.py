@@ -18,6 +18,7 @@ BENCHMARKS: tuple[str, ...] = (
     "jit",
     "grad",
     "nesting",
+    "indexing",
 )
 
 

@@ -34,6 +34,9 @@ FACADES = "facades"  # everything else: lax, numpy, the API, registry, testing
 LAZY_UPWARD: dict[tuple[str, str], str] = {
     ("typedax.core.array", "typedax.numpy"):
         "the operators of tracers and arrays (core) follow typedax.numpy's promotion",
+    ("typedax.core.array", "typedax._indexing"):
+        "x[idx] and x.at on arrays and tracers (core) are jax.numpy's indexing, "
+        "built from the slicing and gather primitives",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",
 }

@@ -20,7 +20,7 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Protocol, Self, TypeAlias, Union
+from typing import TYPE_CHECKING, Any, Protocol, Self, TypeAlias, Union
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from .avals import ShapedArray
 from .dtypes import DType
 from .errors import DeletedArrayError, PrimitiveTypeError
 from .ir import NDArray
+
+if TYPE_CHECKING:
+    from .._indexing import IndexUpdateHelper
 
 #: What ``np.asarray(x)`` gives for an ``Array``: a NumPy array whose dtype is
 #: known only at run time (the parameter is ``Any`` as in NumPy's own stubs,
@@ -154,10 +157,19 @@ class Array:
         raise NotImplementedError
 
     def __getitem__(self, index: object) -> Array:
-        raise TypeError(
-            f"indexing a traced array ({self.aval.str_short()}) is not supported yet; "
-            "use lax.dynamic_slice-free formulations (e.g. typedax.numpy reductions) meanwhile"
-        )
+        """NumPy indexing with JAX's semantics (``typedax/_indexing.py``)."""
+        from .._indexing import getitem  # upward, lazily: tests/test_layers.py
+
+        return getitem(self, index)
+
+    @property
+    def at(self) -> IndexUpdateHelper:
+        """Indexed updates: ``x.at[idx].set(y)``, ``.add``, ``.multiply``,
+        ``.divide``, ``.power``, ``.min``, ``.max``, ``.apply``, ``.get`` (each
+        a new array: ``x`` never changes)."""
+        from .._indexing import IndexUpdateHelper as Helper  # upward, lazily
+
+        return Helper(self)
 
     def __iter__(self) -> Iterator[Array]:
         if not self.aval.shape:
@@ -476,15 +488,6 @@ class ArrayImpl(Array):
                 f"only integer scalar arrays can be used as an index, not {self.aval.str_short()}"
             )
         return operator.index(self.to_numpy().item())
-
-    def __getitem__(self, index: object) -> ArrayImpl:
-        # Concrete gets evaluated with NumPy: out-of-range integers raise, as
-        # in NumPy and JAX for static indices.
-        try:
-            value = self.to_numpy()[index]  # type: ignore[call-overload]  # NumPy checks the index
-        except IndexError as e:
-            raise IndexError(f"index {index!r} into an array of type {self.aval.str_short()}: {e}") from None
-        return from_numpy(np.asarray(value))
 
 
 def from_numpy(value: NDArray) -> ArrayImpl:

@@ -146,5 +146,11 @@ class AxisError(TypedaxError, ValueError, IndexError):
     """An axis outside an array's dimensions, or repeated (NumPy's ``AxisError``)."""
 
 
+class IndexingError(TypedaxError, IndexError, TypeError):
+    """A bad index in ``x[idx]`` or ``x.at[idx]``: out of bounds, of a float
+    type, a mask of the wrong shape or a traced one. Both an ``IndexError``
+    and a ``TypeError``, as JAX raises one or the other by case."""
+
+
 class ArgnumsError(TypedaxError, ValueError):
     """``argnums`` that name no argument, or one argument twice."""

@@ -1,0 +1,348 @@
+"""NumPy indexing (``x[idx]``) and indexed updates (``x.at[idx]``) against
+JAX itself, over generated index expressions: eager, under ``jit`` (integer
+arrays traced), ``vmap`` (against a loop) and ``grad`` (against the
+written-out scatter-add of the cotangent)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import hypothesis.strategies as st
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax import lax
+from typedax.core.errors import IndexingError
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+
+Arr = np.ndarray[Any, np.dtype[Any]]
+#: One index element: an int, a slice, None, Ellipsis, or a NumPy array.
+Index = tuple[object, ...]
+
+
+@st.composite
+def shapes(draw: st.DrawFn) -> tuple[int, ...]:
+    return tuple(draw(st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+
+
+@st.composite
+def indices(draw: st.DrawFn, shape: tuple[int, ...], *, in_bounds: bool = True) -> Index:
+    """An index expression for ``shape``: integers, slices with steps, None,
+    one Ellipsis, integer arrays (broadcasting), a boolean mask."""
+    out: list[object] = []
+    axis = 0
+    ellipsis = False
+    adv_shape = draw(st.sampled_from([(), (2,), (3,), (2, 1), (1, 3)]))
+    while axis < len(shape):
+        n = shape[axis]
+        kind = draw(st.sampled_from(["int", "slice", "slice", "array", "none", "ellipsis", "mask", "stop"]))
+        lo, hi = (-n, n - 1) if in_bounds else (-n - 3, n + 3)
+        if kind == "int":
+            out.append(draw(st.integers(lo, hi)))
+            axis += 1
+        elif kind == "slice":
+            bound = st.none() | st.integers(-n - 2, n + 2)
+            step = draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
+            out.append(slice(draw(bound), draw(bound), step))
+            axis += 1
+        elif kind == "array":
+            vals = draw(st.lists(st.integers(lo, hi), min_size=int(np.prod(adv_shape)),
+                                 max_size=int(np.prod(adv_shape))))
+            out.append(np.asarray(vals, dtype=draw(st.sampled_from([np.int32, np.int64]))).reshape(adv_shape))
+            axis += 1
+        elif kind == "none":
+            out.append(None)
+        elif kind == "ellipsis" and not ellipsis:
+            ellipsis = True
+            out.append(Ellipsis)
+            skip = draw(st.integers(0, len(shape) - axis))
+            axis += skip
+        elif kind == "mask":
+            out.append(np.asarray(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
+            axis += 1
+        elif kind == "stop":
+            break
+    return tuple(out)
+
+
+def _jax_index(idx: Index) -> Index:
+    return tuple(jnp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx)
+
+
+def _split(idx: Index) -> tuple[list[Arr], Callable[[Sequence[object]], Index]]:
+    """The integer arrays of ``idx`` (to pass traced) and how to put them back."""
+    arrays = [i for i in idx if isinstance(i, np.ndarray) and i.dtype != np.bool_]
+
+    def rebuild(vals: Sequence[object]) -> Index:
+        it = iter(vals)
+        return tuple(next(it) if isinstance(i, np.ndarray) and i.dtype != np.bool_ else i for i in idx)
+
+    return arrays, rebuild
+
+
+@st.composite
+def cases(draw: st.DrawFn, *, in_bounds: bool = True) -> tuple[Arr, Index]:
+    shape = draw(shapes())
+    x = np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) + 0.5
+    return x, draw(indices(shape, in_bounds=in_bounds))
+
+
+def _jax_get(x: Arr, idx: Index) -> Arr | None:
+    """JAX's ``x[idx]``, or None when JAX refuses it."""
+    try:
+        return np.asarray(jnp.asarray(x)[_jax_index(idx)])
+    except (IndexError, TypeError, ValueError):
+        return None
+
+
+@settings(deadline=None)
+@given(cases())
+def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
+    x, idx = case
+    want = _jax_get(x, idx)
+    if want is None:
+        with pytest.raises((IndexError, TypeError)):
+            tnp.asarray(x)[idx]
+        return
+    np.testing.assert_array_equal(np.asarray(tnp.asarray(x)[idx]), want)
+    arrays, rebuild = _split(idx)
+    got = tdx.jit(lambda x, *a: x[rebuild(a)])(x, *arrays)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+@settings(deadline=None)
+@given(cases(in_bounds=False))
+def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
+    """Integer arrays out of range clamp (JAX's default gather mode); a
+    static integer out of range is an error (JAX with check_static_indices)."""
+    x, idx = case
+    static_oob = any(
+        isinstance(i, int) and not -x.shape[k] <= i < x.shape[k]
+        for k, i in _axes_of(idx, x.ndim)
+    )
+    want = _jax_get(x, idx)
+    if static_oob or want is None:
+        with pytest.raises((IndexError, TypeError)):
+            tnp.asarray(x)[idx]
+        return
+    np.testing.assert_array_equal(np.asarray(tnp.asarray(x)[idx]), want)
+    arrays, rebuild = _split(idx)
+    got = tdx.jit(lambda x, *a: x[rebuild(a)])(x, *arrays)
+    np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def _axes_of(idx: Index, ndim: int) -> list[tuple[int, object]]:
+    """(axis, index) for the integer entries, with the ellipsis expanded."""
+    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    out: list[tuple[int, object]] = []
+    axis = 0
+    for i in idx:
+        if i is Ellipsis:
+            axis += ndim - consumed
+        elif i is None:
+            continue
+        else:
+            out.append((axis, i))
+            axis += 1
+    return out
+
+
+@settings(deadline=None, max_examples=60)
+@given(cases())
+def test_get_under_vmap_matches_a_loop(case: tuple[Arr, Index]) -> None:
+    x, idx = case
+    if _jax_get(x, idx) is None:
+        return
+    xs = np.stack([x, 2 * x, -x])
+    got = tdx.vmap(lambda v: v[idx])(xs)
+    want = np.stack([np.asarray(jnp.asarray(v)[_jax_index(idx)]) for v in xs])
+    np.testing.assert_array_equal(np.asarray(got), want)
+    # the index arrays batched instead
+    arrays, rebuild = _split(idx)
+    if arrays:
+        batched = [np.stack([a, a[::-1] if a.ndim else a]) for a in arrays]
+        got2 = tdx.vmap(lambda *a: tnp.asarray(x)[rebuild(a)])(*batched)
+        want2 = np.stack([
+            np.asarray(jnp.asarray(x)[_jax_index(rebuild([b[k] for b in batched]))]) for k in range(2)
+        ])
+        np.testing.assert_array_equal(np.asarray(got2), want2)
+
+
+@settings(deadline=None, max_examples=60)
+@given(cases())
+def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
+    x, idx = case
+    want_y = _jax_get(x, idx)
+    if want_y is None:
+        return
+    w = np.cos(np.arange(want_y.size, dtype=np.float64)).reshape(want_y.shape)
+    g = tdx.grad(lambda v: tnp.sum(v[idx] * w))(x)
+    want = np.asarray(jax.grad(lambda v: jnp.sum(v[_jax_index(idx)] * w))(jnp.asarray(x)))
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12, atol=1e-12)
+
+
+# -- updates ---------------------------------------------------------------------------
+_OPS = ["set", "add", "multiply", "min", "max", "subtract", "divide"]
+
+
+@settings(deadline=None)
+@given(cases(in_bounds=False), st.sampled_from(_OPS), st.sampled_from([None, "clip", "drop"]), st.data())
+def test_updates_match_jax(case: tuple[Arr, Index], op: str, mode: str | None, data: st.DataObject) -> None:
+    x, idx = case
+    target = _jax_get(x, idx)
+    if target is None:
+        return
+    jidx = _jax_index(idx)
+    # updates that broadcast: the full indexed shape or its last dimension
+    shape = target.shape if data.draw(st.booleans()) else target.shape[-1:]
+    v = (np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 1.5) * 0.75
+    if op == "set" and _has_duplicates(x, idx):
+        return  # which of the repeated values lands is unspecified
+    want = np.asarray(getattr(jnp.asarray(x).at[jidx], op)(v, mode=mode))
+    got = getattr(tnp.asarray(x).at[idx], op)(v, mode=mode)
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
+    arrays, rebuild = _split(idx)
+    jitted = tdx.jit(lambda x, v, *a: getattr(x.at[rebuild(a)], op)(v, mode=mode))(x, v, *arrays)
+    np.testing.assert_allclose(np.asarray(jitted), want, rtol=1e-14)
+
+
+def _has_duplicates(x: Arr, idx: Index) -> bool:
+    """Whether ``x[idx]`` names some element twice (after clamping/dropping)."""
+    ids = np.arange(x.size).reshape(x.shape)
+    sel = _jax_get(ids.astype(np.float64), idx)
+    return sel is not None and len(np.unique(sel)) != sel.size
+
+
+@settings(deadline=None, max_examples=60)
+@given(cases(), st.sampled_from(["set", "add", "multiply"]))
+def test_grad_of_an_update(case: tuple[Arr, Index], op: str) -> None:
+    x, idx = case
+    target = _jax_get(x, idx)
+    if target is None or (op != "add" and _has_duplicates(x, idx)):
+        return
+    v = np.linspace(-1.0, 2.0, target.size).reshape(target.shape)
+    w = np.sin(np.arange(x.size, dtype=np.float64)).reshape(x.shape)
+
+    def f(x: Any, v: Any) -> Any:
+        return tnp.sum(getattr(x.at[idx], op)(v) * w)
+
+    def jf(x: Any, v: Any) -> Any:
+        return jnp.sum(getattr(x.at[_jax_index(idx)], op)(v) * w)
+
+    gx, gv = tdx.grad(f, argnums=(0, 1))(x, v)
+    wx, wv = jax.grad(jf, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(v))
+    np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(gv), np.asarray(wv), rtol=1e-12, atol=1e-12)
+
+
+def test_get_modes_fill_and_clip() -> None:
+    x = np.arange(5.0)
+    i = np.asarray([0, 7, -9, 4])
+    jx = jnp.asarray(x)
+    for mode in ("fill", "clip", "promise_in_bounds"):
+        want = np.asarray(jx.at[jnp.asarray(i)].get(mode=mode))
+        got = tnp.asarray(x).at[i].get(mode=mode)
+        np.testing.assert_array_equal(np.asarray(got), want)
+        jit_got = tdx.jit(lambda x, i: x.at[i].get(mode=mode))(x, i)
+        np.testing.assert_array_equal(np.asarray(jit_got), want)
+    got = tnp.asarray(x).at[i].get(mode="fill", fill_value=-1.0)
+    np.testing.assert_array_equal(np.asarray(got), [0.0, -1.0, -1.0, 4.0])
+    # a static integer out of range: clamped with 'clip', filled with 'fill'
+    assert float(tnp.asarray(x).at[9].get(mode="clip")) == 4.0
+    assert np.isnan(float(tnp.asarray(x).at[9].get(mode="fill")))
+
+
+def test_static_basic_indices_do_not_gather() -> None:
+    """x[1:3], x[0], x[::-1, None] stage slice/rev/squeeze, never a gather;
+    a traced scalar index stages dynamic_slice."""
+    x = np.zeros((4, 5))
+    text = str(tdx.make_jaxpr(lambda x: x[1:3, 0] + x[::-1, 2])(x))
+    assert "gather" not in text and "slice" in text and "rev" in text
+    text = str(tdx.make_jaxpr(lambda x, i: x[i, 1:4])(x, np.int32(2)))
+    assert "gather" not in text and "dynamic_slice" in text
+    text = str(tdx.make_jaxpr(lambda x, i: x[i])(x, np.asarray([0, 2])))
+    assert "gather" in text
+
+
+def test_traced_scalar_index_wraps_negative_and_clamps() -> None:
+    x = np.arange(10.0).reshape(5, 2)
+    f = tdx.jit(lambda x, i: x[i])
+    for i in (-1, -5, 3, 9, -9):
+        want = np.asarray(jnp.asarray(x)[jnp.int32(i)])
+        np.testing.assert_array_equal(np.asarray(f(x, np.int32(i))), want)
+
+
+def test_at_apply_and_power() -> None:
+    x = np.arange(1.0, 7.0)
+    got = tnp.asarray(x).at[np.asarray([1, 3])].apply(lambda v: v * 10)
+    np.testing.assert_array_equal(np.asarray(got), [1, 20, 3, 40, 5, 6])
+    got = tnp.asarray(x).at[2:4].power(2.0)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jnp.asarray(x).at[2:4].power(2.0)))
+
+
+def test_the_array_is_unchanged_by_an_update() -> None:
+    x = tnp.asarray(np.arange(4.0))
+    y = x.at[0].set(9.0)
+    assert float(y[0]) == 9.0 and float(x[0]) == 0.0
+
+
+def test_integer_and_bool_arrays() -> None:
+    xi = np.arange(12, dtype=np.int32).reshape(3, 4)
+    got = tnp.asarray(xi).at[1, np.asarray([0, 0, 2])].add(5)
+    want = np.asarray(jnp.asarray(xi).at[1, jnp.asarray([0, 0, 2])].add(5))
+    np.testing.assert_array_equal(np.asarray(got), want)
+    assert got.dtype == np.int32
+    xb = np.zeros(4, dtype=np.bool_)
+    got_b = tnp.asarray(xb).at[np.asarray([1, 3])].set(True)
+    np.testing.assert_array_equal(np.asarray(got_b), [False, True, False, True])
+
+
+# -- errors --------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "expr, message",
+    [
+        (lambda x: x[1.0], "integer or boolean"),
+        (lambda x: x[np.asarray([0.5])], "integer or boolean"),
+        (lambda x: x[[0, 1]], "non-tuple sequence"),
+        (lambda x: x[3], "index 3 is out of bounds for axis 0 with size 3"),
+        (lambda x: x[0, -5], "index -5 is out of bounds for axis 1 with size 4"),
+        (lambda x: x[0, 0, 0], "too many indices"),
+        (lambda x: x[..., 0, ...], "only one ellipsis"),
+        (lambda x: x[np.ones(4, bool)], "boolean mask of shape (4,) does not match"),
+        (lambda x: x[::0], "step cannot be zero"),
+        (lambda x: x[np.asarray([0, 1]), np.asarray([0, 1, 2])], "do not broadcast"),
+        (lambda x: x["a"], "a str is not an index"),
+        (lambda x: x.at[0].set(np.ones(5)), "does not broadcast to the indexed shape"),
+        (lambda x: x.at[0].get(mode="wrap"), "unknown indexing mode"),
+    ],
+)
+def test_bad_indices_are_clear_errors(expr: Callable[[Any], object], message: str) -> None:
+    x = tnp.asarray(np.zeros((3, 4)))
+    with pytest.raises((IndexingError, ValueError)) as info:
+        expr(x)
+    assert message in str(info.value)
+    assert "x[" in str(info.value) or "mode" in str(info.value)
+
+
+def test_traced_errors_name_the_expression() -> None:
+    x = np.zeros((3, 4))
+    with pytest.raises(IndexingError, match="boolean mask must be concrete"):
+        tdx.jit(lambda x, m: x[m])(x, np.ones(3, bool))
+    with pytest.raises(IndexingError, match="slice bounds must be static"):
+        tdx.jit(lambda x, i: x[i:])(x, np.int32(1))
+    with pytest.raises(IndexingError, match="out of bounds"):
+        tdx.jit(lambda x: x[7])(x)
+    # under vmap the tracer's own errors are the same, not a missing method
+    with pytest.raises(IndexingError, match="integer or boolean"):
+        tdx.vmap(lambda v: v[0.5])(x)
+
+
+def test_lax_functions_are_reexported() -> None:
+    assert callable(lax.gather) and callable(lax.scatter_add) and callable(lax.dynamic_slice)
