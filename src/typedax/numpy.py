@@ -18,6 +18,7 @@ from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
 from .core.dtypes import DType, bool_, float32, float64, int32, int64
+from .core.dtypes import canonicalize_dtype, canonicalize_explicit, default_float, default_int
 from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype
@@ -72,15 +73,15 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
         leaves = list(_nested_leaves(a))
         if any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
             raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
-        value = np.array(a, dtype=result_type(*leaves) if leaves else float64)
+        value = np.array(a, dtype=result_type(*leaves) if leaves else default_float())
     elif isinstance(a, (bool, int, float)):
         value = np.array(a, dtype=result_type(a))
     elif isinstance(a, (np.ndarray, np.generic)):
-        value = np.array(a)
+        value = np.array(a, dtype=canonicalize_dtype(a.dtype))  # x64 off: 64 bits enter as 32
     else:
         raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array")
     if dtype is not None:
-        value = value.astype(np.dtype(dtype))
+        value = value.astype(canonicalize_explicit(np.dtype(dtype), "asarray"))
     aval_of(value)  # refuses the dtypes typedax lacks
     return from_numpy(value)
 
@@ -95,7 +96,7 @@ def _nested_leaves(a: object) -> list[ArrayLike]:
 
 def array(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) -> Array:
     """As ``asarray`` (arrays are immutable, so there is nothing to copy)."""
-    return asarray(a, dtype)
+    return asarray(a, None if dtype is None else canonicalize_explicit(np.dtype(dtype), "array"))
 
 
 def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Array:
@@ -287,7 +288,7 @@ def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def astype(x: ArrayLike, dtype: DType | type) -> Array:
-    d = np.dtype(dtype)
+    d = canonicalize_explicit(np.dtype(dtype), "astype")
     return asarray(x) if aval_of(x).dtype == d else lax.convert_element_type(x, d)
 
 
@@ -348,7 +349,7 @@ def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
 def _sum_dtype(dtype: DType) -> DType | None:
     """Integer and bool sums accumulate in the default integer type (int64),
     as JAX (with x64) and NumPy do: int32 sums would overflow."""
-    return int64 if dtype in (bool_, int32) else None
+    return default_int() if dtype in (bool_, int32) else None
 
 
 def _keep(x: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
@@ -364,7 +365,7 @@ def sum(  # noqa: A001 - NumPy's name
 ) -> Array:
     a = aval_of(x)
     axes = _axes("sum", a.ndim, axis)
-    acc = _sum_dtype(a.dtype) if dtype is None else np.dtype(dtype)
+    acc = _sum_dtype(a.dtype) if dtype is None else canonicalize_explicit(np.dtype(dtype), "sum")
     if acc is not None and acc != a.dtype:
         x = lax.convert_element_type(x, acc)
     return _keep(lax.reduce_sum(x, axes), a.shape, axes, keepdims)
@@ -480,20 +481,45 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def matmul(x: ArrayLike, y: ArrayLike) -> Array:
+    """NumPy's ``matmul``: a 1-d operand is a vector (its axis removed from
+    the result), and the dimensions before the last two broadcast."""
     a, b = _promote(x, y)
-    xn, yn = aval_of(a).ndim, aval_of(b).ndim
-    if xn == 0 or yn == 0:
+    xs, ys = aval_of(a).shape, aval_of(b).shape
+    if not xs or not ys:
         raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
-    if xn <= 2 and yn <= 2:
-        return lax.dot_general(a, b, (((xn - 1,), (0,)), ((), ())))
-    if xn != yn:
-        raise PrimitiveTypeError(f"matmul: batched operands must have one rank, got {xn} and {yn}")
-    batch = tuple(range(xn - 2))
-    return lax.dot_general(a, b, (((xn - 1,), (yn - 2,)), (batch, batch)))
+    if len(xs) <= 2 and len(ys) <= 2:
+        return lax.dot_general(a, b, (((len(xs) - 1,), (0,)), ((), ())))
+    a2 = a if len(xs) > 1 else lax.reshape(a, (1,) + xs)
+    b2 = b if len(ys) > 1 else lax.reshape(b, ys + (1,))
+    xs2, ys2 = aval_of(a2).shape, aval_of(b2).shape
+    try:
+        batch = tuple(np.broadcast_shapes(xs2[:-2], ys2[:-2]))
+    except ValueError:
+        raise PrimitiveTypeError(
+            f"matmul: the batch dimensions of shapes {xs} and {ys} do not broadcast"
+        ) from None
+    a2 = broadcast_to(a2, batch + xs2[-2:])
+    b2 = broadcast_to(b2, batch + ys2[-2:])
+    nb = len(batch)
+    dims = tuple(range(nb))
+    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (dims, dims)))
+    if len(xs) == 1:
+        out = lax.reshape(out, batch + ys2[-1:])
+    elif len(ys) == 1:
+        out = lax.reshape(out, batch + xs2[-2:-1])
+    return out
 
 
 def dot(x: ArrayLike, y: ArrayLike) -> Array:
-    return matmul(x, y)
+    """NumPy's ``dot``: a scalar operand multiplies; otherwise the last axis of
+    ``x`` meets the second-to-last of ``y`` (its only one if 1-d), and the
+    result has ``x``'s other axes then ``y``'s: a tensor product, not
+    ``matmul``'s batching (``(2,3,4) . (2,4,5)`` is ``(2,3,2,5)``)."""
+    a, b = _promote(x, y)
+    xn, yn = aval_of(a).ndim, aval_of(b).ndim
+    if xn == 0 or yn == 0:
+        return multiply(a, b)
+    return lax.dot_general(a, b, (((xn - 1,), (yn - 2 if yn > 1 else 0,)), ((), ())))
 
 
 def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
@@ -509,7 +535,7 @@ def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
 def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar,
     so under a trace it is a literal in the jaxpr, not an array constant."""
-    d = result_type(fill_value) if dtype is None else np.dtype(dtype)
+    d = result_type(fill_value) if dtype is None else canonicalize_explicit(np.dtype(dtype), "full")
     value: ArrayLike
     if isinstance(fill_value, (bool, int, float, np.generic)):
         value = np.asarray(fill_value, dtype=d)  # a literal under a trace
@@ -521,11 +547,11 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
 
 
 def zeros(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
-    return full(shape, 0.0, float64 if dtype is None else dtype)
+    return full(shape, 0.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "zeros"))
 
 
 def ones(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
-    return full(shape, 1.0, float64 if dtype is None else dtype)
+    return full(shape, 1.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "ones"))
 
 
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
@@ -541,6 +567,3 @@ def zeros_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
 
 def ones_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
     return full_like(x, 1, dtype)
-
-
-
