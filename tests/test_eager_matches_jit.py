@@ -79,6 +79,9 @@ def cases(prim: Primitive) -> list[tuple[list[np.ndarray], Params]]:
         elif accepts(prim, [one, one], NO_PARAMS):
             x, y = (a.ravel() for a in np.meshgrid(v, v, indexing="ij"))
             out.append(([x, y], NO_PARAMS))
+        elif accepts(prim, [one, one, one], NO_PARAMS):  # clamp: every triple
+            x, y, z = (a.ravel() for a in np.meshgrid(v, v, v, indexing="ij"))
+            out.append(([x, y, z], NO_PARAMS))
     return out
 
 

@@ -141,6 +141,58 @@ def _dot_general(args: Sequence[Arr], params: Params) -> Arr:
     return np.asarray(np.einsum(spec, x, y), dtype=x.dtype)
 
 
+def _slice_ref(args: Sequence[Arr], params: Params) -> Arr:
+    start, limit = _ints(params, "start_indices"), _ints(params, "limit_indices")
+    strides = (1,) * len(start) if params["strides"] is None else _ints(params, "strides")
+    return np.asarray(args[0][tuple(slice(a, b, c) for a, b, c in zip(start, limit, strides))])
+
+
+def _clamped(starts: Sequence[Arr], shape: tuple[int, ...], sizes: tuple[int, ...]) -> list[int]:
+    return [int(np.clip(int(i), 0, n - k)) for i, n, k in zip(starts, shape, sizes)]
+
+
+def _dynamic_slice_ref(args: Sequence[Arr], params: Params) -> Arr:
+    x, *starts = args
+    sizes = _ints(params, "slice_sizes")
+    lo = _clamped(starts, x.shape, sizes)
+    return np.asarray(x[tuple(slice(i, i + k) for i, k in zip(lo, sizes))])
+
+
+def _dynamic_update_slice_ref(args: Sequence[Arr], params: Params) -> Arr:
+    x, u, *starts = args
+    lo = _clamped(starts, x.shape, u.shape)
+    out = x.copy()
+    out[tuple(slice(i, i + k) for i, k in zip(lo, u.shape))] = u
+    return out
+
+
+def _pad_ref(args: Sequence[Arr], params: Params) -> Arr:
+    """Interior padding by inserting, then np.pad for positive edges and slicing for negative ones."""
+    x, pv = args
+    config = params["padding_config"]
+    assert isinstance(config, tuple)
+    out = x
+    for ax, t in enumerate(config):
+        assert isinstance(t, tuple)
+        lo, hi, it = (int(v) for v in t if isinstance(v, int))
+        if it and out.shape[ax] > 1:
+            n = out.shape[ax]
+            idx = np.repeat(np.arange(1, n), it)
+            out = np.insert(out, idx, pv, axis=ax)
+        widths = [(0, 0)] * out.ndim
+        widths[ax] = (max(lo, 0), max(hi, 0))
+        out = np.pad(out, widths, constant_values=pv)
+        n = out.shape[ax]
+        out = np.take(out, np.arange(max(-lo, 0), n - max(-hi, 0)), axis=ax)
+    return np.asarray(out, dtype=x.dtype)
+
+
+def _iota_ref(args: Sequence[Arr], params: Params) -> Arr:
+    shape, d = _ints(params, "shape"), params["dimension"]
+    assert isinstance(d, int) and isinstance(params["dtype"], np.dtype)
+    return np.indices(shape)[d].astype(params["dtype"])
+
+
 def _unary(f: Callable[[Arr], object]) -> Ref:
     return lambda args, params: np.asarray(f(args[0]), dtype=args[0].dtype)
 
@@ -193,6 +245,15 @@ REFERENCE: dict[str, Ref] = {
     "reduce_max": lambda args, p: np.asarray(np.maximum.reduce(args[0], axis=_ints(p, "axis"))),
     "reduce_min": lambda args, p: np.asarray(np.minimum.reduce(args[0], axis=_ints(p, "axis"))),
     "dot_general": _dot_general,
+    "slice": _slice_ref,
+    "dynamic_slice": _dynamic_slice_ref,
+    "dynamic_update_slice": _dynamic_update_slice_ref,
+    "concatenate": lambda args, p: np.concatenate(args, axis=p["dimension"]),  # type: ignore[call-overload]  # an int param
+    "pad": _pad_ref,
+    "rev": lambda args, p: np.flip(args[0], _ints(p, "dimensions")),
+    "iota": _iota_ref,
+    "squeeze": lambda args, p: np.squeeze(args[0], _ints(p, "dimensions")),
+    "clamp": lambda args, p: np.asarray(np.clip(args[1], args[0], args[2])),
 }
 
 

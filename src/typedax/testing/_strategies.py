@@ -17,9 +17,10 @@ from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Var
 from ..registry import REGISTRY
 from ._elementwise import ELEMENTWISE, Builder
 from ._env import INPUT_RANGES, Config, Env, is_float
+from ._slicing import SLICING
 from ._structural import STRUCTURAL
 
-_BUILDERS: Final[dict[str, Builder]] = {**ELEMENTWISE, **STRUCTURAL}
+_BUILDERS: Final[dict[str, Builder]] = {**ELEMENTWISE, **STRUCTURAL, **SLICING}
 
 #: Every primitive the generator can emit.
 FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
@@ -33,6 +34,7 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "floor", "ceil",  # jump at the integers
     "rem",  # jumps where x / y crosses an integer
     "abs",  # a kink at 0
+    "clamp",  # kinks at min and max
 }
 
 
