@@ -31,5 +31,6 @@ from .core import typecheck_jaxpr as typecheck_jaxpr
 from .core.trace import Value as Value
 from .jitting import jit as jit
 from .core.array import Array as Array
+from .core.config import config as config
 from .core.array import ArrayLike as ArrayLike
 from .lowering import device_put as device_put

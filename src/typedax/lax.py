@@ -15,7 +15,7 @@ import numpy as np
 from pyrsistent import pmap
 
 from .core.array import Array, ArrayLike
-from .core.dtypes import DType
+from .core.dtypes import DType, canonicalize_explicit
 from .core.errors import PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
@@ -272,7 +272,8 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
 
 
 def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
-    return bind1(convert_element_type_p, (x,), _params(("new_dtype", np.dtype(new_dtype))))
+    d = canonicalize_explicit(np.dtype(new_dtype), "convert_element_type")  # x64 off: JAX's warning
+    return bind1(convert_element_type_p, (x,), _params(("new_dtype", d)))
 
 
 def broadcast(x: ArrayLike, sizes: Sequence[int]) -> Array:

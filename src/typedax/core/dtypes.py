@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Final, TypeAlias
 
 import numpy as np
+
+from .config import X32_POSSIBLE, x64_enabled
 
 DType: TypeAlias = "np.dtype[np.generic]"
 
@@ -28,3 +31,43 @@ def is_float(d: DType) -> bool:
 
 def is_int(d: DType) -> bool:
     return d in INTEGER
+
+
+# -- x64 off: JAX's canonical dtypes -------------------------------------------
+#: The 32-bit type each 64-bit one becomes with x64 off (JAX's
+#: ``canonicalize_dtype``; uint64 and complex128 would join, typedax lacks them).
+TO_32: Final[dict[DType, DType]] = {int64: int32, float64: float32}
+
+
+def canonicalize_dtype(d: DType) -> DType:
+    """``d`` as it is with the current x64 setting (JAX's ``canonicalize_dtype``)."""
+    if not X32_POSSIBLE[0] or x64_enabled():
+        return d
+    return TO_32.get(d, d)
+
+
+def canonicalize_explicit(d: DType, fun_name: str) -> DType:
+    """A dtype the user asked for by name: canonicalized, with JAX's warning
+    when that changes it (``_maybe_canonicalize_explicit_dtype``)."""
+    if not X32_POSSIBLE[0] or x64_enabled():
+        return d
+    c = TO_32.get(d, d)
+    if c != d:
+        warnings.warn(
+            f"Explicitly requested dtype {d} requested in {fun_name} is not available, "
+            f"and will be truncated to dtype {c.name}. To enable more dtypes, set the "
+            "jax_enable_x64 configuration option or the JAX_ENABLE_X64 shell "
+            "environment variable. See https://github.com/jax-ml/jax#current-gotchas for more.",
+            stacklevel=3,
+        )
+    return c
+
+
+def default_int() -> DType:
+    """The default integer type: int64, or int32 with x64 off."""
+    return int64 if not X32_POSSIBLE[0] or x64_enabled() else int32
+
+
+def default_float() -> DType:
+    """The default float type: float64, or float32 with x64 off."""
+    return float64 if not X32_POSSIBLE[0] or x64_enabled() else float32

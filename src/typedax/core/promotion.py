@@ -5,7 +5,9 @@ float32 (NumPy would give float64).
 
 The lattice is JAX's (``jax._src.dtypes``), written out for the dtypes
 typedax has and those it will have; a weak result takes the default dtype of
-its kind (int64, float64: x64 is on). Weakness is a property of Python
+its kind (int64, float64; int32, float32 with x64 off, ``core/config.py``),
+and ``dtype_of_node`` gives the canonical dtype of a node (JAX's
+``result_type`` canonicalizes; ``promote_types`` does not). Weakness is a property of Python
 scalars here, not of arrays: a result is never weak (JAX keeps a weak flag on
 results of weak-only expressions, which matters only when such a result then
 meets a narrower array).
@@ -18,7 +20,7 @@ from typing import Final, TypeAlias
 
 import numpy as np
 
-from .dtypes import NAMES, DType, float64, int64
+from .dtypes import NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64
 from .errors import PrimitiveTypeError
 
 #: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
@@ -76,10 +78,18 @@ def node_of_dtype(d: DType) -> Node:
 
 
 def dtype_of_node(node: Node) -> DType:
-    weak = _WEAK_DEFAULT.get(node)
-    return weak if weak is not None else np.dtype(node)
+    """The dtype of a lattice node with the current x64 setting: a weak
+    node's default dtype, a dtype canonicalized (JAX's ``result_type``)."""
+    if node == "i*":
+        return default_int()
+    if node == "f*":
+        return default_float()
+    return canonicalize_dtype(np.dtype(node))
 
 
 def promote_types(a: DType, b: DType) -> DType:
-    """The dtype two arrays of these dtypes promote to (``jnp.promote_types``)."""
-    return dtype_of_node(join(node_of_dtype(np.dtype(a)), node_of_dtype(np.dtype(b))))
+    """The dtype two arrays of these dtypes promote to (``jnp.promote_types``:
+    not canonicalized, as JAX's is not)."""
+    node = join(node_of_dtype(np.dtype(a)), node_of_dtype(np.dtype(b)))
+    weak = _WEAK_DEFAULT.get(node)
+    return weak if weak is not None else np.dtype(node)

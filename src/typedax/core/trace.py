@@ -26,7 +26,8 @@ import numpy as np
 
 from .array import Array, ArrayImpl, ArrayLike, HostArray, from_numpy, host_aval
 from .avals import ShapedArray
-from .dtypes import DType
+from .config import X32_POSSIBLE, x64_enabled
+from .dtypes import TO_32, DType
 from .errors import (
     ConcretizationError,
     EscapedTracerError,
@@ -109,8 +110,11 @@ class EvalTrace(Trace):
                 self.check_foreign(a)  # always raises: nothing encloses eval
             v = np.asarray(a)
             borrowed = borrowed or type(a) is np.ndarray
+            aval = _array_aval(v)
+            if X32_POSSIBLE[0] and v.dtype != aval.dtype:
+                v = v.astype(aval.dtype)  # x64 off: a 64-bit value enters as 32 bits
             vals.append(v)
-            avals.append(_array_aval(v))
+            avals.append(aval)
         # the same type errors as under staging (impl would broadcast or cast silently)
         prim.abstract_eval(avals, params)
         out: list[Value] = []
@@ -166,7 +170,26 @@ _TRACER_TYPES: dict[type, bool] = {}
 
 
 def _array_aval(x: NDArray) -> ShapedArray:
+    if X32_POSSIBLE[0]:
+        return canonical_aval(host_aval(x)[0])
     return host_aval(x)[0]
+
+
+_AVALS_32: dict[ShapedArray, ShapedArray] = {}
+
+
+def canonical_aval(aval: ShapedArray) -> ShapedArray:
+    """The type a value of ``aval`` enters typedax with: ``aval`` itself, or
+    its 32-bit version with x64 off (JAX's ``canonicalize_dtype``)."""
+    if not X32_POSSIBLE[0] or x64_enabled() or aval.dtype not in TO_32:
+        return aval
+    out = _AVALS_32.get(aval)
+    if out is None:
+        out = ShapedArray(aval.shape, TO_32[aval.dtype])
+        if len(_AVALS_32) >= 4096:
+            _AVALS_32.clear()
+        _AVALS_32[aval] = out
+    return out
 
 
 def aval_of(x: object) -> ShapedArray:
@@ -178,7 +201,7 @@ def aval_of(x: object) -> ShapedArray:
         return _array_aval(cast(NDArray, x))
     scalar = _PY_SCALAR_AVALS.get(t)
     if scalar is not None:
-        return scalar
+        return canonical_aval(scalar) if X32_POSSIBLE[0] else scalar
     is_tracer = _TRACER_TYPES.get(t)
     if is_tracer is None:
         is_tracer = _TRACER_TYPES[t] = issubclass(t, Tracer)
@@ -191,13 +214,13 @@ def aval_of(x: object) -> ShapedArray:
     arr_dtype: DType
     if isinstance(x, np.ndarray) or isinstance(x, np.generic):
         arr_dtype = x.dtype
-        return ShapedArray(tuple(x.shape), arr_dtype)
+        return canonical_aval(ShapedArray(tuple(x.shape), arr_dtype))
     if isinstance(x, bool):
         return ShapedArray((), np.dtype(np.bool_))
     if isinstance(x, int):
-        return ShapedArray((), np.dtype(np.int64))
+        return canonical_aval(ShapedArray((), np.dtype(np.int64)))
     if isinstance(x, float):
-        return ShapedArray((), np.dtype(np.float64))
+        return canonical_aval(ShapedArray((), np.dtype(np.float64)))
     if isinstance(x, Array):
         return x.aval
     shape = getattr(x, "shape", None)

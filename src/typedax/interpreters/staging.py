@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..core.config import X32_POSSIBLE
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError
 from ..core.ir import (
@@ -83,11 +84,13 @@ class JaxprTrace(Trace):
         if type(x) is JaxprTracer and x._trace is self:
             return x.var
         if type(x) in _LIT_TYPES:
+            if X32_POSSIBLE[0]:  # x64 off: the literal takes its canonical type
+                return Lit.of(x, aval_of(x).dtype)  # type: ignore[arg-type]  # as below
             return Lit.of(x)  # type: ignore[arg-type]  # type(x) checked just above
         if isinstance(x, Tracer):
             self.check_foreign(x)
         elif isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
-            return Lit.of(x)
+            return Lit.of(x, aval_of(x).dtype) if X32_POSSIBLE[0] else Lit.of(x)
         known = self._const_ids.get(id(x))
         if known is not None:
             return known[0]
@@ -95,7 +98,10 @@ class JaxprTrace(Trace):
         self._const_ids[id(x)] = (var, x)  # x kept alive: its id stays its own
         self.constvars.append(var)
         # the value as it is now: a NumPy array the caller mutates later must
-        # not change what the staged function computes (as in JAX)
+        # not change what the staged function computes (as in JAX); with x64
+        # off, in its canonical type
+        if type(x) is np.ndarray and x.dtype != var.aval.dtype:
+            x = x.astype(var.aval.dtype)
         self.constvals.append(_frozen_copy(x) if type(x) is np.ndarray else x)
         return var
 

@@ -26,6 +26,8 @@ import numpy as np
 
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
+from ..core.config import X32_POSSIBLE, x64_enabled
+from ..core.dtypes import TO_32
 from ..core.avals import ShapedArray
 from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
 from ..core.ir import ClosedJaxpr
@@ -163,6 +165,38 @@ def _arg_key(x: object) -> int:
     return _SCALAR_KEYS.get(t, _NOT_FAST)
 
 
+# x64 off: Python scalars and 64-bit NumPy arrays enter as 32-bit types
+_SCALAR_KEYS_32: dict[type, int] = {
+    t: aval_key(ShapedArray((), np.dtype(d)))
+    for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32))
+}
+_HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
+
+
+def _arg_key_32(x: object) -> int:
+    """``_arg_key`` with x64 off: the key of the type the argument enters as."""
+    t = type(x)
+    if t is ArrayImpl:
+        return x._tdx_key  # type: ignore[attr-defined, no-any-return]  # t is ArrayImpl
+    if t is np.ndarray:
+        shape, dtype = x.shape, x.dtype  # type: ignore[attr-defined]  # t is np.ndarray
+        k = _HOST_KEYS_32.get((shape, dtype))
+        if k is None:
+            narrow = TO_32.get(dtype)
+            k = host_aval(x)[1] if narrow is None else aval_key(ShapedArray(shape, narrow))  # type: ignore[arg-type]  # t is np.ndarray
+            if len(_HOST_KEYS_32) >= 4096:
+                _HOST_KEYS_32.clear()
+            _HOST_KEYS_32[(shape, dtype)] = k
+        return k
+    return _SCALAR_KEYS_32.get(t, _NOT_FAST)
+
+
+def _x32() -> bool:
+    """Whether x64 is off here (read cheaply: no ``ContextVar`` while nothing
+    has turned it off)."""
+    return X32_POSSIBLE[0] and not x64_enabled()
+
+
 def _arg_buffer(x: object, aval: ShapedArray) -> jx.Array:
     """The device buffer of a fast-path argument of type ``aval``."""
     if type(x) is ArrayImpl:
@@ -205,12 +239,18 @@ class Jitted(Generic[P, R]):
             (self.static_argnums, self.static_argnames), (self.donate_argnums, self.donate_argnames)
         )
         self._donating = bool(self.donate_argnums or self.donate_argnames)
-        self._staged: dict[tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey], _Staged] = {}
+        # traces by (input structure, input types, static arguments, x64 on)
+        self._staged: dict[
+            tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey, bool], _Staged
+        ] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[Hashable, ...], _FastEntry] = {}
         self._fast_trees: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
+        # the same with x64 off (typedax.config): arguments enter as other types
+        self._fast_32: dict[tuple[Hashable, ...], _FastEntry] = {}
+        self._fast_trees_32: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -220,35 +260,41 @@ class Jitted(Generic[P, R]):
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if self._fast and not kwargs:
+        if X32_POSSIBLE[0] and not x64_enabled():
+            fast, fast_trees, key_of = self._fast_32, self._fast_trees_32, _arg_key_32
+        else:
+            fast, fast_trees, key_of = self._fast, self._fast_trees, _arg_key
+        if fast and not kwargs:
             try:
-                key = self._flat_key(args)
-                entry = self._fast.get(key)
+                key = self._flat_key(args, key_of)
+                entry = fast.get(key)
             except (PrimitiveTypeError, TypeError):
                 pass  # the slow path explains an unhashable static or a bad dtype
             else:
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return cast(R, entry(args))
-        if self._fast_trees and not self.static_argnums and not self.static_argnames:
+        if fast_trees and not self.static_argnums and not self.static_argnames:
             leaves, treedef = _FLATTEN((args, kwargs))
             try:
-                keys = tuple(map(_arg_key, leaves))
+                keys = tuple(map(key_of, leaves))
             except PrimitiveTypeError:
                 pass
             else:
-                by_type = self._fast_trees.get(treedef)
+                by_type = fast_trees.get(treedef)
                 entry = None if by_type is None else by_type.get(keys)
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return cast(R, entry(leaves))
         return self._call(args, kwargs)
 
-    def _flat_key(self, args: tuple[object, ...]) -> tuple[Hashable, ...]:
+    def _flat_key(
+        self, args: tuple[object, ...], key_of: Callable[[object], int] = _arg_key
+    ) -> tuple[Hashable, ...]:
         """The fast-path key of flat positional arguments: each dynamic
         argument's type key, each static one's (type, value)."""
         if not self.static_argnums:
-            return tuple(map(_arg_key, args))
+            return tuple(map(key_of, args))
         statics = self._static_positions(len(args))
-        return tuple((type(a), a) if i in statics else _arg_key(a) for i, a in enumerate(args))
+        return tuple((type(a), a) if i in statics else key_of(a) for i, a in enumerate(args))
 
     def _static_positions(self, n: int) -> frozenset[int]:
         """The positions of the static arguments in a call with ``n``
@@ -356,7 +402,7 @@ class Jitted(Generic[P, R]):
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
-        key = (in_tree, avals, statics)
+        key = (in_tree, avals, statics, not _x32())
         staged = self._staged.get(key)
         if staged is None:
             staged = self._trace(in_tree, avals, statics, len(args))
@@ -397,11 +443,15 @@ class Jitted(Generic[P, R]):
         exe = compile_cache.peek(staged.closed.jaxpr, donated)
         if exe is None:
             return
+        if _x32():
+            fast_flat, fast_trees, key_of = self._fast_32, self._fast_trees_32, _arg_key_32
+        else:
+            fast_flat, fast_trees, key_of = self._fast, self._fast_trees, _arg_key
         has_statics = bool(self.static_argnums or self.static_argnames)
         flat = False
         if not kwargs:
             try:
-                key = self._flat_key(args)
+                key = self._flat_key(args, key_of)
             except (PrimitiveTypeError, TypeError):
                 pass
             else:
@@ -411,7 +461,7 @@ class Jitted(Generic[P, R]):
                 return
             j_leaves, j_treedef = _FLATTEN((args, kwargs))
             try:
-                keys = tuple(map(_arg_key, j_leaves))
+                keys = tuple(map(key_of, j_leaves))
             except PrimitiveTypeError:
                 return
             if _NOT_FAST in keys:
@@ -450,11 +500,11 @@ class Jitted(Generic[P, R]):
             return unflatten([from_buffer(o, v, k) for o, v, k in zip(res, out_avals, out_keys)])
 
         if flat:
-            _bounded_put(self._fast, key, fast)
+            _bounded_put(fast_flat, key, fast)
         else:
-            _bounded_put(self._fast_trees.setdefault(j_treedef, {}), keys, fast)
-            while len(self._fast_trees) > MAX_TRACES_PER_FUNCTION:
-                del self._fast_trees[next(iter(self._fast_trees))]
+            _bounded_put(fast_trees.setdefault(j_treedef, {}), keys, fast)
+            while len(fast_trees) > MAX_TRACES_PER_FUNCTION:
+                del fast_trees[next(iter(fast_trees))]
 
     # -- ahead of time ---------------------------------------------------------
     def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:

@@ -5,8 +5,9 @@ Platform: CPU by default. Set the environment variable ``TYPEDAX_PLATFORM``
 (``cpu`` or ``cuda``) before the first computation, or call
 ``set_platform(name)`` before anything runs on a device. ``cuda`` needs
 jaxlib's CUDA PjRt plugin (the ``jax-cuda13-plugin`` or ``jax-cuda12-plugin``
-package). Private jaxlib names come from ``jaxlib_api``. x64 is always
-on: float64 and int64 arrays are supported.
+package). Private jaxlib names come from ``jaxlib_api``. float64 and int64
+arrays are supported; with x64 off (``typedax.config``), a 64-bit NumPy or
+Python value is sent as its 32-bit type.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import SUPPORTED
+from ..core.config import x64_enabled
+from ..core.dtypes import SUPPORTED, TO_32
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
 from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy
@@ -212,13 +214,20 @@ def to_buffer(x: Value, aval: ShapedArray, what: str) -> jx.Array:
     if isinstance(x, Tracer):
         raise PrimitiveTypeError(f"{what}: a tracer cannot be sent to the device")
     arr = np.asarray(x)
-    if arr.shape != aval.shape or (arr.dtype != aval.dtype and not _is_scalar(x)):
+    if arr.shape != aval.shape or (
+        arr.dtype != aval.dtype and not _is_scalar(x) and not _narrowed(arr.dtype, aval)
+    ):
         got = ShapedArray(tuple(arr.shape), arr.dtype) if arr.dtype in SUPPORTED else None
         raise PrimitiveTypeError(
             f"{what}: expected {aval.str_short()}, got "
             f"{got.str_short() if got is not None else f'dtype {arr.dtype}, shape {arr.shape}'}"
         )
     return put_buffer(np.asarray(arr, dtype=aval.dtype), aval)
+
+
+def _narrowed(dtype: np.dtype[np.generic], aval: ShapedArray) -> bool:
+    """Whether a value of ``dtype`` enters as ``aval`` because x64 is off."""
+    return TO_32.get(dtype) == aval.dtype and not x64_enabled()
 
 
 def _is_scalar(x: object) -> bool:

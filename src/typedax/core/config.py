@@ -1,0 +1,129 @@
+"""typedax's settings, as ``jax.config``: ``typedax.config``.
+
+One setting so far, ``enable_x64`` (also spelled ``jax_enable_x64``). It is
+ON by default in typedax (JAX's default is off): float64 and int64 are
+first-class, and a Python float is a float64. With it off, typedax does what
+JAX does in its default 32-bit mode: values entering typedax (Python
+scalars, NumPy arrays, ``jit`` arguments, ``device_put``) and requested
+dtypes have their 64-bit types canonicalized to 32 bits (float64 → float32,
+int64 → int32; an explicitly requested 64-bit dtype warns, as JAX's does),
+and the default integer and float types are int32 and float32.
+
+``config.update(name, value)`` sets the process-wide value;
+``config.context(enable_x64=...)`` overrides it for the ``with`` body, in
+this thread or asyncio task only (a ``ContextVar``, as the interpreter
+stack is). Readers call ``x64_enabled()``. Most programs never turn x64 off,
+so the readers first look at ``X32_POSSIBLE``, a flag that is true only
+while the global value is off or some context has turned it off; while it
+is false, ``x64_enabled()`` answers without reading the ``ContextVar``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Final
+
+__all__ = ["Config", "config", "x64_enabled"]
+
+_X64: ContextVar[bool | None] = ContextVar("typedax_enable_x64", default=None)
+_GLOBAL_X64: list[bool] = [True]
+#: True while the global value is off or a context has turned x64 off: the
+#: one place that must read the ``ContextVar`` (a one-element list, so
+#: modules that import it see the changes).
+X32_POSSIBLE: Final[list[bool]] = [False]
+_LOCK = threading.Lock()
+_CONTEXTS_OFF: list[int] = [0]
+
+_NAMES: Final[dict[str, str]] = {"jax_enable_x64": "enable_x64", "enable_x64": "enable_x64"}
+
+
+def x64_enabled() -> bool:
+    """Whether 64-bit types are enabled here (this thread or task)."""
+    if not X32_POSSIBLE[0]:
+        return True
+    v = _X64.get()
+    return _GLOBAL_X64[0] if v is None else v
+
+
+def _refresh() -> None:
+    X32_POSSIBLE[0] = (not _GLOBAL_X64[0]) or _CONTEXTS_OFF[0] > 0
+
+
+def _option(name: str) -> str:
+    option = _NAMES.get(name)
+    if option is None:
+        raise AttributeError(
+            f"Unrecognized config option: {name} (typedax has "
+            f"{', '.join(sorted(_NAMES))})"
+        )
+    return option
+
+
+def _check_bool(name: str, value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"config option {name} takes a bool, got {value!r}")
+    return value
+
+
+class Config:
+    """``typedax.config``: ``update(name, value)``, ``context(**options)``,
+    and the value in force as an attribute (``config.enable_x64`` or
+    ``config.jax_enable_x64``)."""
+
+    __slots__ = ()
+
+    def update(self, name: str, value: bool) -> None:
+        """Set an option for the whole process (contexts still override it)."""
+        _option(name)
+        flag = _check_bool(name, value)
+        with _LOCK:
+            _GLOBAL_X64[0] = flag
+            _refresh()
+
+    def read(self, name: str) -> bool:
+        """The value of an option in force here."""
+        _option(name)
+        return x64_enabled()
+
+    @property
+    def enable_x64(self) -> bool:
+        return x64_enabled()
+
+    @property
+    def jax_enable_x64(self) -> bool:
+        return x64_enabled()
+
+    @contextmanager
+    def context(
+        self, *, enable_x64: bool | None = None, jax_enable_x64: bool | None = None
+    ) -> Iterator[None]:
+        """Override options for the ``with`` body, in this thread or task only."""
+        if enable_x64 is not None and jax_enable_x64 is not None and enable_x64 != jax_enable_x64:
+            raise ValueError("context: enable_x64 and jax_enable_x64 given different values")
+        value = enable_x64 if enable_x64 is not None else jax_enable_x64
+        if value is None:
+            yield
+            return
+        flag = _check_bool("enable_x64", value)
+        token = _X64.set(flag)
+        if not flag:
+            with _LOCK:
+                _CONTEXTS_OFF[0] += 1
+                _refresh()
+        try:
+            yield
+        finally:
+            _X64.reset(token)
+            if not flag:
+                with _LOCK:
+                    _CONTEXTS_OFF[0] -= 1
+                    _refresh()
+
+    def __repr__(self) -> str:
+        return f"typedax.config(enable_x64={x64_enabled()})"
+
+
+config: Final[Config] = Config()
