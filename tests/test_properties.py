@@ -187,10 +187,17 @@ def _pad_ref(args: Sequence[Arr], params: Params) -> Arr:
     return np.asarray(out, dtype=x.dtype)
 
 
+def _concatenate_ref(args: Sequence[Arr], params: Params) -> Arr:
+    d = params["dimension"]
+    assert isinstance(d, int)
+    return np.concatenate(args, axis=d)
+
+
 def _iota_ref(args: Sequence[Arr], params: Params) -> Arr:
     shape, d = _ints(params, "shape"), params["dimension"]
-    assert isinstance(d, int) and isinstance(params["dtype"], np.dtype)
-    return np.indices(shape)[d].astype(params["dtype"])
+    dtype = params["dtype"]
+    assert isinstance(d, int) and isinstance(dtype, np.dtype)
+    return np.asarray(np.indices(shape)[d], dtype=dtype)
 
 
 def _unary(f: Callable[[Arr], object]) -> Ref:
@@ -248,7 +255,7 @@ REFERENCE: dict[str, Ref] = {
     "slice": _slice_ref,
     "dynamic_slice": _dynamic_slice_ref,
     "dynamic_update_slice": _dynamic_update_slice_ref,
-    "concatenate": lambda args, p: np.concatenate(args, axis=p["dimension"]),  # type: ignore[call-overload]  # an int param
+    "concatenate": _concatenate_ref,
     "pad": _pad_ref,
     "rev": lambda args, p: np.flip(args[0], _ints(p, "dimensions")),
     "iota": _iota_ref,

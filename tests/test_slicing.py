@@ -114,8 +114,8 @@ def laws(
         tangents = [rand(rng, args[i].shape, F64) for i in group]
         y, t = tdx.jvp(g, primals, tangents)
         eps = 1e-6
-        plus = g(*[p + eps * u for p, u in zip(primals, tangents)])
-        minus = g(*[p - eps * u for p, u in zip(primals, tangents)])
+        plus = g(*[p + np.multiply(eps, u) for p, u in zip(primals, tangents)])
+        minus = g(*[p - np.multiply(eps, u) for p, u in zip(primals, tangents)])
         np.testing.assert_allclose(np.asarray(t), (np.asarray(plus) - np.asarray(minus)) / (2 * eps), atol=1e-6)
         if exact:
             zero_primals = [np.zeros_like(p) for p in primals]
