@@ -232,3 +232,78 @@ def test_iota_errors() -> None:
         iota_p.abstract_eval(
             [ShapedArray((), F64)], pmap({"dtype": np.dtype(np.int32), "shape": (2,), "dimension": 0})
         )
+
+
+# -- typedax.numpy: concatenate, stack, pad, flip, squeeze, expand_dims, arange, clip -----------
+X = np.arange(6.0).reshape(2, 3)
+I = np.arange(6, dtype=np.int32).reshape(2, 3)
+NUMPY_CASES: dict[str, tuple[Any, Any]] = {
+    "concatenate(promoted)": (lambda: tnp.concatenate([X, I], 1), lambda: jnp.concatenate([X, I], 1)),
+    "concatenate(None)": (lambda: tnp.concatenate([I, I], None), lambda: jnp.concatenate([I, I], None)),
+    "concatenate(dtype)": (lambda: tnp.concatenate([I, I], -1, dtype=np.float32),
+                           lambda: jnp.concatenate([I, I], -1, dtype=np.float32)),
+    "stack": (lambda: tnp.stack([X, I], -1), lambda: jnp.stack([X, I], -1)),
+    "stack(dtype)": (lambda: tnp.stack([I, I], 1, dtype=np.float32), lambda: jnp.stack([I, I], 1, dtype=np.float32)),
+    "pad(int)": (lambda: tnp.pad(I, 1), lambda: jnp.pad(I, 1)),
+    "pad(pairs)": (lambda: tnp.pad(I, ((1, 0), (2, 1)), constant_values=7),
+                   lambda: jnp.pad(I, ((1, 0), (2, 1)), constant_values=7)),
+    "pad(values per axis)": (lambda: tnp.pad(X, (1, 2), constant_values=((1, 2), (3, 4))),
+                             lambda: jnp.pad(X, (1, 2), constant_values=((1, 2), (3, 4)))),
+    "pad(float value, int array)": (lambda: tnp.pad(I, 1, constant_values=2.7),
+                                    lambda: jnp.pad(I, 1, constant_values=2.7)),
+    "flip": (lambda: tnp.flip(X), lambda: jnp.flip(X)),
+    "flip(axes)": (lambda: tnp.flip(X, (0, -1)), lambda: jnp.flip(X, (0, -1))),
+    "squeeze": (lambda: tnp.squeeze(np.ones((1, 3, 1))), lambda: jnp.squeeze(np.ones((1, 3, 1)))),
+    "squeeze(axis)": (lambda: tnp.squeeze(np.ones((1, 3, 1)), -1), lambda: jnp.squeeze(np.ones((1, 3, 1)), -1)),
+    "expand_dims": (lambda: tnp.expand_dims(X, (0, -1)), lambda: jnp.expand_dims(X, (0, -1))),
+    "arange(5)": (lambda: tnp.arange(5), lambda: jnp.arange(5)),
+    "arange(3.2)": (lambda: tnp.arange(3.2), lambda: jnp.arange(3.2)),
+    "arange(0)": (lambda: tnp.arange(0), lambda: jnp.arange(0)),
+    "arange(-1)": (lambda: tnp.arange(-1), lambda: jnp.arange(-1)),
+    "arange(2, 7)": (lambda: tnp.arange(2, 7), lambda: jnp.arange(2, 7)),
+    "arange(7, 2, -2)": (lambda: tnp.arange(7, 2, -2), lambda: jnp.arange(7, 2, -2)),
+    "arange(0.5, 3, 0.5)": (lambda: tnp.arange(0.5, 3, 0.5), lambda: jnp.arange(0.5, 3, 0.5)),
+    "arange(int32)": (lambda: tnp.arange(np.int32(4)), lambda: jnp.arange(np.int32(4))),
+    "arange(dtype)": (lambda: tnp.arange(4, dtype=np.float32), lambda: jnp.arange(4, dtype=np.float32)),
+    "clip": (lambda: tnp.clip(np.array([-2.0, 0.5, np.nan, 3.0]), 0, 1),
+             lambda: jnp.clip(np.array([-2.0, 0.5, np.nan, 3.0]), 0, 1)),
+    "clip(int, float)": (lambda: tnp.clip(I, 0.5), lambda: jnp.clip(I, 0.5)),
+    "clip(max only)": (lambda: tnp.clip(I, max=np.float32(2.5)), lambda: jnp.clip(I, max=np.float32(2.5))),
+    "clip(min > max)": (lambda: tnp.clip(X, 4, 1), lambda: jnp.clip(X, 4, 1)),
+}
+
+
+@pytest.mark.parametrize("name", NUMPY_CASES)
+def test_numpy_functions_match_jax(name: str) -> None:
+    ours, theirs = NUMPY_CASES[name]
+    same(ours(), np.asarray(theirs()))
+
+
+def test_numpy_functions_under_jit_and_grad() -> None:
+    same(tdx.jit(lambda x: tnp.pad(x, 1, constant_values=2.0))(X), np.asarray(jnp.pad(X, 1, constant_values=2.0)))
+    same(tdx.jit(lambda x: tnp.stack([x, tnp.flip(x)], 1))(X), np.stack([X, np.flip(X)], 1))
+    g = tdx.grad(lambda x: (tnp.clip(x, 0.5, 3.0) * tnp.arange(3.0)).sum())(X)
+    same(g, np.asarray(jax.grad(lambda x: (jnp.clip(x, 0.5, 3.0) * jnp.arange(3.0)).sum())(X)))
+
+
+def test_numpy_function_errors() -> None:
+    with pytest.raises(PrimitiveTypeError, match="at least one array"):
+        tnp.concatenate([])
+    with pytest.raises(PrimitiveTypeError, match="zero-dimensional"):
+        tnp.concatenate([np.float64(1.0), np.float64(2.0)])
+    with pytest.raises(PrimitiveTypeError, match="at least one array to stack"):
+        tnp.stack([])
+    with pytest.raises(PrimitiveTypeError, match="same shape"):
+        tnp.stack([np.zeros(2), np.zeros(3)])
+    with pytest.raises(PrimitiveTypeError, match="only mode='constant'"):
+        tnp.pad(X, 1, mode="edge")
+    with pytest.raises(PrimitiveTypeError, match="non-negative"):
+        tnp.pad(X, -1)
+    with pytest.raises(PrimitiveTypeError, match="must be integers"):
+        tnp.pad(X, 1.5)  # type: ignore[arg-type]  # the error under test
+    with pytest.raises(PrimitiveTypeError, match="does not broadcast"):
+        tnp.pad(X, ((1, 2, 3),))
+    with pytest.raises(PrimitiveTypeError, match="size not equal to one"):
+        tnp.squeeze(X, 0)
+    with pytest.raises(PrimitiveTypeError, match="concrete scalar"):
+        tdx.jit(lambda n: tnp.arange(n))(np.int32(3))

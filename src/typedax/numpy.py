@@ -567,3 +567,141 @@ def zeros_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
 
 def ones_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
     return full_like(x, 1, dtype)
+
+
+# -- joining, padding, flipping, squeezing, ranges, clipping (issue 11) ----------------
+def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DType | type | None = None) -> Array:
+    """``jnp.concatenate``: operands promoted to one dtype; ``axis=None`` joins them flattened."""
+    if not arrays:
+        raise PrimitiveTypeError("concatenate: need at least one array to concatenate")
+    if axis is None:
+        return concatenate([ravel(a) for a in arrays], 0, dtype)
+    ys = _promote(*arrays)
+    if dtype is not None:
+        ys = [astype(y, dtype) for y in ys]
+    ndim = aval_of(ys[0]).ndim
+    if ndim == 0:
+        raise PrimitiveTypeError("concatenate: zero-dimensional arrays cannot be concatenated")
+    return lax.concatenate(ys, _axis("concatenate", axis, ndim))
+
+
+def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DType | type | None = None) -> Array:
+    """``jnp.stack``: arrays of one shape joined along a new ``axis``."""
+    if not arrays:
+        raise PrimitiveTypeError("stack: need at least one array to stack")
+    shapes = {aval_of(a).shape for a in arrays}
+    if len(shapes) != 1:
+        raise PrimitiveTypeError(f"stack: all input arrays must have the same shape, got {sorted(shapes)}")
+    ax = _axis("stack", axis, aval_of(arrays[0]).ndim + 1)
+    return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
+
+
+def _pairs(op: str, what: str, v: object, ndim: int) -> NDArray:
+    arr = np.asarray(v)
+    try:
+        return np.broadcast_to(arr, (ndim, 2))
+    except ValueError:
+        raise PrimitiveTypeError(f"{op}: {what} {v!r} does not broadcast to (ndim, 2) = ({ndim}, 2)") from None
+
+
+def pad(
+    array: ArrayLike,
+    pad_width: int | Sequence[int] | Sequence[Sequence[int]],
+    mode: str = "constant",
+    constant_values: ArrayLike | Sequence[object] = 0,
+) -> Array:
+    """``jnp.pad`` with ``mode='constant'``: ``pad_width`` an int, a
+    ``(before, after)`` pair or one pair per axis; ``constant_values`` a
+    scalar or pairs likewise (axis by axis, as JAX), cast to the array's dtype."""
+    if mode != "constant":
+        raise PrimitiveTypeError(f"pad: only mode='constant' is implemented, got mode={mode!r}")
+    a = aval_of(array)
+    widths = _pairs("pad", "pad_width", pad_width, a.ndim)
+    if widths.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"pad: pad_width must be integers, got {pad_width!r}")
+    if np.less(widths, 0).any():
+        raise PrimitiveTypeError(f"pad: pad_width must be non-negative, got {pad_width!r}")
+    if isinstance(constant_values, Array):
+        if constant_values.ndim == 0:
+            return lax.pad(array, astype(constant_values, a.dtype), [(int(lo), int(hi), 0) for lo, hi in widths])
+        constant_values = np.asarray(constant_values)
+    if np.asarray(constant_values).ndim == 0:  # a literal under a trace
+        cv = np.asarray(constant_values).astype(a.dtype)
+        return lax.pad(array, cv, [(int(lo), int(hi), 0) for lo, hi in widths])
+    cvs = _pairs("pad", "constant_values", constant_values, a.ndim)
+    out = asarray(array)
+    for i in range(a.ndim):
+        for side in (0, 1):
+            if widths[i, side]:
+                config = [(0, 0, 0)] * a.ndim
+                config[i] = (int(widths[i, 0]), 0, 0) if side == 0 else (0, int(widths[i, 1]), 0)
+                out = lax.pad(out, np.asarray(cvs[i, side]).astype(a.dtype), config)
+    return out
+
+
+def flip(m: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    """``jnp.flip``: reversed along ``axis`` (all axes when ``None``)."""
+    return lax.rev(m, _axes("flip", aval_of(m).ndim, axis))
+
+
+def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
+    """``jnp.squeeze``: the size-1 axes removed (``axis=None``: all of them)."""
+    shape = aval_of(a).shape
+    if axis is None:
+        return lax.squeeze(a, tuple(i for i, n in enumerate(shape) if n == 1))
+    axes = _axes("squeeze", len(shape), axis)
+    if any(shape[i] != 1 for i in axes):
+        raise PrimitiveTypeError(
+            f"squeeze: cannot select an axis to squeeze out which has size not equal to one, "
+            f"got shape={shape} and axis={axis}"
+        )
+    return lax.squeeze(a, axes)
+
+
+def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
+    """``jnp.expand_dims``: size-1 axes at ``axis`` of the result."""
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return lax.expand_dims(a, _axes("expand_dims", aval_of(a).ndim + len(axes), axes))
+
+
+def _static_number(op: str, x: object) -> bool | int | float:
+    if isinstance(x, (bool, int, float)):
+        return x
+    if isinstance(x, np.generic) or isinstance(x, ArrayImpl) or type(x) is np.ndarray:
+        v = np.asarray(x)
+        if v.shape == ():
+            return v.item()  # type: ignore[no-any-return]  # a NumPy scalar's Python value
+    raise PrimitiveTypeError(f"{op}: needs concrete scalar arguments (not traced values), got {x!r}")
+
+
+def arange(
+    start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
+    dtype: DType | type | None = None,
+) -> Array:
+    """``jnp.arange`` of concrete bounds: ``iota`` for ``arange(n)``, else the
+    values NumPy computes, in JAX's dtype (the default int or float)."""
+    args = [_static_number("arange", v) for v in (start, stop, step) if v is not None]
+    if dtype is not None:
+        d = canonicalize_explicit(np.dtype(dtype), "arange")
+    else:  # JAX's promotion of the bounds (Python scalars weak)
+        d = result_type(*(v for v in (start, stop, step) if v is not None))
+    if stop is None and step is None:
+        n = args[0]
+        return lax.iota(d, int(np.ceil(n)) if n > 0 else 0)
+    return asarray(np.arange(*args, dtype=d))
+
+
+def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - jnp's names
+    """``jnp.clip``: ``minimum(max, maximum(min, arr))``, so promoted as they
+    are, and ``max`` wherever ``min > max``."""
+    out = asarray(arr)
+    if min is not None:
+        out = maximum(min, out)
+    if max is not None:
+        out = minimum(max, out)
+    return out
+
+
+__all__ += [
+    "arange", "clip", "concatenate", "expand_dims", "flip", "pad", "squeeze", "stack",
+]
