@@ -181,7 +181,11 @@ def parse(idx: object, shape: tuple[int, ...], *, check_bounds: bool) -> tuple[l
             continue
         a = _array_index(idx, shape, i)
         if a is None:
-            raise _fail(idx, shape, f"a {type(i).__name__} is not an index")
+            raise _fail(
+                idx, shape,
+                f"indexer must have integer or boolean type, got {type(i).__name__}"
+                if isinstance(i, (float, complex)) else f"a {type(i).__name__} is not an index",
+            )
         ad = aval_of(a)
         if ad.dtype == bool_ and ad.ndim == 0:
             if isinstance(a, Tracer):
@@ -375,7 +379,7 @@ def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
         if isinstance(e, int):
             starts.append(e)
         else:
-            starts.append(_as_index(_normalized(e.value, shape[d]), dtype))
+            starts.append(_as_index(e.value, dtype))  # lax.dynamic_slice wraps negatives
         sizes.append(1)
         squeeze_axes.append(d)
     y = lax.dynamic_slice(x, starts, sizes)
@@ -559,11 +563,13 @@ def _mode_name(mode: object) -> str | None:
     return s
 
 
-def _numpy_get(x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> Array | None:
+def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> Array | None:
     """``x[elems]`` by NumPy's own indexing, when everything is concrete;
     None when some index is traced (or indexes an empty axis)."""
     np_idx: list[Any] = []  # NumPy's own index types
     shape = x.aval.shape
+    if _is_advanced(elems):  # NumPy's own broadcasting error would not name the index
+        _broadcast_shapes(idx, shape, [e.shape for e in elems if isinstance(e, _Adv)])
     axis = 0
     for e in elems:
         if isinstance(e, _NewAxis):
@@ -597,7 +603,7 @@ def getitem(
     elems, together = parse(idx, shape, check_bounds=m in (None, "promise_in_bounds"))
     if m != "fill":
         if isinstance(x, ArrayImpl):
-            got = _numpy_get(x, elems, clip=m == "clip")
+            got = _numpy_get(idx, x, elems, clip=m == "clip")
             if got is not None:
                 return got
         if all(isinstance(e, (int, slice, _NewAxis)) for e in elems):
