@@ -230,13 +230,19 @@ def test_grad_of_an_update(case: tuple[Arr, Index], op: str) -> None:
     v = np.linspace(-1.0, 2.0, target.size).reshape(target.shape)
     w = np.sin(np.arange(x.size, dtype=np.float64)).reshape(x.shape)
 
-    def f(x: Any, v: Any) -> Any:
-        return tnp.sum(getattr(x.at[idx], op)(v) * w)
+    def f(x: tdx.Array, v: tdx.Array) -> tdx.Array:
+        out: tdx.Array = getattr(x.at[idx], op)(v)
+        return tnp.sum(out * w)
 
     def jf(x: Any, v: Any) -> Any:
         return jnp.sum(getattr(x.at[_jax_index(idx)], op)(v) * w)
 
-    gx, gv = tdx.grad(f, argnums=(0, 1))(x, v)
+    if op == "multiply":  # w.r.t. the values only with unique_indices (JAX raises too)
+        gx = tdx.grad(f)(tnp.asarray(x), tnp.asarray(v))
+        wx = jax.grad(jf)(jnp.asarray(x), jnp.asarray(v))
+        np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-12, atol=1e-12)
+        return
+    gx, gv = tdx.grad(f, argnums=(0, 1))(tnp.asarray(x), tnp.asarray(v))
     wx, wv = jax.grad(jf, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(v))
     np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(np.asarray(gv), np.asarray(wv), rtol=1e-12, atol=1e-12)
@@ -263,7 +269,7 @@ def test_static_basic_indices_do_not_gather() -> None:
     """x[1:3], x[0], x[::-1, None] stage slice/rev/squeeze, never a gather;
     a traced scalar index stages dynamic_slice."""
     x = np.zeros((4, 5))
-    text = str(tdx.make_jaxpr(lambda x: x[1:3, 0] + x[::-1, 2])(x))
+    text = str(tdx.make_jaxpr(lambda x: x[1:3, 0] + x[3:1:-1, 2])(x))
     assert "gather" not in text and "slice" in text and "rev" in text
     text = str(tdx.make_jaxpr(lambda x, i: x[i, 1:4])(x, np.int32(2)))
     assert "gather" not in text and "dynamic_slice" in text

@@ -23,7 +23,6 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core import PrimitiveTypeError
-from typedax.core.errors import MissingRuleError
 from typedax.core.ir import NDArray
 from typedax.primitives import dynamic_slice_p, dynamic_update_slice_p, slice_p
 from typedax.core.avals import ShapedArray
@@ -329,7 +328,36 @@ def test_grad_through_dynamic_slice_with_traced_start() -> None:
         same(g, want)
 
 
-def test_vmap_over_batched_start_indices_needs_gather() -> None:
-    x = np.arange(6.0)
-    with pytest.raises(MissingRuleError, match="gather"):
-        tdx.vmap(lambda i: lax.dynamic_slice(x, (i,), (2,)))(np.arange(3, dtype=np.int32))
+@settings(deadline=None, max_examples=40)
+@given(st.data())
+def test_vmap_over_batched_start_indices_matches_a_loop(data: st.DataObject) -> None:
+    """Batched starts become a gather (dynamic_slice) or a scatter
+    (dynamic_update_slice), clamped as the unbatched primitives clamp."""
+    x = np.arange(20.0).reshape(4, 5)
+    n = 4
+    starts = np.asarray(data.draw(st.lists(st.integers(-6, 8), min_size=n, max_size=n)), np.int32)
+    xs = np.stack([x * (k + 1) for k in range(n)])
+    batched_x = data.draw(st.booleans())
+    sizes = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 5)))
+    other = np.int32(data.draw(st.integers(-2, 6)))
+
+    def get(v: tdx.Array, i: tdx.Array) -> tdx.Array:
+        return lax.dynamic_slice(v, (i, other), sizes)
+
+    operand = xs if batched_x else x
+    got = tdx.vmap(get, in_axes=(0 if batched_x else None, 0))(operand, starts)
+    want = np.stack([np.asarray(lax.dynamic_slice(xs[k] if batched_x else x, (int(starts[k]), int(other)), sizes)) for k in range(n)])
+    np.testing.assert_array_equal(np.asarray(got), want)
+    jitted = tdx.jit(tdx.vmap(get, in_axes=(0 if batched_x else None, 0)))(operand, starts)
+    np.testing.assert_array_equal(np.asarray(jitted), want)
+
+    upd = np.full(sizes, -1.0)
+
+    def put(v: tdx.Array, i: tdx.Array) -> tdx.Array:
+        return lax.dynamic_update_slice(v, upd, (other, i))
+
+    got_u = tdx.vmap(put, in_axes=(0 if batched_x else None, 0))(operand, starts)
+    want_u = np.stack([np.asarray(lax.dynamic_update_slice(xs[k] if batched_x else x, upd, (int(other), int(starts[k])))) for k in range(n)])
+    np.testing.assert_array_equal(np.asarray(got_u), want_u)
+    jitted_u = tdx.jit(tdx.vmap(put, in_axes=(0 if batched_x else None, 0)))(operand, starts)
+    np.testing.assert_array_equal(np.asarray(jitted_u), want_u)

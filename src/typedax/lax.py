@@ -70,6 +70,9 @@ __all__ = [
     "dynamic_slice_in_dim", "dynamic_update_index_in_dim", "dynamic_update_slice",
     "dynamic_update_slice_in_dim", "expand_dims", "index_in_dim", "iota", "pad", "rev", "slice",
     "slice_in_dim", "squeeze",
+    # gather and scatter (primitives/gather_scatter.py)
+    "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter",
+    "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
 ]
 
 
@@ -361,6 +364,15 @@ from .control_flow import while_loop as while_loop  # noqa: E402
 
 # Slicing and shaping, defined beside their primitives.
 from .primitives.elementwise import clamp as clamp  # noqa: E402
+from .primitives.gather_scatter import GatherDimensionNumbers as GatherDimensionNumbers  # noqa: E402
+from .primitives.gather_scatter import GatherScatterMode as GatherScatterMode  # noqa: E402
+from .primitives.gather_scatter import ScatterDimensionNumbers as ScatterDimensionNumbers  # noqa: E402
+from .primitives.gather_scatter import gather as gather  # noqa: E402
+from .primitives.gather_scatter import scatter as scatter  # noqa: E402
+from .primitives.gather_scatter import scatter_add as scatter_add  # noqa: E402
+from .primitives.gather_scatter import scatter_max as scatter_max  # noqa: E402
+from .primitives.gather_scatter import scatter_min as scatter_min  # noqa: E402
+from .primitives.gather_scatter import scatter_mul as scatter_mul  # noqa: E402
 from .primitives.shaping import broadcasted_iota as broadcasted_iota  # noqa: E402
 from .primitives.shaping import concatenate as concatenate  # noqa: E402
 from .primitives.shaping import expand_dims as expand_dims  # noqa: E402

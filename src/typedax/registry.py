@@ -12,7 +12,7 @@ from __future__ import annotations
 from .control_flow import cond_p, scan_p, while_p
 from .core.rules import Family, Registry
 from .jitting import jit_p
-from .primitives import dot, elementwise, reductions, shaping, slicing, structural
+from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
@@ -21,6 +21,7 @@ FAMILIES: tuple[Family, ...] = (
     dot.FAMILY,
     slicing.FAMILY,
     shaping.FAMILY,
+    gather_scatter.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
 )

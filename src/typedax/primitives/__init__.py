@@ -46,3 +46,9 @@ from .shaping import iota_p as iota_p
 from .shaping import pad_p as pad_p
 from .shaping import rev_p as rev_p
 from .shaping import squeeze_p as squeeze_p
+from .gather_scatter import gather_p as gather_p
+from .gather_scatter import scatter_add_p as scatter_add_p
+from .gather_scatter import scatter_max_p as scatter_max_p
+from .gather_scatter import scatter_min_p as scatter_min_p
+from .gather_scatter import scatter_mul_p as scatter_mul_p
+from .gather_scatter import scatter_p as scatter_p

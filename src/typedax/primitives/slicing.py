@@ -21,7 +21,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType, INTEGER
-from ..core.errors import MissingRuleError, NonLinearError, PrimitiveTypeError
+from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
     BatchDim,
@@ -43,6 +43,7 @@ from .structural import (
     linear_jvp,
     move_batch_axis,
     primal_aval,
+    reshape,
     types_str,
     zero_like,
     zeros_like_aval,
@@ -266,8 +267,30 @@ def _dynamic_slice_gather(
     size: int, x: Value, bx: BatchDim, starts: Sequence[Value], bstarts: Sequence[BatchDim],
     sizes: tuple[int, ...],
 ) -> tuple[list[Value], list[BatchDim]]:
-    """Batched start indices: a ``gather`` (as JAX's batching rule)."""
-    raise MissingRuleError("dynamic_slice", "batching (with batched start indices: needs gather)")
+    """Batched start indices: per example, a ``gather`` of one window at the
+    index vector of the starts (clamped, as dynamic_slice clamps), batched by
+    gather's own rule (as JAX's batching rule)."""
+    # gather_scatter builds on shaping, which builds on this module
+    from .gather_scatter import GatherParams, gather_batch_rule
+
+    nd = len(sizes)
+    g = GatherParams(
+        offset_dims=tuple(range(nd)), collapsed_slice_dims=(), start_index_map=tuple(range(nd)),
+        slice_sizes=sizes, mode="clip", fill_value=None, indices_are_sorted=True, unique_indices=True,
+    )
+    idx = _batched_index_vector(size, starts, bstarts)
+    return gather_batch_rule(size, [x, idx], [bx, 0], g.to_params())
+
+
+def _batched_index_vector(size: int, starts: Sequence[Value], bstarts: Sequence[BatchDim]) -> Value:
+    """The scalar start indices, each batched along axis 0, stacked into index
+    vectors: shape ``(size, len(starts))``."""
+    from .shaping import concatenate_p
+
+    cols = [reshape(move_batch_axis(size, b, 0, s), (size, 1)) for s, b in zip(starts, bstarts)]
+    if len(cols) == 1:
+        return cols[0]
+    return bind1(concatenate_p, tuple(cols), params_of(("dimension", 1)))
 
 
 dynamic_slice_p = Primitive(
@@ -360,8 +383,18 @@ def _dynamic_update_slice_scatter(
     size: int, x: Value, bx: BatchDim, update: Value, bu: BatchDim,
     starts: Sequence[Value], bstarts: Sequence[BatchDim],
 ) -> tuple[list[Value], list[BatchDim]]:
-    """Batched start indices: a ``scatter`` (as JAX's batching rule)."""
-    raise MissingRuleError("dynamic_update_slice", "batching (with batched start indices: needs scatter)")
+    """Batched start indices: per example, a ``scatter`` of the update window
+    at the index vector of the starts (clamped), batched by scatter's rule."""
+    from .gather_scatter import ScatterParams, scatter_batch_rule, scatter_p
+
+    nd = len(starts)
+    sp = ScatterParams(
+        update_window_dims=tuple(range(nd)), inserted_window_dims=(),
+        scatter_dims_to_operand_dims=tuple(range(nd)), mode="clip",
+        indices_are_sorted=True, unique_indices=True,
+    )
+    idx = _batched_index_vector(size, starts, bstarts)
+    return scatter_batch_rule(scatter_p)(size, [x, idx, update], [bx, 0, bu], sp.to_params())
 
 
 dynamic_update_slice_p = Primitive(
