@@ -73,6 +73,9 @@ __all__ = [
     # gather and scatter (primitives/gather_scatter.py)
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter",
     "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
+    # reductions, cumulative reductions, sorting (primitives/reductions.py, cumulative.py, sorting.py)
+    "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "reduce_and",
+    "reduce_or", "reduce_prod", "sort", "sort_key_val", "top_k",
 ]
 
 
@@ -389,3 +392,18 @@ from .primitives.slicing import dynamic_update_slice_in_dim as dynamic_update_sl
 from .primitives.slicing import index_in_dim as index_in_dim  # noqa: E402
 from .primitives.slicing import slice as slice  # noqa: E402, A004 - jax.lax's name
 from .primitives.slicing import slice_in_dim as slice_in_dim  # noqa: E402
+
+# Reductions, cumulative reductions and sorting, defined beside their primitives.
+from .primitives.cumulative import cumlogsumexp as cumlogsumexp  # noqa: E402
+from .primitives.cumulative import cummax as cummax  # noqa: E402
+from .primitives.cumulative import cummin as cummin  # noqa: E402
+from .primitives.cumulative import cumprod as cumprod  # noqa: E402
+from .primitives.cumulative import cumsum as cumsum  # noqa: E402
+from .primitives.reductions import argmax as argmax  # noqa: E402
+from .primitives.reductions import argmin as argmin  # noqa: E402
+from .primitives.reductions import reduce_and as reduce_and  # noqa: E402
+from .primitives.reductions import reduce_or as reduce_or  # noqa: E402
+from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
+from .primitives.sorting import sort as sort  # noqa: E402
+from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
+from .primitives.sorting import top_k as top_k  # noqa: E402

@@ -13,11 +13,14 @@ from .control_flow import cond_p, scan_p, while_p
 from .core.rules import Family, Registry
 from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
+from .primitives import cumulative, sorting
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
     elementwise.FAMILY,
     reductions.FAMILY,
+    cumulative.FAMILY,
+    sorting.FAMILY,
     dot.FAMILY,
     slicing.FAMILY,
     shaping.FAMILY,
