@@ -353,6 +353,11 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         # in tests/test_slicing.py, test_shaping.py, test_clamp.py
         "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "rev", "iota",
         "squeeze", "clamp",
+        # in tests/test_gather_scatter.py and tests/test_indexing.py
+        "gather", "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
+        # in tests/test_reductions.py, test_cumulative.py, test_sorting.py
+        "reduce_prod", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
+        "cummax", "cummin", "cumlogsumexp", "sort", "top_k",
     }
     from typedax.testing import FIRST_ORDER_PRIMITIVES
 

@@ -10,6 +10,7 @@ float64).
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -71,7 +72,7 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
         return a if dtype is None else astype(a, dtype)
     if isinstance(a, (list, tuple)):
         leaves = list(_nested_leaves(a))
-        if any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
+        if builtins.any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
             raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
         value = np.array(a, dtype=result_type(*leaves) if leaves else default_float())
     elif isinstance(a, (bool, int, float)):
@@ -105,7 +106,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Array:
     if xs == shape_t:
         return asarray(x)
     lead = len(shape_t) - len(xs)
-    if lead < 0 or any(d not in (1, s) for d, s in zip(xs, shape_t[lead:])):
+    if lead < 0 or builtins.any(d not in (1, s) for d, s in zip(xs, shape_t[lead:])):
         raise PrimitiveTypeError(f"cannot broadcast shape {xs} to {shape_t}")
     return lax.broadcast_in_dim(x, shape_t, tuple(range(lead, len(shape_t))))
 
@@ -114,10 +115,10 @@ def _prepare(*xs: Value) -> list[Value]:
     ys = _promote(*xs)
     shapes = [y.shape if type(y) is np.ndarray else aval_of(y).shape for y in ys]
     first = shapes[0]
-    if all(s == first for s in shapes):
+    if builtins.all(s == first for s in shapes):
         return ys
     nonscalar = [s for s in shapes if s]
-    if all(s == nonscalar[0] for s in nonscalar):  # scalars meet one shape
+    if builtins.all(s == nonscalar[0] for s in nonscalar):  # scalars meet one shape
         shape = nonscalar[0]
     else:
         try:
@@ -330,10 +331,10 @@ def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
     def bad() -> PrimitiveTypeError:
         return PrimitiveTypeError(f"reshape: cannot reshape an array of shape {a.shape} into shape {tuple(dims)}")
 
-    if any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
+    if builtins.any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
         raise TypeError(f"reshape: the new shape must be integers, got {shape!r}")
     dims = [int(d) for d in dims]
-    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+    if dims.count(-1) > 1 or builtins.any(d < -1 for d in dims):
         raise bad()
     if -1 in dims:  # as NumPy: the rest must divide the size, and be nonzero
         known = 1
@@ -650,7 +651,7 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
     if axis is None:
         return lax.squeeze(a, tuple(i for i, n in enumerate(shape) if n == 1))
     axes = _axes("squeeze", len(shape), axis)
-    if any(shape[i] != 1 for i in axes):
+    if builtins.any(shape[i] != 1 for i in axes):
         raise PrimitiveTypeError(
             f"squeeze: cannot select an axis to squeeze out which has size not equal to one, "
             f"got shape={shape} and axis={axis}"
@@ -704,4 +705,117 @@ def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None 
 
 __all__ += [
     "arange", "clip", "concatenate", "expand_dims", "flip", "pad", "squeeze", "stack",
+]
+
+
+# -- arg-reductions, products, logical and cumulative reductions, sorting -------------
+# (``all``/``any`` are defined here: this module calls ``builtins.all``/``builtins.any``)
+def _arg(op: str, reduce: Callable[[ArrayLike, int, DType], Array], a: ArrayLike,
+         axis: int | None, keepdims: bool) -> Array:
+    x = asarray(a)
+    shape = x.shape
+    if axis is None:
+        out = reduce(ravel(x), 0, default_int())
+        return lax.reshape(out, (1,) * len(shape)) if keepdims else out
+    ax = _axis(op, axis, len(shape))
+    return _keep(reduce(x, ax, default_int()), shape, (ax,), keepdims)
+
+
+def argmax(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    """``jnp.argmax``: the first maximum's index (a NaN counts as the maximum);
+    ``axis=None`` flattens; the default integer type."""
+    return _arg("argmax", lax.argmax, a, axis, keepdims)
+
+
+def argmin(a: ArrayLike, axis: int | None = None, keepdims: bool = False) -> Array:
+    """``jnp.argmin``: the first minimum's index (a NaN counts as the minimum)."""
+    return _arg("argmin", lax.argmin, a, axis, keepdims)
+
+
+def prod(
+    a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+    keepdims: bool = False,
+) -> Array:
+    """``jnp.prod``: bool and int32 multiply in the default integer type."""
+    x = asarray(a)
+    axes = _axes("prod", x.ndim, axis)
+    acc = _sum_dtype(x.dtype) if dtype is None else canonicalize_explicit(np.dtype(dtype), "prod")
+    if acc is not None and acc != x.dtype:
+        x = lax.convert_element_type(x, acc)
+    return _keep(lax.reduce_prod(x, axes), aval_of(a).shape, axes, keepdims)
+
+
+def _truth(x: Array) -> Array:
+    return x if x.dtype == bool_ else not_equal(x, 0)
+
+
+def all(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:  # noqa: A001 - NumPy's name
+    x = asarray(a)
+    axes = _axes("all", x.ndim, axis)
+    return _keep(lax.reduce_and(_truth(x), axes), x.shape, axes, keepdims)
+
+
+def any(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:  # noqa: A001 - NumPy's name
+    x = asarray(a)
+    axes = _axes("any", x.ndim, axis)
+    return _keep(lax.reduce_or(_truth(x), axes), x.shape, axes, keepdims)
+
+
+def _cumulative(op: str, reduce: Callable[[ArrayLike, int, bool], Array], a: ArrayLike,
+                axis: int | None, dtype: DType | type | None) -> Array:
+    """JAX's ``_cumulative_reduction``: ``axis=None`` flattens; bool accumulates
+    in the default integer type (other dtypes stay); ``dtype=bool`` is ``a != 0``
+    accumulated in integers."""
+    x = asarray(a)
+    if axis is None or x.ndim == 0:
+        x = ravel(x)
+    ax = _axis(op, 0 if axis is None else axis, x.ndim)
+    if dtype is None:
+        result = default_int() if x.dtype == bool_ else x.dtype
+        compute = result
+    elif np.dtype(dtype) == bool_:
+        result = bool_
+        x = _truth(x)
+        compute = default_int()
+    else:
+        result = canonicalize_explicit(np.dtype(dtype), op)
+        compute = result
+    out = reduce(astype(x, compute), ax, False)
+    return astype(out, result)
+
+
+def cumsum(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+    return _cumulative("cumsum", lax.cumsum, a, axis, dtype)
+
+
+def cumprod(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+    return _cumulative("cumprod", lax.cumprod, a, axis, dtype)
+
+
+def sort(a: ArrayLike, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
+    """``jnp.sort``: NaNs last; ``descending`` reverses the ascending sort."""
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    d = _axis("sort", axis, x.ndim)
+    out = lax.sort(x, dimension=d, is_stable=stable)
+    return lax.rev(out, (d,)) if descending else out
+
+
+def argsort(a: ArrayLike, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
+    """``jnp.argsort`` (default integer indices; a stable descending sort keeps
+    equal elements in their order, as JAX's)."""
+    x = asarray(a)
+    if axis is None:
+        x, axis = ravel(x), 0
+    d = _axis("argsort", axis, x.ndim)
+    iota = lax.broadcasted_iota(default_int(), x.shape, d)
+    if descending and stable:
+        x, iota = lax.rev(x, (d,)), lax.rev(iota, (d,))
+    _, idx = lax.sort_key_val(x, iota, dimension=d, is_stable=stable)
+    return lax.rev(idx, (d,)) if descending else idx
+
+
+__all__ += [
+    "all", "any", "argmax", "argmin", "argsort", "cumprod", "cumsum", "prod", "sort",
 ]

@@ -17,10 +17,14 @@ from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Var
 from ..registry import REGISTRY
 from ._elementwise import ELEMENTWISE, Builder
 from ._env import INPUT_RANGES, Config, Env, is_float
+from ._gather_scatter import GATHER_SCATTER, NEEDS_INTEGER_ARRAYS
+from ._reductions import REDUCTIONS
 from ._slicing import SLICING
 from ._structural import STRUCTURAL
 
-_BUILDERS: Final[dict[str, Builder]] = {**ELEMENTWISE, **STRUCTURAL, **SLICING}
+_BUILDERS: Final[dict[str, Builder]] = {
+    **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
+}
 
 #: Every primitive the generator can emit.
 FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
@@ -28,6 +32,7 @@ FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
 #: Those whose results are not floats, or that are not smooth.
 _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
     {"greater", "less", "ge", "le", "eq", "ne"}
+    | {"argmax", "argmin", "reduce_and", "reduce_or", "top_k"}  # integer or bool results
 )
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "max", "min", "reduce_max", "reduce_min", "select_n", "convert_element_type",
@@ -35,15 +40,16 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "rem",  # jumps where x / y crosses an integer
     "abs",  # a kink at 0
     "clamp",  # kinks at min and max
+    "cummax", "cummin", "sort",  # kinks where elements tie
 }
 
 
 def covered_primitives(*, float_only: bool = False, differentiable: bool = False) -> frozenset[str]:
     """The names of the primitives ``jaxprs`` emits in the given mode."""
     if differentiable:
-        return FIRST_ORDER_PRIMITIVES - _NOT_SMOOTH
+        return FIRST_ORDER_PRIMITIVES - _NOT_SMOOTH - NEEDS_INTEGER_ARRAYS
     if float_only:
-        return FIRST_ORDER_PRIMITIVES - _NOT_FLOAT_VALUED
+        return FIRST_ORDER_PRIMITIVES - _NOT_FLOAT_VALUED - NEEDS_INTEGER_ARRAYS
     return FIRST_ORDER_PRIMITIVES
 
 
