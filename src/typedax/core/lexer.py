@@ -25,12 +25,13 @@ _BAD: Final = "bad"
 # One token after optional whitespace. A number is matched loosely (its digits
 # and any letters, dots or exponent sign glued to them) and checked by
 # ``number_ok`` where it is used; an identifier may carry a canonical shape
-# (``float32[3,4]``) so that a binder's type is one token.
+# (``float32[3,4]``) so that a binder's type is one token, and hyphens before
+# letters (JAX's ``scatter-add``).
 _TOKEN: Final = re.compile(
     r"""\s*(
       -inf(?!\w)
     | -?\d[\w.]*(?:(?<=[eE])[+-][\w.]*)?
-    | [A-Za-z_]\w*(?:\[[\d,]*\])?
+    | [A-Za-z_]\w*(?:-[A-Za-z_]\w*)*(?:\[[\d,]*\])?
     | "(?:[^"\\\n]|\\.)*"
     | [{}()\[\],.:=]
     | \S

@@ -32,6 +32,7 @@ rules concatenate an iota to the indices (as JAX did before them), so the
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -578,6 +579,13 @@ def _scatter_lower_of(name: str, combine: Callable[[HloValue, HloValue], HloValu
         x, idx, upd = args
         xa, ia, ua = (v.aval for v in eqn.inputs)
         s = ScatterParams.of(name, eqn.params)
+        if ia.shape[-1] == 0 and xa.ndim and math.prod(ia.shape[:-1]) > 1:
+            # XLA on CPU applies only one of several windows whose index
+            # vectors are empty; an index 0 into dimension 0 says the same
+            # (every window starts at 0) and XLA applies them all
+            ia = ShapedArray(ia.shape[:-1] + (1,), ia.dtype)
+            idx = full(0, ia)
+            s = s._replace(scatter_dims_to_operand_dims=(0,))
         if s.mode == "clip":
             window = _scatter_window(name, xa, ia, ua, s)
             idx, _ = _clamped_indices(idx, ia, s.scatter_dims_to_operand_dims, xa.shape, window)
