@@ -4,6 +4,7 @@ ties as JAX's comparator, the error paths."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -100,8 +101,9 @@ def test_vmap_matches_a_loop() -> None:
     x = np.array([[[1.0, np.nan, 2.0], [0.0, 3.0, 3.0]], [[4.0, 1.0, -1.0], [2.0, 2.0, 0.5]]])
     for in_axis in (0, 1, 2):
         xs = [np.take(x, i, axis=in_axis) for i in range(x.shape[in_axis])]
-        for f in (lambda v: lax.argmax(v, 1, np.int32), lambda v: lax.argmin(v, 0, np.int64),
-                  lambda v: lax.reduce_prod(v, (1,)), lambda v: lax.reduce_or(v > 1.0, (0,))):
+        fs: list[Callable[[Any], Any]] = [lambda v: lax.argmax(v, 1, np.int32), lambda v: lax.argmin(v, 0, np.int64),
+                  lambda v: lax.reduce_prod(v, (1,)), lambda v: lax.reduce_or(v > 1.0, (0,))]
+        for f in fs:
             got = tdx.vmap(f, in_axes=in_axis)(x)
             same(got, np.stack([np.asarray(f(v)) for v in xs]))
 

@@ -4,6 +4,9 @@ transpose of sort in its payload operands, jnp.sort/argsort, error paths."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import jax
 import numpy as np
 import pytest
@@ -67,7 +70,7 @@ def test_top_k_matches_jax(shape: tuple[int, ...], dtype: str, data: st.DataObje
 def test_jvp_and_grad_match_jax() -> None:
     x = np.array([[3.0, 1.0, 2.0, 0.5], [-1.0, 4.0, 0.0, 2.5], [1.0, 1.5, -2.0, 0.25]])
     t = np.linspace(-1, 1, 12).reshape(3, 4)
-    fns = [
+    fns: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = [
         (lambda v: lax.sort(v, 1), lambda v: jax.lax.sort(v, dimension=1)),
         (lambda v: lax.sort(v, 0), lambda v: jax.lax.sort(v, dimension=0)),
         (lambda v: lax.sort_key_val(-v, v * v, 1)[1], lambda v: jax.lax.sort_key_val(-v, v * v, 1)[1]),
@@ -99,11 +102,11 @@ def test_vmap_matches_a_loop() -> None:
     y = np.arange(12, dtype=np.int32).reshape(3, 4)
     for in_axis in (0, 1, 2):
         xs = [np.take(x, i, axis=in_axis) for i in range(x.shape[in_axis])]
-        f = lambda v: lax.top_k(v, 2)[1]  # noqa: E731
+        f: Callable[[Any], Any] = lambda v: lax.top_k(v, 2)[1]  # noqa: E731
         np.testing.assert_array_equal(np.asarray(tdx.vmap(f, in_axes=in_axis)(x)), np.stack([np.asarray(f(v)) for v in xs]))
         if x.shape[in_axis] == 2 or in_axis != 0:
             continue
-    g = lambda v, p: lax.sort([v, p], 0, True, 1)[1]  # noqa: E731  # the payload unbatched
+    g: Callable[[Any, Any], Any] = lambda v, p: lax.sort([v, p], 0, True, 1)[1]  # noqa: E731  # the payload unbatched
     got = tdx.vmap(g, in_axes=(0, None))(x[:, :, :], y)
     np.testing.assert_array_equal(np.asarray(got), np.stack([np.asarray(g(v, y)) for v in x]))
 
@@ -112,7 +115,7 @@ def test_numpy_sort_and_argsort_as_jax_numpy() -> None:
     x = np.array([[3.0, 1.0, 3.0, np.nan, -0.0, 0.0], [1.0, 1.0, 2.0, 0.0, -1.0, 1.0]])
     for kw in ({}, {"axis": 0}, {"axis": None}, {"descending": True}, {"descending": True, "stable": False}):
         for f, g in ((tnp.sort, jax.numpy.sort), (tnp.argsort, jax.numpy.argsort)):
-            a, b = np.asarray(f(x, **kw)), np.asarray(g(x, **kw))  # type: ignore[operator]  # keyword sets
+            a, b = np.asarray(f(x, **kw)), np.asarray(g(x, **kw))
             assert a.dtype == b.dtype
             np.testing.assert_array_equal(bits(a), bits(b))
 
@@ -124,9 +127,9 @@ def test_errors() -> None:
     with pytest.raises(PrimitiveTypeError, match=r"sort: num_keys=3 must be between 1 and the number of operands \(2\)"):
         lax.sort([x, x], num_keys=3)
     with pytest.raises(PrimitiveTypeError, match="sort: axis 2 is out of bounds"):
-        lax.sort(x, 2)
+        lax.sort(tnp.asarray(x), 2)
     with pytest.raises(PrimitiveTypeError, match="sort: is_stable must be a bool"):
-        lax.sort(x, is_stable=1)  # type: ignore[arg-type]  # the error path under test
+        lax.sort(x, is_stable=1)  # type: ignore[call-overload]  # the error path under test
     with pytest.raises(PrimitiveTypeError, match="top_k: k=4 must be between 0 and the size of axis 1"):
         lax.top_k(x, 4)
     with pytest.raises(PrimitiveTypeError, match="top_k: k must be nonnegative"):
