@@ -40,6 +40,8 @@ J32 = np.array([[2, 3, -1], [1, -4, 5]], dtype=np.int32)
 B = np.array([[True, False, True], [False, False, True]])
 V = np.array([1.0, -2.0, 0.5])  # a vector for products
 M = np.array([[1.0, 0.0], [2.0, 1.0], [0.5, -1.0]])  # (3, 2): F @ M
+IDX = np.array([[1], [0]], dtype=np.int32)  # index vectors into F's rows
+UPD = np.array([[9.0, 8.0, 7.0], [6.0, 5.0, 4.0]])  # one row per index vector
 
 Make = Callable[[NDArray], Any]  # a NumPy value -> the operand form under test
 
@@ -190,6 +192,11 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.sqrt": lambda A: lax.sqrt(A(F)),
     "lax.sub": lambda A: lax.sub(A(F), A(G)),
     "lax.tanh": lambda A: lax.tanh(A(F)),
+    "lax.gather": lambda A: lax.gather(
+        A(F), A(IDX), lax.GatherDimensionNumbers((1,), (0,), (0,)), (1, 3)),
+    **{f"lax.{n}": (lambda fn: lambda A: fn(
+        A(F), A(IDX), A(UPD), lax.ScatterDimensionNumbers((1,), (0,), (0,))))(getattr(lax, n))
+       for n in ("scatter", "scatter_add", "scatter_mul", "scatter_min", "scatter_max")},
     "lax.transpose": lambda A: lax.transpose(A(F), (1, 0)),
     "lax.transpose(identity)": lambda A: lax.transpose(A(F), (0, 1)),
     "lax.slice": lambda A: lax.slice(A(F), (0, 1), (2, 3), (1, 2)),
@@ -284,7 +291,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type"}
+NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

@@ -658,7 +658,7 @@ def _scatter_mul_jvp(
     if not isinstance(tx, Zero):
         out = bind1(scatter_mul_p, (tx, idx, u), params)
     if not isinstance(tu, Zero):
-        if not s.unique_indices:
+        if not s.unique_indices and math.prod(aval_of(idx).shape[:-1]) > 1:
             raise MissingRuleError(
                 "scatter-mul",
                 "JVP with respect to the updates (implemented only with unique_indices=True, as in JAX)",
