@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 
 import typedax as tdx
+import typedax.numpy as tnp
 from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import MissingRuleError, PrimitiveTypeError
@@ -219,10 +220,12 @@ def test_scatter_grads_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimension
         kw = {}
 
     def f(x: tdx.Array, u: tdx.Array) -> tdx.Array:
-        return (getattr(lax, name)(x, idx, u, dn, mode=mode, **kw) * w).sum()
+        out: tdx.Array = getattr(lax, name)(x, idx, u, dn, mode=mode, **kw)
+        return (out * w).sum()
 
     def jf(x: jax.Array, u: jax.Array) -> jax.Array:
-        return (getattr(jax.lax, name)(x, idx, u, _jsdn(dn), mode=mode, **kw) * w).sum()
+        out: jax.Array = getattr(jax.lax, name)(x, idx, u, _jsdn(dn), mode=mode, **kw)
+        return (out * w).sum()
 
     got = tdx.grad(f, argnums=argnums)(x, u)
     jitted = tdx.jit(tdx.grad(f, argnums=argnums))(x, u)
@@ -283,7 +286,7 @@ def test_jaxpr_text_round_trips() -> None:
         y = lax.gather(x, i, dn, (1, 3), mode="fill", fill_value=-1.0)
         return lax.scatter_max(lax.scatter_add(x, i, y, sdn), i, y, sdn, mode="clip")
 
-    closed = tdx.make_jaxpr(f)(np.ones((4, 3)), np.asarray([[1], [3]], np.int32))
+    closed = tdx.make_jaxpr(f)(tnp.ones((4, 3)), tnp.asarray(np.asarray([[1], [3]], np.int32)))
     text = str(closed.jaxpr)
     assert "scatter-add" in text and "gather" in text and 'mode="fill"' in text
     assert parse_jaxpr(text) == closed.jaxpr
@@ -347,3 +350,17 @@ def test_scatter_mul_derivative_in_the_updates_needs_unique_indices() -> None:
     idx = np.asarray([[0], [0]], np.int32)
     with pytest.raises(MissingRuleError, match="unique_indices=True"):
         tdx.grad(lambda u: lax.scatter_mul(np.ones(3), idx, u, dn).sum())(np.ones(2))
+
+
+@pytest.mark.parametrize("name", SCATTERS)
+def test_a_scalar_operand_takes_every_update(name: str) -> None:
+    """A rank-0 operand: every update window is the whole scalar (XLA's
+    scatter needs a rank-1 view of it, which the lowering makes)."""
+    x, idx, u = np.float64(2.0), np.zeros((2, 0), np.int32), np.asarray([1.0, 3.0])
+    dn = lax.ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(), scatter_dims_to_operand_dims=())
+    want = {"scatter_add": 6.0, "scatter_mul": 6.0, "scatter_min": 1.0, "scatter_max": 3.0, "scatter": 3.0}[name]
+    fn = getattr(lax, name)
+    assert float(fn(x, idx, u, dn)) == want
+    assert float(tdx.jit(lambda x, i, u: fn(x, i, u, dn))(x, idx, u)) == want
+    g = lax.gather(x, idx, lax.GatherDimensionNumbers((), (), ()), ())
+    assert np.asarray(g).tolist() == [2.0, 2.0]

@@ -348,7 +348,3 @@ def test_traced_errors_name_the_expression() -> None:
     # under vmap the tracer's own errors are the same, not a missing method
     with pytest.raises(IndexingError, match="integer or boolean"):
         tdx.vmap(lambda v: v[0.5])(x)
-
-
-def test_lax_functions_are_reexported() -> None:
-    assert callable(lax.gather) and callable(lax.scatter_add) and callable(lax.dynamic_slice)

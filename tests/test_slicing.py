@@ -341,7 +341,7 @@ def test_vmap_over_batched_start_indices_matches_a_loop(data: st.DataObject) -> 
     sizes = (data.draw(st.integers(0, 4)), data.draw(st.integers(0, 5)))
     other = np.int32(data.draw(st.integers(-2, 6)))
 
-    def get(v: tdx.Array, i: tdx.Array) -> tdx.Array:
+    def get(v: tdx.ArrayLike, i: tdx.ArrayLike) -> tdx.Array:
         return lax.dynamic_slice(v, (i, other), sizes)
 
     operand = xs if batched_x else x
@@ -353,7 +353,7 @@ def test_vmap_over_batched_start_indices_matches_a_loop(data: st.DataObject) -> 
 
     upd = np.full(sizes, -1.0)
 
-    def put(v: tdx.Array, i: tdx.Array) -> tdx.Array:
+    def put(v: tdx.ArrayLike, i: tdx.ArrayLike) -> tdx.Array:
         return lax.dynamic_update_slice(v, upd, (other, i))
 
     got_u = tdx.vmap(put, in_axes=(0 if batched_x else None, 0))(operand, starts)

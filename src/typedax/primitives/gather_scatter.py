@@ -57,6 +57,7 @@ from .structural import (
     instantiate_zeros,
     move_batch_axis,
     primal_aval,
+    reshape,
     types_str,
     zero_like,
     zeros_like_aval,
@@ -211,10 +212,11 @@ def default_fill(dtype: DType) -> bool | int | float:
     """JAX's fill value for out-of-bounds gathers in ``fill`` mode."""
     if dtype == bool_:
         return True
+    bits = 8 * dtype.itemsize
     if dtype.kind == "i":
-        return int(np.iinfo(dtype).min)
+        return -(1 << (bits - 1))
     if dtype.kind == "u":
-        return int(np.iinfo(dtype).max)
+        return (1 << bits) - 1
     return float("nan")
 
 
@@ -238,11 +240,12 @@ def _starts(indices: NDArray, index_map: tuple[int, ...], shape: tuple[int, ...]
 def _window_index(starts: NDArray, window: tuple[int, ...]) -> tuple[NDArray, ...]:
     """NumPy fancy indices picking every window: shape (n, *window)."""
     nd = len(window)
-    out = []
+    out: list[NDArray] = []
     for d in range(nd):
         shape = [1] * (nd + 1)
         shape[d + 1] = window[d]
-        out.append(starts[:, d].reshape([-1] + [1] * nd) + np.arange(window[d]).reshape(shape))
+        col: NDArray = starts[:, d].reshape([-1] + [1] * nd)
+        out.append(np.add(col, np.arange(window[d]).reshape(shape)))
     return tuple(out)
 
 
@@ -291,7 +294,11 @@ def _gather_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     out_shape = _gather_shape("gather", aval_of(x), aval_of(indices), g)
     batch = indices.shape[:-1]
     starts, inb = _starts(indices, g.start_index_map, x.shape, g.slice_sizes)
-    windows = x[_window_index(starts, g.slice_sizes)] if starts.shape[0] else np.zeros((0,) + g.slice_sizes, x.dtype)
+    windows: NDArray
+    if x.ndim == 0:  # x[()] is the scalar itself, not one window per index vector
+        windows = np.repeat(x.reshape(1), starts.shape[0])
+    else:
+        windows = x[_window_index(starts, g.slice_sizes)] if starts.shape[0] else np.zeros((0,) + g.slice_sizes, x.dtype)
     if g.mode == "fill":
         fill = default_fill(x.dtype) if g.fill_value is None else g.fill_value
         windows = np.where(inb.reshape((-1,) + (1,) * x.ndim), windows, np.asarray(fill, x.dtype))
@@ -391,7 +398,7 @@ def _clamped_indices(idx: HloValue, idx_aval: ShapedArray, index_map: tuple[int,
     hi = np.asarray([max(shape[d] - window[d], 0) for d in index_map], idx_aval.dtype)
     hi_full = np.ascontiguousarray(np.broadcast_to(hi, idx_aval.shape))
     t = tensor_type(idx_aval)
-    upper = hlo.constant(ir.DenseElementsAttr.get(hi_full, type=t))
+    upper = hlo.constant(ir.DenseElementsAttr.get(hi_full, type=t))  # type: ignore[call-overload]  # an ndarray is a buffer
     lower = full(0, idx_aval)
     clamped = hlo.clamp(lower, idx, upper)
     ok = hlo.and_(compare(idx, lower, idx_aval.dtype, "GE"), compare(idx, upper, idx_aval.dtype, "LE"))
@@ -475,12 +482,12 @@ def _scatter_window(name: str, operand: ShapedArray, indices: ShapedArray, updat
     return window
 
 
-_COMBINE: dict[str, Callable[[NDArray, tuple[NDArray, ...], NDArray], None] | None] = {
-    "scatter": None,
-    "scatter-add": lambda out, ix, u: np.add.at(out, ix, u),
-    "scatter-mul": lambda out, ix, u: np.multiply.at(out, ix, u),
-    "scatter-min": lambda out, ix, u: np.minimum.at(out, ix, u),
-    "scatter-max": lambda out, ix, u: np.maximum.at(out, ix, u),
+_UFUNCS: dict[str, np.ufunc | None] = {
+    "scatter": None,  # repeated positions: the last update lands
+    "scatter-add": np.add,
+    "scatter-mul": np.multiply,
+    "scatter-min": np.minimum,
+    "scatter-max": np.maximum,
 }
 
 
@@ -492,18 +499,22 @@ def _scatter_impl_of(name: str) -> Callable[[Sequence[NDArray], Params], list[ND
         starts, inb = _starts(idx, s.scatter_dims_to_operand_dims, x.shape, window)
         # updates as (n, *window): scatter dims first, then the window dims
         batch_dims = [i for i in range(upd.ndim) if i not in s.update_window_dims]
-        u = np.transpose(upd, batch_dims + list(s.update_window_dims)).reshape((starts.shape[0],) + window)
+        u: NDArray = np.transpose(upd, batch_dims + list(s.update_window_dims)).reshape((starts.shape[0],) + window)
         if s.mode != "clip":
             starts, u = starts[inb], u[inb]
-        out = np.array(x, copy=True)
+        out: NDArray = np.array(x, copy=True)
         if starts.shape[0]:
             ix = _window_index(starts, window)
-            combine = _COMBINE[name]
-            if combine is None:
+            if x.ndim == 0:  # through a 1-element view: () would not take one update per index vector
+                out = out.reshape(1)
+                ix = (np.zeros(starts.shape[0], np.intp),)
+                u = u.reshape(-1)
+            ufunc = _UFUNCS[name]
+            if ufunc is None:
                 out[ix] = u  # repeated positions: the last update lands
             else:
-                combine(out, ix, u)
-        return [out]
+                ufunc.at(out, ix, u)  # type: ignore[arg-type]  # ix: integer index arrays
+        return [out.reshape(x.shape)]
 
     return impl
 
@@ -579,6 +590,13 @@ def _scatter_lower_of(name: str, combine: Callable[[HloValue, HloValue], HloValu
         x, idx, upd = args
         xa, ia, ua = (v.aval for v in eqn.inputs)
         s = ScatterParams.of(name, eqn.params)
+        scalar = xa.ndim == 0 and math.prod(ia.shape[:-1]) > 1
+        if scalar:
+            # a rank-0 operand with several updates does not compile (XLA's
+            # scatter simplifier); scatter into its shape-(1,) reshape instead
+            xa = ShapedArray((1,), xa.dtype)
+            x = hlo.reshape(tensor_type(xa), x)
+            s = s._replace(inserted_window_dims=(0,))
         if ia.shape[-1] == 0 and xa.ndim and math.prod(ia.shape[:-1]) > 1:
             # XLA on CPU applies only one of several windows whose index
             # vectors are empty; an index 0 into dimension 0 says the same
@@ -607,6 +625,8 @@ def _scatter_lower_of(name: str, combine: Callable[[HloValue, HloValue], HloValu
         with ir.InsertionPoint(block):
             a, b = block.arguments
             hlo.return_([b if combine is None else combine(a, b)])
+        if scalar:
+            return [hlo.reshape(tensor_type(eqn.inputs[0].aval), op.results[0])]
         return [op.results[0]]
 
     return lower
@@ -627,11 +647,8 @@ def _scatter_jvp(
     s = ScatterParams.of("scatter", params)
     xa, ua = aval_of(x), aval_of(u)
     id_dtype = np.dtype(np.int64) if xa.size + ua.size >= 2**31 - 1 else np.dtype(np.int32)
-    ids = bind1(iota_p, (), params_of(("dtype", id_dtype), ("shape", (ua.size,)), ("dimension", 0)))
-    ids = add(ids, full_like(1, ids))
-    from .structural import reshape
-
-    ids = reshape(ids, ua.shape)
+    flat_ids = bind1(iota_p, (), params_of(("dtype", id_dtype), ("shape", (ua.size,)), ("dimension", 0)))
+    ids = reshape(add(flat_ids, full_like(1, flat_ids)), ua.shape)
     zeros_i = zeros_like_aval(ShapedArray(xa.shape, id_dtype))
     scattered_ids = scatter_(scatter_p, zeros_i, idx, ids, s)
     window = _scatter_window("scatter", xa, aval_of(idx), ua, s)
