@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import decimal
+import math
 import re
 import string
 from collections.abc import Callable, Sequence
@@ -19,6 +21,7 @@ import hypothesis.strategies as st
 import numpy as np
 import numpy.typing as npt
 import pytest
+import scipy.special  # type: ignore[import-untyped]  # scipy ships no type stubs
 from hypothesis import assume, given, settings
 
 from typedax.core import (
@@ -362,6 +365,68 @@ REFERENCE.update({
     "cummax": _cumulative_ref(np.maximum),
     "cummin": _cumulative_ref(np.minimum),
     "cumlogsumexp": _cumulative_ref(np.logaddexp),
+})
+
+
+def _shift_ref(op: str) -> Ref:
+    """XLA's shifts: an amount outside [0, bits) shifts every bit out."""
+
+    def ref(args: Sequence[Arr], params: Params) -> Arr:
+        x, y = args
+        bits = x.dtype.itemsize * 8
+        out = []
+        for a, b in zip(x.ravel().tolist(), y.ravel().tolist()):
+            if op == "left":
+                v = 0 if not 0 <= b < bits else (a << b) % (1 << bits)
+            elif op == "logical":
+                v = 0 if not 0 <= b < bits else (a % (1 << bits)) >> b
+            else:
+                v = (-1 if a < 0 else 0) if not 0 <= b < bits else a >> b
+            out.append(v - (1 << bits) if v >= 1 << (bits - 1) else v)
+        return np.asarray(out, dtype=x.dtype).reshape(x.shape)
+
+    return ref
+
+
+def _round_ref(args: Sequence[Arr], params: Params) -> Arr:
+    x = args[0]
+    if params["rounding_method"] == 1:
+        return np.asarray(np.round(x), dtype=x.dtype)  # NumPy rounds half to even
+    return np.asarray([float(decimal.Decimal(v).quantize(decimal.Decimal(1), decimal.ROUND_HALF_UP)) if math.isfinite(v) else v
+                       for v in x.ravel().tolist()], dtype=x.dtype).reshape(x.shape)
+
+
+REFERENCE.update({
+    "log1p": _unary(np.log1p),
+    "expm1": _unary(np.expm1),
+    "exp2": _unary(np.exp2),
+    "tan": _unary(np.tan),
+    "asin": _unary(np.arcsin),
+    "acos": _unary(np.arccos),
+    "atan": _unary(np.arctan),
+    "atan2": _binary(np.arctan2),
+    "sinh": _unary(np.sinh),
+    "cosh": _unary(np.cosh),
+    "asinh": _unary(np.arcsinh),
+    "acosh": _unary(np.arccosh),
+    "atanh": _unary(np.arctanh),
+    "erf": _unary(lambda x: np.vectorize(math.erf)(x)),
+    "erfc": _unary(lambda x: np.vectorize(math.erfc)(x)),
+    "erf_inv": _unary(lambda x: scipy.special.erfinv(x.astype(np.float64))),
+    "lgamma": _unary(lambda x: np.vectorize(math.lgamma)(x)),
+    "digamma": _unary(lambda x: scipy.special.digamma(x.astype(np.float64))),
+    "round": _round_ref,
+    "sign": _unary(np.sign),
+    "is_finite": lambda args, p: np.isfinite(args[0]),
+    "nextafter": _binary(np.nextafter),
+    "not": _unary(lambda x: ~x),
+    "and": _binary(lambda x, y: x & y),
+    "or": _binary(lambda x, y: x | y),
+    "xor": _binary(lambda x, y: x ^ y),
+    "shift_left": _shift_ref("left"),
+    "shift_right_logical": _shift_ref("logical"),
+    "shift_right_arithmetic": _shift_ref("arithmetic"),
+    "population_count": _unary(lambda x: np.asarray([bin(v % (1 << (8 * x.dtype.itemsize))).count("1") for v in x.ravel().tolist()]).reshape(x.shape)),
 })
 
 

@@ -14,10 +14,13 @@ from .core.rules import Family, Registry
 from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
+from .primitives import bitwise, special
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
     elementwise.FAMILY,
+    special.FAMILY,
+    bitwise.FAMILY,
     reductions.FAMILY,
     cumulative.FAMILY,
     sorting.FAMILY,

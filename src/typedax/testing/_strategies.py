@@ -20,10 +20,14 @@ from ._env import INPUT_RANGES, Config, Env, is_float
 from ._gather_scatter import GATHER_SCATTER, NEEDS_INTEGER_ARRAYS
 from ._reductions import REDUCTIONS
 from ._slicing import SLICING
+from ._special import NOT_FLOAT_VALUED as _SPECIAL_NOT_FLOAT_VALUED
+from ._special import NOT_SMOOTH as _SPECIAL_NOT_SMOOTH
+from ._special import SPECIAL
 from ._structural import STRUCTURAL
 
 _BUILDERS: Final[dict[str, Builder]] = {
     **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
+    **SPECIAL,
 }
 
 #: Every primitive the generator can emit.
@@ -33,6 +37,7 @@ FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
 _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
     {"greater", "less", "ge", "le", "eq", "ne"}
     | {"argmax", "argmin", "reduce_and", "reduce_or", "top_k"}  # integer or bool results
+    | _SPECIAL_NOT_FLOAT_VALUED
 )
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "max", "min", "reduce_max", "reduce_min", "select_n", "convert_element_type",
@@ -41,7 +46,7 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "abs",  # a kink at 0
     "clamp",  # kinks at min and max
     "cummax", "cummin", "sort",  # kinks where elements tie
-}
+} | _SPECIAL_NOT_SMOOTH
 
 
 def covered_primitives(*, float_only: bool = False, differentiable: bool = False) -> frozenset[str]:
