@@ -180,6 +180,31 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.sort_key_val": lambda A: lax.sort_key_val(A(I32), A(F))[1],
     "lax.top_k": lambda A: lax.top_k(A(F), 2)[0],
     "lax.top_k(indices)": lambda A: lax.top_k(A(I32), 2)[1],
+    # special functions and bitwise operations (primitives/special.py, bitwise.py)
+    **{f"lax.{n}": (lambda fn: lambda A: fn(A(F)))(getattr(lax, n)) for n in (
+        "log1p", "expm1", "exp2", "tan", "atan", "sinh", "cosh", "asinh", "erf", "erfc", "lgamma",
+        "digamma", "round", "sign", "is_finite")},
+    **{f"lax.{n}": (lambda fn: lambda A: fn(lax.mul(A(F), 0.25)))(getattr(lax, n)) for n in (
+        "asin", "acos", "atanh", "erf_inv")},
+    "lax.acosh": lambda A: lax.acosh(lax.add(A(F), 1.0)),
+    "lax.atan2": lambda A: lax.atan2(A(F), A(G)),
+    "lax.nextafter": lambda A: lax.nextafter(A(F), A(G)),
+    **{f"lax.{n}": (lambda fn: lambda A: fn(A(I32), A(J32)))(getattr(lax, n)) for n in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "shift_left", "shift_right_logical",
+        "shift_right_arithmetic")},
+    "lax.bitwise_not": lambda A: lax.bitwise_not(A(B)),
+    "lax.population_count": lambda A: lax.population_count(A(I32)),
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F)))(getattr(tnp, n)) for n in (
+        "log1p", "expm1", "exp2", "log2", "log10", "tan", "arctan", "sinh", "cosh", "arcsinh",
+        "arccosh", "sign", "round", "around", "rint", "isnan", "isinf", "isfinite", "nan_to_num",
+        "deg2rad", "rad2deg", "sinc", "square", "reciprocal", "fabs", "logical_not")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F) * 0.25))(getattr(tnp, n)) for n in (
+        "arcsin", "arccos", "arctanh")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F), A(G)))(getattr(tnp, n)) for n in (
+        "arctan2", "logaddexp", "hypot", "heaviside", "logical_and", "logical_or", "logical_xor")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(I32), A(J32)))(getattr(tnp, n)) for n in (
+        "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")},
+    "tnp.bitwise_not": lambda A: tnp.bitwise_not(A(I32)),
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
     "lax.rem": lambda A: lax.rem(A(F), A(G)),
@@ -291,7 +316,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode"}
+NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

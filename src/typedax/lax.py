@@ -76,6 +76,11 @@ __all__ = [
     # reductions, cumulative reductions, sorting (primitives/reductions.py, cumulative.py, sorting.py)
     "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "reduce_and",
     "reduce_or", "reduce_prod", "sort", "sort_key_val", "top_k",
+    # special functions and bitwise operations (primitives/special.py, bitwise.py)
+    "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
+    "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sinh", "tan",
 ]
 
 
@@ -407,3 +412,131 @@ from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
 from .primitives.sorting import sort as sort  # noqa: E402
 from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
 from .primitives.sorting import top_k as top_k  # noqa: E402
+
+# -- special functions and bitwise operations (primitives/special.py, bitwise.py) --
+from .primitives import bitwise as _bw  # noqa: E402
+from .primitives import special as _sp  # noqa: E402
+from .primitives.special import RoundingMethod as RoundingMethod  # noqa: E402
+
+
+def log1p(x: ArrayLike) -> Array:
+    return _unop(_sp.log1p_p, x)
+
+
+def expm1(x: ArrayLike) -> Array:
+    return _unop(_sp.expm1_p, x)
+
+
+def exp2(x: ArrayLike) -> Array:
+    return _unop(_sp.exp2_p, x)
+
+
+def tan(x: ArrayLike) -> Array:
+    return _unop(_sp.tan_p, x)
+
+
+def asin(x: ArrayLike) -> Array:
+    return _unop(_sp.asin_p, x)
+
+
+def acos(x: ArrayLike) -> Array:
+    return _unop(_sp.acos_p, x)
+
+
+def atan(x: ArrayLike) -> Array:
+    return _unop(_sp.atan_p, x)
+
+
+def atan2(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_sp.atan2_p, x, y)
+
+
+def sinh(x: ArrayLike) -> Array:
+    return _unop(_sp.sinh_p, x)
+
+
+def cosh(x: ArrayLike) -> Array:
+    return _unop(_sp.cosh_p, x)
+
+
+def asinh(x: ArrayLike) -> Array:
+    return _unop(_sp.asinh_p, x)
+
+
+def acosh(x: ArrayLike) -> Array:
+    return _unop(_sp.acosh_p, x)
+
+
+def atanh(x: ArrayLike) -> Array:
+    return _unop(_sp.atanh_p, x)
+
+
+def erf(x: ArrayLike) -> Array:
+    return _unop(_sp.erf_p, x)
+
+
+def erfc(x: ArrayLike) -> Array:
+    return _unop(_sp.erfc_p, x)
+
+
+def erf_inv(x: ArrayLike) -> Array:
+    return _unop(_sp.erf_inv_p, x)
+
+
+def lgamma(x: ArrayLike) -> Array:
+    return _unop(_sp.lgamma_p, x)
+
+
+def digamma(x: ArrayLike) -> Array:
+    return _unop(_sp.digamma_p, x)
+
+
+def round(x: ArrayLike, rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:  # noqa: A001 - jax.lax's name
+    """Round to the nearest integer: halves away from zero (default), or to
+    even with ``RoundingMethod.TO_NEAREST_EVEN``."""
+    method = _index("round", "rounding_method", rounding_method)
+    return bind1(_sp.round_p, (x,), _params(("rounding_method", method)))
+
+
+def sign(x: ArrayLike) -> Array:
+    return _unop(_sp.sign_p, x)
+
+
+def is_finite(x: ArrayLike) -> Array:
+    return _unop(_sp.is_finite_p, x)
+
+
+def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
+    return _binop(_sp.nextafter_p, x1, x2)
+
+
+def bitwise_not(x: ArrayLike) -> Array:
+    return _unop(_bw.not_p, x)
+
+
+def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.and_p, x, y)
+
+
+def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.or_p, x, y)
+
+
+def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.xor_p, x, y)
+
+
+def shift_left(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.shift_left_p, x, y)
+
+
+def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.shift_right_logical_p, x, y)
+
+
+def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
+    return _binop(_bw.shift_right_arithmetic_p, x, y)
+
+
+def population_count(x: ArrayLike) -> Array:
+    return _unop(_bw.population_count_p, x)

@@ -819,3 +819,270 @@ def argsort(a: ArrayLike, axis: int | None = -1, *, stable: bool = True, descend
 __all__ += [
     "all", "any", "argmax", "argmin", "argsort", "cumprod", "cumsum", "prod", "sort",
 ]
+
+
+# -- elementwise math, logic and bits (lax functions of primitives/special.py, bitwise.py) --
+def _unary_float(op: Callable[[ArrayLike], Array]) -> Callable[[ArrayLike], Array]:
+    def f(x: ArrayLike) -> Array:
+        return op(_float(x))
+
+    return f
+
+
+log1p = _unary_float(lax.log1p)
+expm1 = _unary_float(lax.expm1)
+exp2 = _unary_float(lax.exp2)
+tan = _unary_float(lax.tan)
+arcsin = _unary_float(lax.asin)
+arccos = _unary_float(lax.acos)
+arctan = _unary_float(lax.atan)
+sinh = _unary_float(lax.sinh)
+cosh = _unary_float(lax.cosh)
+arcsinh = _unary_float(lax.asinh)
+arccosh = _unary_float(lax.acosh)
+arctanh = _unary_float(lax.atanh)
+fabs = _unary_float(lax.abs)
+
+
+def _inexact2(x: ArrayLike, y: ArrayLike) -> tuple[Value, Value]:
+    a, b = _prepare2(x, y)
+    return _float(a), _float(b)
+
+
+def log2(x: ArrayLike) -> Array:
+    xf = _float(x)
+    return lax.div(lax.log(xf), lax.log(np.asarray(2.0, aval_of(xf).dtype)))
+
+
+def log10(x: ArrayLike) -> Array:
+    xf = _float(x)
+    return lax.div(lax.log(xf), lax.log(np.asarray(10.0, aval_of(xf).dtype)))
+
+
+def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
+    return lax.atan2(*_inexact2(x1, x2))
+
+
+def sign(x: ArrayLike) -> Array:
+    if aval_of(x).dtype == bool_:
+        return asarray(x)
+    return lax.sign(x)
+
+
+def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001 - NumPy's name
+    """Round half to even (as NumPy); with ``decimals``, by scaling by
+    ``10**decimals`` (as JAX, which may be off in the last digit)."""
+    if out is not None:
+        raise PrimitiveTypeError("round: the out argument is not supported (arrays are immutable)")
+    d = _static_number("round", decimals)
+    if type(d) is not int:
+        raise PrimitiveTypeError(f"round: decimals must be an int, got {decimals!r}")
+    x = asarray(a)
+    dtype = aval_of(x).dtype
+    if dtype.kind != "f":
+        if d < 0:
+            raise PrimitiveTypeError(f"round: integer rounding with decimals < 0 is not supported, got {d}")
+        return x
+    if d == 0:
+        return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+    factor = np.asarray(10.0**d, dtype)
+    return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+
+
+around = round
+
+
+def rint(x: ArrayLike) -> Array:
+    """Round half to even; integers and bools become the default float (as ``jnp.rint``)."""
+    if aval_of(x).dtype.kind != "f":
+        return lax.convert_element_type(x, default_float())
+    return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
+
+
+def _bools_like(x: ArrayLike, value: bool) -> Array:
+    return full(aval_of(x).shape, value, bool_)
+
+
+def isnan(x: ArrayLike) -> Array:
+    return lax.ne(x, x) if aval_of(x).dtype.kind == "f" else _bools_like(x, False)
+
+
+def isinf(x: ArrayLike) -> Array:
+    if aval_of(x).dtype.kind != "f":
+        return _bools_like(x, False)
+    return lax.eq(lax.abs(x), np.asarray(np.inf, aval_of(x).dtype))
+
+
+def isfinite(x: ArrayLike) -> Array:
+    return lax.is_finite(x) if aval_of(x).dtype.kind == "f" else _bools_like(x, True)
+
+
+def nan_to_num(
+    x: ArrayLike, copy: bool = True, nan: ArrayLike = 0.0, posinf: ArrayLike | None = None,
+    neginf: ArrayLike | None = None,
+) -> Array:
+    """NaN to ``nan``, +inf to ``posinf`` (default the dtype's largest), -inf to
+    ``neginf`` (default its most negative); other dtypes unchanged."""
+    a = asarray(x)
+    dtype = aval_of(a).dtype
+    if dtype.kind != "f":
+        return a
+    info = np.finfo(dtype)  # type: ignore[type-var]  # a float dtype, checked above
+    hi = info.max if posinf is None else posinf
+    lo = info.min if neginf is None else neginf
+    out = where(isnan(a), asarray(nan, dtype), a)
+    inf = np.asarray(np.inf, dtype)
+    out = where(lax.eq(a, inf), asarray(hi, dtype), out)
+    return where(lax.eq(a, lax.neg(inf)), asarray(lo, dtype), out)
+
+
+def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``log(exp(x1) + exp(x2))`` without overflow, as JAX: ``max + log1p(exp(-|x1 - x2|))``
+    (``x1 + x2`` where ``x1 - x2`` is NaN). Written as a select between
+    ``x1 + log1p(exp(x2 - x1))`` and its mirror, each branch fed a safe
+    argument, so the derivative is JAX's ``exp(x - out)`` everywhere -- a half
+    to each operand on ties -- without JAX's custom JVP."""
+    a, b = _inexact2(x1, x2)
+    first = lax.ge(a, b)
+    zero = np.zeros((), aval_of(a).dtype)
+    zeros = full_like(a, 0.0) if aval_of(a).shape else zero
+    d1 = lax.select(first, lax.sub(b, a), zeros)
+    d2 = lax.select(first, zeros, lax.sub(a, b))
+    out = lax.select(first, lax.add(a, lax.log1p(lax.exp(d1))), lax.add(b, lax.log1p(lax.exp(d2))))
+    delta = lax.sub(a, b)
+    return lax.select(lax.ne(delta, delta), lax.add(a, b), out)
+
+
+def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``sqrt(x1**2 + x2**2)`` without overflow (JAX's algorithm)."""
+    a, b = _inexact2(x1, x2)
+    a, b = lax.abs(a), lax.abs(b)
+    dtype = aval_of(a).dtype
+    inf = np.asarray(np.inf, dtype)
+    any_inf = lax.bitwise_or(lax.eq(a, inf), lax.eq(b, inf))
+    big, small = lax.max(a, b), lax.min(a, b)
+    is_zero = lax.eq(big, np.zeros((), dtype))
+    safe = lax.select(is_zero, full_like(big, 1.0), big)
+    ratio = lax.div(small, safe)
+    r = lax.select(is_zero, big, lax.mul(big, lax.sqrt(lax.add(np.asarray(1.0, dtype), lax.mul(ratio, ratio)))))
+    return lax.select(any_inf, full_like(r, np.inf), r)
+
+
+def deg2rad(x: ArrayLike) -> Array:
+    xf = _float(x)
+    return lax.mul(xf, np.asarray(np.pi / 180, aval_of(xf).dtype))
+
+
+def rad2deg(x: ArrayLike) -> Array:
+    xf = _float(x)
+    return lax.mul(xf, np.asarray(180 / np.pi, aval_of(xf).dtype))
+
+
+def sinc(x: ArrayLike) -> Array:
+    """``sin(pi x) / (pi x)``, 1 at 0 (with derivative 0 there; the second
+    derivative at 0 is 0 here, where JAX's custom rule gives -pi**2/3)."""
+    xf = _float(x)
+    dtype = aval_of(xf).dtype
+    is_zero = lax.eq(xf, np.zeros((), dtype))
+    pi_x = lax.mul(np.asarray(np.pi, dtype), xf)
+    safe = lax.select(is_zero, full_like(pi_x, 1.0), pi_x)
+    return lax.select(is_zero, full_like(pi_x, 1.0), lax.div(lax.sin(safe), safe))
+
+
+def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, NaN where ``x1`` is."""
+    a, b = _inexact2(x1, x2)
+    rest = lax.select(lax.ne(a, a), a, b)
+    return lax.select(lax.lt(a, 0.0), full_like(a, 0.0), lax.select(lax.gt(a, 0.0), full_like(a, 1.0), rest))
+
+
+def _truthy(x: Value) -> Value:
+    return x if aval_of(x).dtype == bool_ else lax.ne(x, _zero(x))
+
+
+def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    return lax.bitwise_and(_truthy(a), _truthy(b))
+
+
+def logical_or(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    return lax.bitwise_or(_truthy(a), _truthy(b))
+
+
+def logical_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    return lax.bitwise_xor(_truthy(a), _truthy(b))
+
+
+def logical_not(x: ArrayLike) -> Array:
+    return lax.bitwise_not(_truthy(asarray(x)))
+
+
+def _integral(op: str, *xs: Value) -> None:
+    for x in xs:
+        d = aval_of(x).dtype
+        if d.kind not in "biu":
+            raise PrimitiveTypeError(f"{op}: only integers and bools, got {aval_of(x).str_short()}")
+
+
+def bitwise_and(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    _integral("bitwise_and", a)
+    return lax.bitwise_and(a, b)
+
+
+def bitwise_or(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    _integral("bitwise_or", a)
+    return lax.bitwise_or(a, b)
+
+
+def bitwise_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    _integral("bitwise_xor", a)
+    return lax.bitwise_xor(a, b)
+
+
+def bitwise_not(x: ArrayLike) -> Array:
+    a = asarray(x)
+    _integral("bitwise_not", a)
+    return lax.bitwise_not(a)
+
+
+def left_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
+    a, b = _prepare2(x1, x2)
+    _integral("left_shift", a)
+    if aval_of(a).dtype == bool_:
+        raise PrimitiveTypeError("left_shift: only integers, got bool")
+    return lax.shift_left(a, b)
+
+
+def right_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """Arithmetic (sign-filling) for the signed integers typedax has."""
+    a, b = _prepare2(x1, x2)
+    _integral("right_shift", a)
+    if aval_of(a).dtype == bool_:
+        raise PrimitiveTypeError("right_shift: only integers, got bool")
+    return lax.shift_right_arithmetic(a, b)
+
+
+def square(x: ArrayLike) -> Array:
+    a = asarray(x)
+    if aval_of(a).dtype == bool_:
+        a = asarray(lax.convert_element_type(a, default_int()))
+    return lax.integer_pow(a, 2)
+
+
+def reciprocal(x: ArrayLike) -> Array:
+    return lax.integer_pow(_float(x), -1)
+
+
+__all__ += [
+    "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctan2", "arctanh", "around",
+    "bitwise_and", "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "deg2rad", "exp2", "expm1",
+    "fabs", "heaviside", "hypot", "isfinite", "isinf", "isnan", "left_shift", "log10", "log1p",
+    "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "nan_to_num",
+    "rad2deg", "reciprocal", "right_shift", "rint", "round", "sign", "sinc", "sinh", "square",
+    "tan",
+]

@@ -27,6 +27,7 @@ float64, not bit for bit; their poles and infinities do match XLA's
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Callable, Sequence
 
@@ -65,6 +66,13 @@ from .elementwise import (
     sub,
 )
 from .structural import check_arity, full_like, zero_like, zero_of
+
+class RoundingMethod(enum.IntEnum):
+    """``round``'s ``rounding_method`` (``jax.lax.RoundingMethod``)."""
+
+    AWAY_FROM_ZERO = 0
+    TO_NEAREST_EVEN = 1
+
 
 AWAY_FROM_ZERO = 0
 TO_NEAREST_EVEN = 1
