@@ -651,7 +651,7 @@ def test_out_binder_of_wrong_type_is_rejected(j: Jaxpr, data: st.DataObject) -> 
     new = Var(other_type(old.aval) if data.draw(st.booleans()) else _other_dtype(old.aval))
     renamed = substitute(j, old, new)
     eqns = list(renamed.eqns)
-    eqns[k] = Eqn(e.primitive, renamed.eqns[k].inputs, e.params, (new,))
+    eqns[k] = Eqn(e.primitive, renamed.eqns[k].inputs, e.params, (new, *e.out_binders[1:]))
     bad = Jaxpr(j.in_binders, tuple(eqns), renamed.outs)
     with pytest.raises(JaxprTypeError, match=re.escape(f"out binder has type {new.aval.str_short()}")):
         typecheck_jaxpr(bad)

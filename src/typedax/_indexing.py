@@ -602,7 +602,9 @@ def getitem(
     shape = x.aval.shape
     elems, together = parse(idx, shape, check_bounds=m in (None, "promise_in_bounds"))
     if m != "fill":
-        if isinstance(x, ArrayImpl):
+        # (NumPy's own indexing places separated advanced indices as JAX does,
+        # except across an ellipsis that stands for no axes: JAX's rule then)
+        if isinstance(x, ArrayImpl) and together:
             got = _numpy_get(idx, x, elems, clip=m == "clip")
             if got is not None:
                 return got
