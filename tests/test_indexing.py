@@ -102,7 +102,7 @@ def _jax_get(x: Arr, idx: Index) -> Arr | None:
         return None
 
 
-@settings(deadline=None)
+@settings(deadline=None, max_examples=100)
 @given(cases())
 def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     x, idx = case
@@ -117,7 +117,7 @@ def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@settings(deadline=None)
+@settings(deadline=None, max_examples=100)
 @given(cases(in_bounds=False))
 def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
     """Integer arrays out of range clamp (JAX's default gather mode); a
@@ -192,7 +192,7 @@ def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
 _OPS = ["set", "add", "multiply", "min", "max", "subtract", "divide"]
 
 
-@settings(deadline=None)
+@settings(deadline=None, max_examples=100)
 @given(cases(in_bounds=False), st.sampled_from(_OPS), st.sampled_from([None, "clip", "drop"]), st.data())
 def test_updates_match_jax(case: tuple[Arr, Index], op: str, mode: str | None, data: st.DataObject) -> None:
     x, idx = case
