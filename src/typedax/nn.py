@@ -60,7 +60,8 @@ def relu6(x: ArrayLike) -> Array:
 
 
 def sigmoid(x: ArrayLike) -> Array:
-    return lax.logistic(_inexact(x))
+    """``1 / (1 + exp(-x))``; float operands only (as JAX)."""
+    return lax.logistic(tnp.asarray(x))
 
 
 def softplus(x: ArrayLike) -> Array:
@@ -73,7 +74,8 @@ def log_sigmoid(x: ArrayLike) -> Array:
 
 
 def silu(x: ArrayLike) -> Array:
-    a = _inexact(x)
+    """``x * sigmoid(x)``; float operands only (as JAX)."""
+    a = tnp.asarray(x)
     return tnp.multiply(a, sigmoid(a))
 
 
