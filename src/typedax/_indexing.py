@@ -647,6 +647,10 @@ def _scatter(
     m = _mode_name(mode)
     shape = x.aval.shape
     elems, together = parse(idx, shape, check_bounds=False)
+    if isinstance(x, ArrayImpl) and together and not isinstance(y, Tracer):
+        done = _numpy_update(x, elems, y, scatter, clip=m == "clip")
+        if done is not None:
+            return done
     # static integers out of range are dropped (or clamped with 'clip') by the
     # scatter, as in JAX; parse wrapped the negative ones
     plan = plan_gather(idx, shape, elems, together)
@@ -669,6 +673,66 @@ def _scatter(
         unique_indices=unique_indices or not plan.advanced,
         mode="fill" if m is None else m,
     )
+
+
+def _ufunc_of(scatter: ScatterFn) -> np.ufunc | None | bool:
+    """The NumPy ufunc that combines like ``scatter`` (None: overwrite;
+    False: no NumPy equivalent)."""
+    table: dict[ScatterFn, np.ufunc | None] = {
+        lax.scatter: None, lax.scatter_add: np.add, lax.scatter_mul: np.multiply,
+        lax.scatter_min: np.minimum, lax.scatter_max: np.maximum,
+    }
+    return table.get(scatter, False)
+
+
+def _numpy_update(x: ArrayImpl, elems: Sequence[Elem], y: ArrayLike, scatter: ScatterFn, clip: bool) -> Array | None:
+    """An eager update by NumPy's own indexed assignment (``ufunc.at`` for
+    the combining ones), when every index is concrete and, unless clipping,
+    in bounds; None otherwise (the scatter then decides what drops)."""
+    ufunc = _ufunc_of(scatter)
+    if ufunc is False:
+        return None
+    shape = x.aval.shape
+    np_idx: list[Any] = []  # NumPy's own index types
+    axis = 0
+    for e in elems:
+        if isinstance(e, _NewAxis):
+            np_idx.append(None if e is _NewAxis.ONE else False)
+            continue
+        n = shape[axis]
+        if isinstance(e, _Adv):
+            v = e.value
+            if not isinstance(v, np.ndarray) or n == 0:
+                return None
+            if v.dtype.kind != "u":
+                v = np.where(np.less(v, 0), v + n, v)
+            if clip:
+                v = np.clip(v, 0, n - 1)
+            elif v.size and (v.min() < 0 or v.max() >= n):
+                return None
+            np_idx.append(v)
+        elif isinstance(e, int):
+            if not 0 <= e < n:
+                if not clip or n == 0:
+                    return x  # a static index out of bounds: the update drops
+                e = min(max(e, 0), n - 1)
+            np_idx.append(e)
+        else:
+            np_idx.append(e)
+        axis += 1
+    out = x.to_numpy().copy()
+    values = np.asarray(y).astype(x.dtype, copy=False)
+    index = tuple(np_idx)
+    try:
+        if ufunc is None:
+            out[index] = values
+        else:
+            assert isinstance(ufunc, np.ufunc)
+            ufunc.at(out, index, values)
+    except (ValueError, IndexError):
+        return None  # the scatter path names what does not fit
+    out.flags.writeable = False
+    return from_numpy(out)
 
 
 def _broadcast_update(idx: object, xshape: tuple[int, ...], y: Value, shape: tuple[int, ...]) -> Array:

@@ -415,7 +415,9 @@ def _gather_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue
     xa, ia = eqn.inputs[0].aval, eqn.inputs[1].aval
     out = eqn.out_binders[0].aval
     g = GatherParams.of(eqn.params)
-    clamped, mask = _clamped_indices(idx, ia, g.start_index_map, xa.shape, g.slice_sizes)
+    # XLA's gather clamps out-of-bounds starts itself: 'clip' and
+    # 'promise_in_bounds' need nothing more; 'fill' masks the windows
+    clamped = idx
     dn = hlo.GatherDimensionNumbers.get(
         offset_dims=list(g.offset_dims),
         collapsed_slice_dims=list(g.collapsed_slice_dims),
@@ -427,6 +429,7 @@ def _gather_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue
     y = hlo.gather(x, clamped, dn, ir.DenseI64ArrayAttr.get(list(g.slice_sizes)))
     if g.mode != "fill":
         return [y]
+    _, mask = _clamped_indices(idx, ia, g.start_index_map, xa.shape, g.slice_sizes)
     fill = default_fill(xa.dtype) if g.fill_value is None else g.fill_value
     batch_pos = [i for i in range(out.ndim) if i not in g.offset_dims]
     m = hlo.broadcast_in_dim(tensor_type(ShapedArray(out.shape, bool_)), mask, batch_pos)
