@@ -3,8 +3,8 @@
 typedax has no ``custom_jvp`` and no ``stop_gradient``; where JAX uses them
 the formulas here are arranged so that their derivatives are JAX's:
 ``logsumexp`` subtracts the maximum without ``stop_gradient`` (its
-contributions to the derivative cancel); ``xlogy``/``xlog1py`` feed ``log``
-a safe argument where ``x == 0`` (their derivative in ``x`` there is
+contributions to the derivative cancel); ``xlogy``/``xlog1py`` (0 where
+``x == 0`` unless ``y`` is NaN) feed ``log`` a safe argument where ``x == 0`` (their derivative in ``x`` there is
 ``log(y)``, as JAX's rule gives, and no NaN leaks into gradients).
 """
 
@@ -71,9 +71,10 @@ def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
     a, b = _inexact2(x, y)
     dtype = aval_of(a).dtype
     x_zero = tnp.equal(a, 0)
-    # where x == 0, log's argument is y if its log is finite, else a harmless one
+    # where x == 0, log's argument is y if its log is finite or y is NaN (which
+    # propagates, as in JAX and scipy), else a harmless one
     lo = -1.0 if log1p else 0.0
-    fine = tnp.logical_and(tnp.isfinite(b), tnp.greater(b, lo))
+    fine = tnp.logical_or(tnp.logical_and(tnp.isfinite(b), tnp.greater(b, lo)), tnp.isnan(b))
     safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), np.asarray(0.0 if log1p else 1.0, dtype), b)
     out = tnp.multiply(a, lax.log1p(safe) if log1p else lax.log(safe))
     return tnp.where(x_zero, tnp.add(out, np.asarray(0.0, dtype)), out)  # +0.0 where x == 0, as JAX
