@@ -46,7 +46,7 @@ def inputs(dtype: str) -> st.SearchStrategy[np.ndarray]:
     return hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=2, max_side=4), elements=st.one_of(elements, kinks))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(inputs(dtype))
@@ -56,7 +56,7 @@ def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None
     close(tdx.jit(f)(x), want)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.data())
 def test_gradients_match_jax_nn(name: str, data: st.DataObject) -> None:
     """Kinks included: relu'(0) = 0, relu6'(0) = relu6'(6) = 0, as JAX."""
