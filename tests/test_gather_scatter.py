@@ -207,7 +207,7 @@ def test_scatter_vmap_matches_a_loop(
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
 
 
-@settings(deadline=None, max_examples=60)
+@settings(deadline=None, max_examples=40)  # central differences cost an eager call per element
 @given(scatters(), st.sampled_from(["scatter_add", "scatter", "scatter_min", "scatter_max", "scatter_mul"]))
 def test_scatter_grads_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimensionNumbers, str], name: str) -> None:
     x, idx, u, dn, mode = case

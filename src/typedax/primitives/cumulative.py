@@ -119,8 +119,8 @@ def _cumulative(
             if x.shape[axis] == 0:
                 return [x]
             ident = np.zeros_like(np.take(x, [0], axis=axis))
-            return [np.take(np.add.accumulate(np.concatenate([ident, x], axis), axis=axis),
-                            range(1, x.shape[axis] + 1), axis=axis)]
+            acc = np.add.accumulate(np.concatenate([ident, x], axis), axis=axis, dtype=x.dtype)
+            return [np.take(acc, range(1, x.shape[axis] + 1), axis=axis).astype(x.dtype, copy=False)]
         return [_fold(x, axis, reverse, op, identity(x.dtype))]
 
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
