@@ -540,11 +540,14 @@ def _stack_indices(pieces: Sequence[tuple[IndexArray, int]], index_shape: Sequen
         if isinstance(a, np.ndarray):
             expanded = a.reshape((1,) * start + a.shape + (1,) * (len(shape) - start - nd))
             full.append(np.broadcast_to(expanded, shape))
+        elif aval_of(a).shape == shape:
+            full.append(a)
         else:
             full.append(lax.broadcast_in_dim(a, shape, tuple(range(start, start + nd))))
     if all(isinstance(a, np.ndarray) for a in full):
         return np.stack([np.asarray(a) for a in full], axis=-1)
-    return lax.concatenate([lax.expand_dims(a, (len(shape),)) for a in full], len(shape))
+    columns = [lax.expand_dims(a, (len(shape),)) for a in full]
+    return columns[0] if len(columns) == 1 else lax.concatenate(columns, len(shape))
 
 
 # -- gets ----------------------------------------------------------------------------
