@@ -203,6 +203,9 @@ def test_errors() -> None:
         lax.round(np.float32(1.5), 0.5)  # type: ignore[arg-type]  # the error under test
     with pytest.raises(PrimitiveTypeError, match="a Python float"):
         lax.atan2(np.array([1], np.int32), 2.0)
+    with pytest.raises(PrimitiveTypeError, match="sign accepts"):
+        tnp.sign(np.array([True]))  # jnp.sign refuses bools too
+    same_as_jax(tnp.square(np.array([True, False])), jnp.square(np.array([True, False])))
 
 
 # -- typedax.numpy -----------------------------------------------------------------------------

@@ -864,8 +864,7 @@ def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def sign(x: ArrayLike) -> Array:
-    if aval_of(x).dtype == bool_:
-        return asarray(x)
+    """-1, 0 or 1 (-0.0 and NaN kept); not for bools (as JAX)."""
     return lax.sign(x)
 
 
@@ -1069,8 +1068,8 @@ def right_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 def square(x: ArrayLike) -> Array:
     a = asarray(x)
-    if aval_of(a).dtype == bool_:
-        a = asarray(lax.convert_element_type(a, default_int()))
+    if aval_of(a).dtype == bool_:  # bools square as int32 (as JAX, also with x64)
+        a = asarray(lax.convert_element_type(a, int32))
     return lax.integer_pow(a, 2)
 
 
