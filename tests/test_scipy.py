@@ -138,14 +138,14 @@ def test_norm_matches_jax(dtype: str, data: st.DataObject) -> None:
     x = data.draw(arrays(dtype, -8.0, 8.0, (6,)))  # one shape: JAX compiles once
     q = data.draw(arrays(dtype, 0.02, 0.98, (6,)))
     loc, scale = 0.5, 1.5
-    for name in ("pdf", "logpdf", "cdf"):
+    for name in ("pdf", "logpdf", "cdf", "logcdf"):
         close(getattr(norm, name)(x, loc, scale), getattr(jnorm, name)(x, loc, scale), rtol32=2e-5, rtol64=1e-11)
         close(getattr(norm, name)(x), getattr(jnorm, name)(x), rtol32=2e-5, rtol64=1e-11)
     # ppf: JAX's ndtri is another approximation of the same function
     # (in the default float dtype, float64 here: from float32 operands only float32's precision)
     close(norm.ppf(q, loc, scale), jnorm.ppf(q, loc, scale), rtol64=1e-9 if dtype == "float64" else 1e-5)
     if dtype == "float64":
-        for name in ("logpdf", "cdf"):
+        for name in ("logpdf", "cdf", "logcdf"):
             g = tdx.grad(lambda v: tnp.sum(getattr(norm, name)(v, loc, scale)))(x)
             j = jax.grad(lambda v: jnp.sum(getattr(jnorm, name)(v, loc, scale)))(x)
             close(g, j, rtol64=1e-10)
@@ -157,6 +157,13 @@ def test_norm_cdf_tails_and_integer_inputs() -> None:
     close(norm.cdf(x.astype(np.float32)), jnorm.cdf(x.astype(np.float32)))
     close(norm.logpdf(np.array([1, 2], np.int32)), jnorm.logpdf(np.array([1, 2], np.int32)))
     close(norm.ppf(np.array([0.5], np.float32)), jnorm.ppf(np.array([0.5], np.float32)))
+    # logcdf in both tails and at the segment bounds; its gradient there
+    t = np.array([-60.0, -25.0, -20.0, -19.5, -3.0, 0.0, 7.9, 8.0, 8.5, 40.0, np.inf, -np.inf])
+    for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-6)):
+        close(norm.logcdf(t.astype(dtype)), jnorm.logcdf(t.astype(dtype)), rtol32=rtol)
+    finite = t[np.isfinite(t)]
+    g = tdx.grad(lambda v: tnp.sum(norm.logcdf(v)))(finite)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jax.grad(lambda v: jnp.sum(jnorm.logcdf(v)))(finite)), rtol=1e-8)
 
 
 def test_scipy_package_is_minimal() -> None:
