@@ -67,7 +67,9 @@ def indices(draw: st.DrawFn, shape: tuple[int, ...], *, in_bounds: bool = True) 
         elif kind == "mask":
             out.append(np.asarray(draw(st.lists(st.booleans(), min_size=n, max_size=n))))
             axis += 1
-        elif kind == "stop":
+        elif kind == "stop" and not ellipsis:
+            # (after an ellipsis every axis must be named, or the ellipsis
+            # would stand for more axes than drawn and shift the rest)
             break
     return tuple(out)
 
