@@ -278,15 +278,8 @@ def _static_get(x: Array, elems: Sequence[Elem], clip: bool) -> Array:
     strides: list[int] = []
     rev_axes: list[int] = []
     squeeze_axes: list[int] = []
-    new_axes: list[int] = []
-    empty_axes: list[int] = []
-    out_axis = 0
     for e in elems:
         if isinstance(e, _NewAxis):
-            new_axes.append(out_axis)
-            if e is _NewAxis.EMPTY:
-                empty_axes.append(out_axis)
-            out_axis += 1
             continue
         d = len(starts)
         n = shape[d]
@@ -309,7 +302,6 @@ def _static_get(x: Array, elems: Sequence[Elem], clip: bool) -> Array:
         starts.append(lo)
         limits.append(hi)
         strides.append(abs(step))
-        out_axis += 1
     y: Array = x
     if tuple(starts) != (0,) * len(shape) or tuple(limits) != shape or any(s != 1 for s in strides):
         y = lax.slice(y, starts, limits, None if all(s == 1 for s in strides) else strides)
@@ -317,6 +309,23 @@ def _static_get(x: Array, elems: Sequence[Elem], clip: bool) -> Array:
         y = lax.rev(y, rev_axes)
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
+    return _basic_new_axes(y, elems)
+
+
+def _basic_new_axes(y: Array, elems: Sequence[Elem]) -> Array:
+    """``y``, the result of a basic index without its new axes, with them put
+    back where the index has them (integers leave no axis, slices one)."""
+    new_axes: list[int] = []
+    empty_axes: list[int] = []
+    out_axis = 0
+    for e in elems:
+        if isinstance(e, _NewAxis):
+            new_axes.append(out_axis)
+            if e is _NewAxis.EMPTY:
+                empty_axes.append(out_axis)
+        elif not isinstance(e, slice):
+            continue
+        out_axis += 1
     return _new_axes(y, new_axes, empty_axes)
 
 
@@ -359,22 +368,14 @@ def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
     starts: list[ArrayLike] = []
     sizes: list[int] = []
     squeeze_axes: list[int] = []
-    new_axes: list[int] = []
-    empty_axes: list[int] = []
-    out_axis = 0
     for e in elems:
         if isinstance(e, _NewAxis):
-            new_axes.append(out_axis)
-            if e is _NewAxis.EMPTY:
-                empty_axes.append(out_axis)
-            out_axis += 1
             continue
         d = len(starts)
         if isinstance(e, slice):
             start, stop, _ = e.indices(shape[d])
             starts.append(start)
             sizes.append(len(range(start, stop)))
-            out_axis += 1
             continue
         if isinstance(e, int):
             starts.append(e)
@@ -385,7 +386,7 @@ def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
     y = lax.dynamic_slice(x, starts, sizes)
     if squeeze_axes:
         y = lax.squeeze(y, squeeze_axes)
-    return _new_axes(y, new_axes, empty_axes)
+    return _basic_new_axes(y, elems)
 
 
 # -- the general case: one gather (or scatter) ----------------------------------------
