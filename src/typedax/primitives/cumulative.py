@@ -53,7 +53,7 @@ from .elementwise import (
 )
 from .shaping import concatenate_p, rev_p
 from .slicing import _int, pad_, slice_
-from .structural import check_arity, full_like, zero_like
+from .structural import check_arity, full_like, linear_jvp, zero_like
 
 
 def exp(x: Value) -> Value:
@@ -280,19 +280,6 @@ def _mul_pair(a: list[Value], b: list[Value]) -> list[Value]:
     return [mul(x, y), add(mul(tx, y), mul(x, ty))]
 
 
-def _cumsum_jvp(prim: Primitive) -> JvpRule:
-    def rule(
-        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
-    ) -> tuple[list[Value], list[Tangent]]:
-        (x,), (t,) = primals, tangents
-        y = bind1(prim, (x,), params)
-        if isinstance(t, Zero):
-            return [y], [zero_like(y)]
-        return [y], [bind1(prim, (t,), params)]
-
-    return rule
-
-
 def _cumsum_t(prim: Primitive) -> Callable[[Sequence[Value], Sequence[Primal], Params], list[Value | None]]:
     def rule(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
         axis, reverse = _params("cumsum", params)
@@ -335,7 +322,7 @@ def _np_mul(a: NDArray, b: NDArray) -> NDArray:
 
 
 cumsum_p = _cumulative("cumsum", NUMERIC, _np_add, lambda d: 0,
-                       lambda a, b, d: hlo.add(a, b), _cumsum_jvp, _cumsum_t)
+                       lambda a, b, d: hlo.add(a, b), linear_jvp, _cumsum_t)
 cumprod_p = _cumulative("cumprod", NUMERIC, _np_mul, lambda d: 1,
                         lambda a, b, d: hlo.multiply(a, b), _scan_jvp("cumprod", _mul_pair))
 cummax_p = _cumulative("cummax", NUMERIC, _np_max, dtype_min, _hlo_max,
