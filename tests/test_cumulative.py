@@ -132,3 +132,14 @@ def test_errors() -> None:
         lax.cummin(x, 0, 1)  # type: ignore[arg-type]  # the error path under test
     with pytest.raises(PrimitiveTypeError, match="cumsum: axis must be integers"):
         lax.cumsum(x, 0.0)  # type: ignore[arg-type]  # the error path under test
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("shape", [(1,), (2,), (1, 3)])
+def test_cumsum_signed_zeros_match_jit(shape: tuple[int, ...], reverse: bool) -> None:
+    """XLA passes a one-element window through (-0.0 stays -0.0) and adds
+    the +0 identity on longer axes (-0.0 becomes +0.0): eager does the same."""
+    x = np.full(shape, -0.0, np.float32)
+    eager = np.asarray(lax.cumsum(x, 0, reverse))
+    jitted = np.asarray(tdx.jit(lambda v: lax.cumsum(v, 0, reverse))(x))
+    assert np.signbit(eager).tolist() == np.signbit(jitted).tolist()
