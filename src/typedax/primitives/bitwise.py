@@ -23,21 +23,9 @@ from ..core.rules import Family, Rules, Tangent
 from ..core.trace import Value, bind1
 from ..hlo import HloValue, LoweringContext
 from .elementwise import _binary, _binary_batch, _unary, elementwise_batch
-from .structural import zero_like
+from .structural import zero_jvp
 
 BITS: frozenset[DType] = INTEGER | {bool_}
-
-
-def _zero_jvp(prim: Primitive) -> Callable[
-    [Sequence[Value], Sequence[Tangent], Params], tuple[list[Value], list[Tangent]]
-]:
-    def jvp(
-        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
-    ) -> tuple[list[Value], list[Tangent]]:
-        out = bind1(prim, primals, params)
-        return [out], [zero_like(out)]
-
-    return jvp
 
 
 def _unary_rules(op: Callable[[HloValue], HloValue]) -> Callable[[Primitive], Rules]:
@@ -45,7 +33,7 @@ def _unary_rules(op: Callable[[HloValue], HloValue]) -> Callable[[Primitive], Ru
         def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
             return [op(args[0])]
 
-        return Rules(jvp=_zero_jvp(prim), batch=elementwise_batch(prim), lower=lower)
+        return Rules(jvp=zero_jvp(prim), batch=elementwise_batch(prim), lower=lower)
 
     return rules
 
@@ -55,7 +43,7 @@ def _binary_rules(op: Callable[[HloValue, HloValue], HloValue]) -> Callable[[Pri
         def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
             return [op(args[0], args[1])]
 
-        return Rules(jvp=_zero_jvp(prim), batch=_binary_batch(prim), lower=lower)
+        return Rules(jvp=zero_jvp(prim), batch=_binary_batch(prim), lower=lower)
 
     return rules
 

@@ -65,7 +65,7 @@ from .elementwise import (
     sqrt_p,
     sub,
 )
-from .structural import check_arity, full_like, zero_like, zero_of
+from .structural import check_arity, full_like, zero_jvp, zero_like, zero_of
 
 class RoundingMethod(enum.IntEnum):
     """``round``'s ``rounding_method`` (``jax.lax.RoundingMethod``)."""
@@ -327,18 +327,6 @@ def _round_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shaped
     return [x]
 
 
-def _zero_jvp(prim: Primitive) -> Callable[
-    [Sequence[Value], Sequence[Tangent], Params], tuple[list[Value], list[Tangent]]
-]:
-    def jvp(
-        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
-    ) -> tuple[list[Value], list[Tangent]]:
-        out = bind1(prim, primals, params)
-        return [out], [zero_like(out)]
-
-    return jvp
-
-
 def _round_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
     if _rounding_method(eqn.params) == AWAY_FROM_ZERO:
         return [hlo.round_nearest_afz(args[0])]
@@ -347,7 +335,7 @@ def _round_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> li
 
 round_p = Primitive(
     "round", _round_impl, _round_abstract,
-    rules_for=lambda p: Rules(jvp=_zero_jvp(p), batch=elementwise_batch(p), lower=_round_lower),
+    rules_for=lambda p: Rules(jvp=zero_jvp(p), batch=elementwise_batch(p), lower=_round_lower),
 )
 
 

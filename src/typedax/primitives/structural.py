@@ -143,6 +143,19 @@ def linear_jvp(prim: Primitive) -> JvpRule:
     return rule
 
 
+def zero_jvp(prim: Primitive) -> JvpRule:
+    """The JVP of a primitive whose result does not move with its operands
+    (integer or boolean results, rounding): a zero tangent."""
+
+    def rule(
+        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+    ) -> tuple[list[Value], list[Tangent]]:
+        out = bind1(prim, primals, params)
+        return [out], [zero_like(out)]
+
+    return rule
+
+
 def _out(eqn: Eqn) -> ShapedArray:
     return eqn.out_binders[0].aval
 
