@@ -336,6 +336,14 @@ def test_default_modes_are_jaxs() -> None:
         (lambda: lax.scatter(np.ones(3), np.zeros((1,), np.int32), np.ones(4),
                              lax.ScatterDimensionNumbers((0,), (), (0,))),
          "larger than the operand"),
+        (lambda: lax.scatter_mul(np.ones(2, bool), np.zeros((1, 1), np.int32), np.ones(1, bool),
+                                 lax.ScatterDimensionNumbers((), (0,), (0,))),
+         "scatter-mul does not accept bool operands"),
+        (lambda: lax.scatter_add(np.ones(2, bool), np.zeros((1, 1), np.int32), np.ones(1, bool),
+                                 lax.ScatterDimensionNumbers((), (0,), (0,))),
+         "scatter-add does not accept bool operands"),
+        (lambda: tnp.asarray(np.ones(2, bool)).at[1].add(True), "scatter-add does not accept bool"),
+        (lambda: tnp.asarray(np.ones(2, bool)).at[5].multiply(True), "scatter-mul does not accept bool"),
     ],
 )
 def test_errors_name_the_operation_and_the_dimensions(call: Any, message: str) -> None:

@@ -694,8 +694,8 @@ def _numpy_update(x: ArrayImpl, elems: Sequence[Elem], y: ArrayLike, scatter: Sc
     the combining ones), when every index is concrete and, unless clipping,
     in bounds; None otherwise (the scatter then decides what drops)."""
     ufunc = _ufunc_of(scatter)
-    if ufunc is False:
-        return None
+    if ufunc is False or (x.aval.dtype == bool_ and ufunc in (np.add, np.multiply)):
+        return None  # the scatter names its error (add and mul take no bools, as in JAX)
     shape = x.aval.shape
     np_idx: list[Any] = []  # NumPy's own index types
     axis = 0

@@ -459,6 +459,9 @@ def _scatter_window(name: str, operand: ShapedArray, indices: ShapedArray, updat
         raise fail("indices must have at least one dimension (the index vector, last)")
     if updates.dtype != operand.dtype:
         raise fail("updates must have the operand's dtype")
+    if operand.dtype == bool_ and name in ("scatter-add", "scatter-mul"):
+        # As JAX: these combine with add / mul, which take no bools.
+        raise fail(f"{name} does not accept bool operands (use scatter-max / scatter-min for or / and)")
     if indices.shape[-1] != len(s.scatter_dims_to_operand_dims):
         raise fail("the index vector must have len(scatter_dims_to_operand_dims) entries")
     for what, dims in (("scatter_dims_to_operand_dims", s.scatter_dims_to_operand_dims),

@@ -59,7 +59,7 @@ def gather(env: Env) -> Built | None:
 
 def _scatter(name: str) -> Builder:
     def build(env: Env) -> Built | None:
-        x = env.pick(lambda a, r: a.ndim >= 1 and (name != "scatter-add" or a.dtype.kind != "b"),
+        x = env.pick(lambda a, r: a.ndim >= 1 and (name not in ("scatter-add", "scatter-mul") or a.dtype.kind != "b"),
                      _lit_dtypes(env, frozenset()))
         if x is None:
             return None
