@@ -81,6 +81,10 @@ __all__ = [
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sinh", "tan",
+    # convolution (primitives/convolution.py)
+    "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv",
+    "conv_dimension_numbers", "conv_general_dilated", "conv_transpose", "conv_with_general_padding",
+    "padtype_to_pads",
 ]
 
 
@@ -540,3 +544,15 @@ def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
 
 def population_count(x: ArrayLike) -> Array:
     return _unop(_bw.population_count_p, x)
+
+
+# -- convolution (primitives/convolution.py) --
+from .primitives.convolution import ConvDimensionNumbers as ConvDimensionNumbers  # noqa: E402
+from .primitives.convolution import ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers  # noqa: E402
+from .primitives.convolution import Precision as Precision  # noqa: E402
+from .primitives.convolution import conv as conv  # noqa: E402
+from .primitives.convolution import conv_dimension_numbers as conv_dimension_numbers  # noqa: E402
+from .primitives.convolution import conv_general_dilated as conv_general_dilated  # noqa: E402
+from .primitives.convolution import conv_transpose as conv_transpose  # noqa: E402
+from .primitives.convolution import conv_with_general_padding as conv_with_general_padding  # noqa: E402
+from .primitives.convolution import padtype_to_pads as padtype_to_pads  # noqa: E402
