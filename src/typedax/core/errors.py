@@ -154,3 +154,11 @@ class IndexingError(TypedaxError, IndexError, TypeError):
 
 class ArgnumsError(TypedaxError, ValueError):
     """``argnums`` that name no argument, or one argument twice."""
+
+
+class RandomKeyError(TypedaxError, TypeError, ValueError):
+    """A bad argument to ``typedax.random``: a seed that is not an integer or
+    does not fit in 64 bits, a key that is not ``uint32[2]`` (or a typed
+    key), a key array where one key is expected, or a shape, dtype or
+    parameter the sampler does not accept. Both a ``TypeError`` and a
+    ``ValueError``, as JAX raises one or the other by case."""

@@ -1,0 +1,1042 @@
+"""Pseudo-random numbers as ``jax.random`` makes them: the same names and
+signatures, and for the same key the same bits.
+
+Keys. ``PRNGKey(seed)`` gives a raw key, a ``uint32[2]`` array, as JAX's
+legacy keys; ``key(seed)`` gives a typed key, a ``KeyArray`` (dtype
+``key<fry>``, shape ``()``) holding the same words, which ``key_data`` and
+``wrap_key_data`` convert from and to. Every function takes either kind and
+gives keys of the kind it was given. A ``KeyArray`` is a pytree node whose
+one leaf is its ``uint32[..., 2]`` data, so typed keys pass through ``jit``,
+``vmap``, ``scan`` and ``cond`` as their data does; in a jaxpr they appear
+as that data (``uint32[2]``), not as JAX's ``key<fry>[]`` type.
+
+The generator is Threefry-2x32 (``typedax.primitives.prng``: one primitive,
+``threefry2x32``, with every rule), used as JAX uses it with
+``jax_threefry_partitionable`` on (JAX 0.10's default):
+
+- ``PRNGKey(seed)``: the seed as a 64-bit integer, split into its high and
+  low 32-bit words.
+- ``split(key, shape)``: for counters ``0, 1, ..., n - 1`` (a 64-bit iota
+  in two 32-bit words, high then low), the two enciphered words are the new
+  key of each position.
+- ``fold_in(key, data)``: the key enciphering the counter ``(0, data)``.
+- ``random_bits(key, width, shape)``: the two words of the same counters,
+  xored (32 bits), truncated (8, 16), or high and low of a 64-bit word.
+
+Samplers follow ``jax._src.random`` step by step (``uniform`` fills the
+mantissa of a float in [1, 2); ``normal`` is ``sqrt(2) * erf_inv`` of a
+uniform on (-1, 1); ``randint`` takes twice the bits; ``permutation`` sorts
+by random keys; ``gamma`` is Marsaglia and Tsang's rejection sampler, one
+``while_loop`` per element under ``vmap``), so their results equal JAX's to
+the last bit for the integer outputs and up to the last bits of
+transcendental functions for the float ones. Like JAX's, each sampler is a
+``jit``-compiled function of its static arguments (shape, dtype): an eager
+call runs one cached executable, and under ``jit`` the sampler is a nested
+``jit`` equation.
+
+Differentiation: keys are integer arrays, so their tangents are zero;
+samplers are differentiable with respect to their float parameters
+(``uniform``'s bounds, ``truncated_normal``'s, ``multivariate_normal``'s mean
+and covariance, ...) as JAX's are. ``gamma``, ``beta`` and ``dirichlet``
+differentiate through the rejection loop's accepted sample, not with JAX's
+implicit reparameterization gradient.
+
+Shapes, ``num`` and similar arguments must be static Python integers; a
+traced value there, a float or out-of-range seed, or a key of the wrong
+shape or dtype raises ``RandomKeyError`` (or ``ConcretizationError`` for a
+traced shape) saying what was expected.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeAlias, TypeVar, cast
+
+import numpy as np
+
+from . import lax
+from . import numpy as tnp
+from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
+from .core.dtypes import (
+    DType,
+    FLOATING,
+    INTEGER,
+    UNSIGNED,
+    canonicalize_explicit,
+    default_float,
+    default_int,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from .core.config import x64_enabled
+from .core.errors import ConcretizationError, RandomKeyError
+from .api_forward import vmap
+from .core.trace import EVAL_TRACE, Tracer, aval_of, current_trace
+from .jitting import jit
+from .primitives.prng import threefry2x32, threefry2x32_numpy
+from .tree import register_node
+
+__all__ = [
+    "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
+    "random_bits", "uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
+    "permutation", "choice", "shuffle", "gumbel", "exponential", "gamma", "loggamma", "beta",
+    "dirichlet", "multivariate_normal", "orthogonal", "threefry_2x32",
+]
+
+Shape: TypeAlias = Sequence[int]
+DTypeLike: TypeAlias = "DType | type | str"
+
+_UINT: dict[int, DType] = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
+
+
+# -- typed keys ------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class KeyDType:
+    """The dtype of typed Threefry keys: prints as JAX's ``key<fry>``."""
+
+    impl: str = "threefry2x32"
+
+    def __str__(self) -> str:
+        return "key<fry>"
+
+    @property
+    def name(self) -> str:
+        return "key<fry>"
+
+
+KEY_DTYPE = KeyDType()
+
+
+@dataclass(frozen=True, slots=True)
+class KeyArray:
+    """An array of typed PRNG keys (``jax.random.key``): its ``shape`` is the
+    shape of the key array; ``data`` holds the ``uint32[*shape, 2]`` words.
+    A pytree node (its one leaf is ``data``), so keys go through every
+    transformation as their data."""
+
+    data: Array
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return aval_of(self.data).shape[:-1]
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def dtype(self) -> KeyDType:
+        return KEY_DTYPE
+
+    def __getitem__(self, idx: object) -> KeyArray:
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        return KeyArray(self.data[(*idx, Ellipsis)] if Ellipsis not in idx else self.data[idx])
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a scalar key array")
+        return self.shape[0]
+
+    def __iter__(self) -> object:
+        return iter([self[i] for i in range(len(self))])
+
+    def __repr__(self) -> str:
+        return f"KeyArray(key<fry>{list(self.shape)}, data={np.asarray(self.data).tolist()!r})"
+
+
+register_node(
+    KeyArray,
+    lambda k: ((k.data,), None),
+    lambda _, leaves: KeyArray(cast(Array, leaves[0])),
+)
+
+KeyLike: TypeAlias = "Array | KeyArray | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
+K = TypeVar("K", Array, KeyArray)
+
+
+# -- argument checks ---------------------------------------------------------------------
+def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bool]:
+    """The raw ``uint32[2]`` data of ``key`` and whether it was typed."""
+    if isinstance(key, KeyArray):
+        data, typed = key.data, True
+    elif isinstance(key, (Array, np.ndarray)):
+        data, typed = cast(Array, key), False
+    else:
+        raise RandomKeyError(
+            f"{name}: expected a PRNG key (from typedax.random.PRNGKey, key, split or fold_in), "
+            f"got {type(key).__name__}"
+        )
+    a = aval_of(data)
+    if a.dtype != uint32 or not a.shape or a.shape[-1] != 2:
+        raise RandomKeyError(
+            f"{name}: a raw PRNG key is a uint32 array with last dimension 2 (uint32[2]), got "
+            f"{a.str_short()}; make one with typedax.random.PRNGKey(seed)"
+        )
+    if not batched and a.ndim != 1:
+        raise RandomKeyError(
+            f"{name} takes a single key, but was given a key array of shape {a.shape[:-1]} != (). "
+            "Use typedax.vmap for batching."
+        )
+    return (data if isinstance(data, Array) else from_numpy(np.asarray(data))), typed
+
+
+def _rewrap(data: Array, typed: bool) -> Array:
+    return cast(Array, KeyArray(data)) if typed else data
+
+
+def _static_int(name: str, what: str, v: object) -> int:
+    if isinstance(v, Tracer):
+        raise ConcretizationError(
+            f"{name}: {what} must be a static Python integer, got a traced value {aval_of(v).str_short()}; "
+            "pass it as a static argument (jit(..., static_argnums=...)) or compute it outside the traced function"
+        )
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        if isinstance(v, (ArrayImpl, np.ndarray)) and aval_of(v).ndim == 0 and aval_of(v).dtype in INTEGER:
+            return int(np.asarray(v))
+        raise RandomKeyError(f"{name}: {what} must be an integer, got {v!r}")
+    return operator.index(v)
+
+
+def _shape(name: str, shape: object) -> tuple[int, ...]:
+    """A static shape: a tuple of non-negative Python integers."""
+    if isinstance(shape, Tracer):
+        raise ConcretizationError(
+            f"{name}: shape must be static (a tuple of Python integers), got a traced value "
+            f"{aval_of(shape).str_short()}"
+        )
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        dims: Sequence[object] = (shape,)
+    elif isinstance(shape, (tuple, list)):
+        dims = shape
+    else:
+        raise RandomKeyError(f"{name}: shape must be a tuple of integers, got {shape!r}")
+    out = tuple(_static_int(name, "each dimension of shape", d) for d in dims)
+    if any(d < 0 for d in out):
+        raise RandomKeyError(f"{name}: shape must have non-negative dimensions, got {out}")
+    return out
+
+
+def _float_dtype(name: str, dtype: object) -> DType:
+    d = default_float() if dtype is None else canonicalize_explicit(np.dtype(cast(DTypeLike, dtype)), name)
+    if d not in FLOATING:
+        raise RandomKeyError(f"dtype argument to `{name}` must be a float dtype, got {d}")
+    return d
+
+
+def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
+    if param_shapes:
+        b = np.broadcast_shapes(shape, *param_shapes)
+        if b != shape:
+            raise RandomKeyError(
+                f"{name} parameter shapes must be broadcast-compatible with shape argument, and the "
+                f"result of broadcasting the shapes must equal the shape argument, but got result {b} "
+                f"for shape argument {shape}."
+            )
+
+
+def _is_concrete(*xs: object) -> bool:
+    return current_trace() is EVAL_TRACE and not any(isinstance(x, Tracer) for x in xs)
+
+
+# -- seeds -------------------------------------------------------------------------------
+def _seed_words(seed: object, name: str) -> Array:
+    if isinstance(seed, KeyArray):
+        raise RandomKeyError(f"{name} accepts a scalar seed, but was given a PRNG key.")
+    if isinstance(seed, (bool, np.bool_)):
+        raise RandomKeyError(f"{name}: the seed must be an integer, got {seed!r}")
+    if isinstance(seed, int):
+        if not -(1 << 63) <= seed < (1 << 63):
+            raise RandomKeyError(
+                f"{name}: the seed {seed} does not fit in 64 bits (a seed is an int64: "
+                f"-2**63 <= seed < 2**63)"
+            )
+        s = seed if x64_enabled() else int(np.int64(seed).astype(np.int32))  # JAX's int32 with x64 off
+        hi = (s >> 32) & 0xFFFFFFFF if x64_enabled() else 0
+        return from_numpy(np.array([hi, s & 0xFFFFFFFF], np.uint32))
+    if isinstance(seed, (float, complex, np.floating)):
+        raise RandomKeyError(f"{name}: the seed must be an integer, got the float {seed!r}")
+    if not isinstance(seed, (Array, np.ndarray, np.integer)):
+        raise RandomKeyError(f"{name}: the seed must be an integer, got {type(seed).__name__}")
+    a = aval_of(seed)
+    if a.ndim:
+        raise RandomKeyError(
+            f"{name} accepts a scalar seed, but was given an array of shape {a.shape} != (). "
+            "Use typedax.vmap for batching"
+        )
+    if a.dtype not in INTEGER:
+        raise RandomKeyError(f"{name}: the seed must be an integer, got {a.str_short()}")
+    if _is_concrete(seed) and not isinstance(seed, Tracer):
+        v = int(np.asarray(seed))
+        bits = 8 * a.dtype.itemsize
+        hi = (v >> 32) & 0xFFFFFFFF if bits == 64 else 0
+        lo = v & 0xFFFFFFFF
+        return from_numpy(np.array([hi, lo], np.uint32))
+    return _seed_traced(cast(Array, seed))
+
+
+def _seed_traced(seed: Array) -> Array:
+    d = aval_of(seed).dtype
+    lo = lax.convert_element_type(seed, uint32)
+    if d.itemsize == 8:
+        hi = lax.convert_element_type(lax.shift_right_logical(seed, np.asarray(32, d)), uint32)
+    else:
+        hi = tnp.zeros((), uint32)
+    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
+
+
+def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802 - JAX's name
+    """A raw PRNG key (``uint32[2]``) from an integer seed: the seed's high and
+    low 32-bit words (``jax.random.PRNGKey``)."""
+    return _seed_words(seed, "PRNGKey")
+
+
+def key(seed: int | ArrayLike) -> KeyArray:
+    """A typed PRNG key (``key<fry>[]``) from an integer seed (``jax.random.key``)."""
+    return KeyArray(_seed_words(seed, "key"))
+
+
+def key_data(keys: KeyArray | ArrayLike) -> Array:
+    """The ``uint32[..., 2]`` words of typed keys (raw keys are returned as they are)."""
+    data, _ = _key_of("key_data", keys, batched=True)
+    return data
+
+
+def wrap_key_data(key_bits_array: ArrayLike) -> KeyArray:
+    """Typed keys holding ``key_bits_array`` (``uint32[..., 2]``)."""
+    data, _ = _key_of("wrap_key_data", key_bits_array, batched=True)
+    return KeyArray(data)
+
+
+# -- the generator -----------------------------------------------------------------------
+def _counters(shape: tuple[int, ...]) -> tuple[Array | np.uint32, Array]:
+    """The high and low words of a 64-bit iota of ``shape`` (row-major)."""
+    n = math.prod(shape)
+    if n >= 1 << 32:
+        raise NotImplementedError("typedax.random: more than 2**32 - 1 random values in one call")
+    lo = lax.reshape(lax.iota(uint32, n), shape) if shape else cast(Array, np.uint32(0))
+    return np.uint32(0), lo
+
+
+def _words(key: Array) -> tuple[Array, Array]:
+    return key[0], key[1]
+
+
+def _split(key: Array, shape: tuple[int, ...]) -> Array:
+    k1, k2 = _words(key)
+    hi, lo = _counters(shape)
+    b1, b2 = threefry2x32(k1, k2, hi, lo)
+    return tnp.stack([b1, b2], axis=len(shape))
+
+
+def _fold_in(key: Array, data: Array) -> Array:
+    k1, k2 = _words(key)
+    b1, b2 = threefry2x32(k1, k2, np.uint32(0), data)
+    return tnp.stack([b1, b2])
+
+
+def _random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+    k1, k2 = _words(key)
+    hi, lo = _counters(shape)
+    b1, b2 = threefry2x32(k1, k2, hi, lo)
+    if bit_width == 64:
+        h = lax.convert_element_type(b1, uint64)
+        return lax.bitwise_or(lax.shift_left(h, np.asarray(32, np.uint64)), lax.convert_element_type(b2, uint64))
+    x = lax.bitwise_xor(b1, b2)
+    return x if bit_width == 32 else lax.convert_element_type(x, _UINT[bit_width])
+
+
+_split_jit = jit(_split, static_argnums=(1,))
+_fold_in_jit = jit(_fold_in)
+
+
+def threefry_2x32(keypair: tuple[ArrayLike, ArrayLike], count: ArrayLike) -> Array:
+    """JAX's ``threefry_2x32(keypair, count)``: the counters ``count`` (any
+    shape, ``uint32``) split in two halves, enciphered, and joined."""
+    k1, k2 = keypair
+    flat = tnp.ravel(count)
+    n = aval_of(flat).shape[0]
+    odd = n % 2
+    if odd:
+        flat = lax.concatenate([flat, tnp.zeros((1,), uint32)], 0)
+    half = (n + odd) // 2
+    y1, y2 = threefry2x32(k1, k2, flat[:half], flat[half:])
+    out = lax.concatenate([y1, y2], 0)
+    return lax.reshape(out[:n] if odd else out, aval_of(count).shape)
+
+
+def split(key: K, num: int | tuple[int, ...] = 2) -> K:
+    """``num`` new keys (or an array of keys of shape ``num``) along a new
+    leading axis (``jax.random.split``)."""
+    data, typed = _key_of("split", key)
+    shape = _shape("split", num)
+    if _is_concrete(data):
+        out = _split_numpy(np.asarray(data), shape)
+    else:
+        out = _split_jit(data, shape)
+    return cast(K, _rewrap(out, typed))
+
+
+def _split_numpy(key: np.ndarray[tuple[int, ...], np.dtype[np.uint32]], shape: tuple[int, ...]) -> Array:
+    """``split`` of a concrete key, evaluated in NumPy (no dispatch)."""
+    n = math.prod(shape)
+    if n > _NUMPY_SPLIT_MAX:
+        return _split_jit(from_numpy(key), shape)
+    lo = np.arange(n, dtype=np.uint32).reshape(shape)
+    b1, b2 = threefry2x32_numpy(key[0], key[1], np.zeros((), np.uint32), lo)
+    return from_numpy(np.stack([b1, b2], axis=len(shape)))
+
+
+#: Up to this many keys an eager ``split`` runs in NumPy; beyond, one cached executable.
+_NUMPY_SPLIT_MAX = 64
+
+
+def fold_in(key: K, data: ArrayLike) -> K:
+    """A new key from ``key`` and the 32-bit integer ``data`` (``jax.random.fold_in``)."""
+    kd, typed = _key_of("fold_in", key)
+    if aval_of(data).ndim:
+        raise RandomKeyError(
+            f"fold_in accepts a scalar, but was given an array of shape {aval_of(data).shape} != (). "
+            "Use typedax.vmap for batching."
+        )
+    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+        d: ArrayLike = np.uint32(int(data) & 0xFFFFFFFF)
+    else:
+        if aval_of(data).dtype not in INTEGER:
+            raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
+        d = lax.convert_element_type(data, uint32)
+    if _is_concrete(kd, d):
+        k = np.asarray(kd)
+        b1, b2 = threefry2x32_numpy(k[0], k[1], np.zeros((), np.uint32), np.asarray(d, np.uint32))
+        return cast(K, _rewrap(from_numpy(np.stack([b1, b2])), typed))
+    return cast(K, _rewrap(_fold_in_jit(kd, d), typed))
+
+
+def _bits_jitted(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+    return _random_bits(key, bit_width, shape)
+
+
+_bits_jit = jit(_bits_jitted, static_argnums=(1, 2))
+
+
+def random_bits(key: KeyLike, bit_width: int, shape: Shape) -> Array:
+    """Uniform random bits: an unsigned array of ``bit_width`` (8, 16, 32 or 64) bits."""
+    data, _ = _key_of("random_bits", key)
+    if bit_width not in _UINT:
+        raise RandomKeyError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width!r}")
+    if bit_width == 64 and not x64_enabled():
+        raise RandomKeyError("random_bits: 64-bit values need x64 (typedax.config.update('jax_enable_x64', True))")
+    return _bits_jit(data, bit_width, _shape("random_bits", shape))
+
+
+def bits(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Uniform random bits of an unsigned ``dtype`` (default ``uint64``, or
+    ``uint32`` with x64 off) (``jax.random.bits``)."""
+    data, _ = _key_of("bits", key)
+    d = (uint64 if x64_enabled() else uint32) if dtype is None else canonicalize_explicit(
+        np.dtype(dtype), "bits")
+    if d not in UNSIGNED:
+        raise RandomKeyError(f"dtype argument to `bits` must be an unsigned int dtype, got {d}")
+    return _bits_jit(data, 8 * d.itemsize, _shape("bits", shape))
+
+
+# -- uniform, normal and their relatives -------------------------------------------------
+def _to_rank(x: Array, rank: int) -> Array:
+    s = aval_of(x).shape
+    return x if len(s) == rank else lax.reshape(x, (1,) * (rank - len(s)) + s)
+
+
+def _bcast(x: ArrayLike, shape: tuple[int, ...]) -> Array:
+    return tnp.broadcast_to(x, shape)
+
+
+def _uniform_impl(key: Array, minval: Array, maxval: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    minval = _to_rank(lax.convert_element_type(minval, dtype), len(shape))
+    maxval = _to_rank(lax.convert_element_type(maxval, dtype), len(shape))
+    info = np.finfo(dtype)
+    nbits, nmant = info.bits, info.nmant
+    u = _UINT[nbits]
+    b = _random_bits(key, nbits, shape)
+    # JAX puts the top ``nmant`` bits in the mantissa of a float in [1, 2) and
+    # subtracts 1; the same float, exactly, is those bits (an integer below
+    # 2**nmant, so converted exactly) times 2**-nmant
+    mantissa = lax.convert_element_type(lax.shift_right_logical(b, np.asarray(nbits - nmant, u)), dtype)
+    floats = lax.mul(mantissa, np.asarray(2.0 ** -nmant, dtype))
+    span = lax.sub(maxval, minval)
+    scaled = lax.add(lax.mul(floats, _bcast(span, shape)), _bcast(minval, shape))
+    return lax.max(_bcast(minval, shape), scaled)
+
+
+_uniform_jit = jit(_uniform_impl, static_argnums=(3, 4))
+
+
+def uniform(
+    key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None,
+    minval: ArrayLike = 0.0, maxval: ArrayLike = 1.0,
+) -> Array:
+    """Uniform floats in ``[minval, maxval)`` (``jax.random.uniform``)."""
+    data, _ = _key_of("uniform", key)
+    d = _float_dtype("uniform", dtype)
+    s = _shape("uniform", shape)
+    _check_shape("uniform", s, aval_of(minval).shape, aval_of(maxval).shape)
+    return _uniform_jit(data, minval, maxval, s, d)
+
+
+def _normal_impl(key: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
+    u = _uniform_impl(key, cast(Array, lo), cast(Array, np.array(1.0, dtype)), shape, dtype)
+    return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
+
+
+_normal_jit = jit(_normal_impl, static_argnums=(1, 2))
+
+
+def normal(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Standard normal floats (``jax.random.normal``)."""
+    data, _ = _key_of("normal", key)
+    return _normal_jit(data, _shape("normal", shape), _float_dtype("normal", dtype))
+
+
+def _truncated_normal_impl(
+    key: Array, lower: Array, upper: Array, shape: tuple[int, ...], dtype: DType
+) -> Array:
+    sqrt2 = np.array(np.sqrt(2), dtype)
+    lower = lax.convert_element_type(lower, dtype)
+    upper = lax.convert_element_type(upper, dtype)
+    a = lax.erf(lax.div(lower, sqrt2))
+    b = lax.erf(lax.div(upper, sqrt2))
+    u = _uniform_impl(key, a, b, shape, dtype)
+    out = lax.mul(sqrt2, lax.erf_inv(u))
+    lo = lax.nextafter(_stop(lower), np.array(np.inf, dtype))
+    hi = lax.nextafter(_stop(upper), np.array(-np.inf, dtype))
+    return tnp.clip(out, _bcast(lo, shape), _bcast(hi, shape))
+
+
+def _stop(x: Array) -> Array:
+    """``x`` with no gradient: ``nextafter``'s tangent is zero already, so
+    this is ``x`` (kept to mirror JAX's ``stop_gradient`` there)."""
+    return x
+
+
+_truncated_normal_jit = jit(_truncated_normal_impl, static_argnums=(3, 4))
+
+
+def truncated_normal(
+    key: KeyLike, lower: ArrayLike, upper: ArrayLike, shape: Shape | None = None,
+    dtype: DTypeLike | None = None,
+) -> Array:
+    """Standard normal floats truncated to ``(lower, upper)`` (``jax.random.truncated_normal``)."""
+    data, _ = _key_of("truncated_normal", key)
+    d = _float_dtype("truncated_normal", dtype)
+    pshapes = (aval_of(lower).shape, aval_of(upper).shape)
+    if shape is None:
+        s = np.broadcast_shapes(*pshapes)
+    else:
+        s = _shape("truncated_normal", shape)
+        _check_shape("truncated_normal", s, *pshapes)
+    return _truncated_normal_jit(data, lower, upper, s, d)
+
+
+def _bernoulli_impl(key: Array, p: Array, shape: tuple[int, ...]) -> Array:
+    d = aval_of(p).dtype
+    return lax.lt(_uniform_impl(key, cast(Array, np.zeros((), d)), cast(Array, np.ones((), d)), shape, d),
+                  _bcast(p, shape))
+
+
+_bernoulli_jit = jit(_bernoulli_impl, static_argnums=(2,))
+
+
+def bernoulli(key: KeyLike, p: ArrayLike = 0.5, shape: Shape | None = None) -> Array:
+    """Booleans that are True with probability ``p`` (``jax.random.bernoulli``)."""
+    data, _ = _key_of("bernoulli", key)
+    pa = aval_of(p)
+    if pa.dtype not in FLOATING:
+        raise RandomKeyError(f"bernoulli probability `p` must have a floating dtype, got {pa.dtype}.")
+    if shape is None:
+        s = pa.shape
+    else:
+        s = _shape("bernoulli", shape)
+        _check_shape("bernoulli", s, pa.shape)
+    if isinstance(p, float):
+        p = np.asarray(p, default_float())
+    return _bernoulli_jit(data, p, s)
+
+
+def _gumbel_impl(key: Array, shape: tuple[int, ...], dtype: DType, mode: str) -> Array:
+    info = np.finfo(dtype)
+    if mode == "high":
+        u = _uniform_impl(key, cast(Array, np.zeros((), dtype)), cast(Array, np.ones((), dtype)),
+                          (2,) + shape, dtype)
+        high, low = u[0], u[1]
+        x = tnp.where(lax.ge(high, np.asarray(0.5, dtype)), high,
+                      lax.add(lax.add(high, lax.mul(np.asarray(2.0 ** -info.nmant, dtype), low)),
+                              np.asarray(info.tiny, dtype)))
+        return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
+    u = _uniform_impl(key, cast(Array, np.asarray(info.tiny, dtype)), cast(Array, np.ones((), dtype)), shape, dtype)
+    return lax.neg(lax.log(lax.neg(lax.log(u))))
+
+
+_gumbel_jit = jit(_gumbel_impl, static_argnums=(1, 2, 3))
+
+
+def gumbel(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None, mode: str | None = None) -> Array:
+    """Standard Gumbel floats (``jax.random.gumbel``; ``mode`` "low" or "high")."""
+    data, _ = _key_of("gumbel", key)
+    m = "low" if mode is None else mode
+    if m not in ("low", "high"):
+        raise RandomKeyError(f"Must provide valid mode for gumbel got: {mode}")
+    return _gumbel_jit(data, _shape("gumbel", shape), _float_dtype("gumbel", dtype), m)
+
+
+def _exponential_impl(key: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    u = _uniform_impl(key, cast(Array, np.zeros((), dtype)), cast(Array, np.ones((), dtype)), shape, dtype)
+    return lax.neg(lax.log1p(lax.neg(u)))
+
+
+_exponential_jit = jit(_exponential_impl, static_argnums=(1, 2))
+
+
+def exponential(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Standard exponential floats (``jax.random.exponential``)."""
+    data, _ = _key_of("exponential", key)
+    return _exponential_jit(data, _shape("exponential", shape), _float_dtype("exponential", dtype))
+
+
+def categorical(
+    key: KeyLike, logits: ArrayLike, axis: int = -1, shape: Shape | None = None,
+    replace: bool = True, mode: str | None = None,
+) -> Array:
+    """Indices drawn with probabilities ``softmax(logits, axis)``, by the
+    Gumbel-max trick (top-k without replacement) (``jax.random.categorical``)."""
+    data, _ = _key_of("categorical", key)
+    lg = tnp.asarray(logits)
+    la = aval_of(lg)
+    nd = la.ndim
+    ax = _static_int("categorical", "axis", axis)
+    if not -nd <= ax < nd:
+        raise RandomKeyError(f"categorical: axis {axis} is out of bounds for logits of rank {nd}")
+    batch_shape = tuple(d for i, d in enumerate(la.shape) if i != ax % nd)
+    if shape is None:
+        s = batch_shape
+    else:
+        s = _shape("categorical", shape)
+        _check_shape("categorical", s, batch_shape)
+    prefix = s[: len(s) - len(batch_shape)]
+    m = "low" if mode is None else mode
+    if replace:
+        a = ax - nd if ax >= 0 else ax
+        logits_shape = list(s[len(s) - len(batch_shape):])
+        logits_shape.insert(a % nd, la.shape[a])
+        g = gumbel(data, (*prefix, *logits_shape), la.dtype, mode=m)
+        expanded = lax.expand_dims(lg, tuple(range(len(prefix)))) if prefix else lg
+        return tnp.argmax(tnp.add(g, expanded), axis=a)
+    lg2 = tnp.add(lg, gumbel(data, la.shape, la.dtype, mode=m))
+    k = math.prod(prefix)
+    if k > la.shape[ax]:
+        raise RandomKeyError(
+            f"Number of samples without replacement ({k}) cannot exceed number of categories ({la.shape[ax]})."
+        )
+    _, idx = lax.top_k(_moveaxis(lg2, ax % nd, nd - 1), k)
+    perm = (aval_of(idx).ndim - 1, *range(aval_of(idx).ndim - 1))
+    return lax.reshape(lax.transpose(idx, perm), s)
+
+
+# -- integers and permutations -----------------------------------------------------------
+def _clip_to(val: Array, dtype: DType) -> Array:
+    """``val`` converted to the integer ``dtype``, clipped to its range (JAX's
+    ``_convert_and_clip_integer``)."""
+    vd = aval_of(val).dtype
+    lo = max(int(np.iinfo(dtype).min), int(np.iinfo(vd).min))
+    hi = min(int(np.iinfo(dtype).max), int(np.iinfo(vd).max))
+    clipped = lax.clamp(np.asarray(lo, vd), val, np.asarray(hi, vd))
+    return lax.convert_element_type(clipped, dtype)
+
+
+def _randint_impl(key: Array, minval: Array, maxval: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    nbits = 8 * dtype.itemsize
+    if aval_of(minval).dtype not in INTEGER:
+        minval = lax.convert_element_type(minval, default_int())
+    if aval_of(maxval).dtype not in INTEGER:
+        maxval = lax.convert_element_type(maxval, default_int())
+    md = aval_of(maxval).dtype
+    top = _clip_to(cast(Array, np.asarray(np.iinfo(dtype).max, dtype)), md)
+    out_of_range = lax.gt(maxval, top)
+    minval = _bcast(_to_rank(_clip_to(minval, dtype), len(shape)), shape)
+    maxval = _bcast(_to_rank(_clip_to(maxval, dtype), len(shape)), shape)
+    out_of_range = _bcast(_to_rank(out_of_range, len(shape)), shape)
+    ks = _split(key, (2,))
+    higher = _random_bits(ks[0], nbits, shape)
+    lower = _random_bits(ks[1], nbits, shape)
+    u = _UINT[nbits]
+    span = lax.convert_element_type(lax.sub(maxval, minval), u)
+    one = tnp.ones(shape, u)
+    span = lax.select(lax.le(maxval, minval), one, span)
+    span = lax.select(tnp.logical_and(out_of_range, lax.gt(maxval, minval)), lax.add(span, one), span)
+    multiplier = lax.rem(_bcast(np.asarray(2 ** (nbits // 2), u), shape), span)
+    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
+    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
+    offset = lax.rem(offset, span)
+    return lax.add(minval, lax.convert_element_type(offset, dtype))
+
+
+_randint_jit = jit(_randint_impl, static_argnums=(3, 4))
+
+
+def randint(
+    key: KeyLike, shape: Shape, minval: ArrayLike, maxval: ArrayLike, dtype: DTypeLike | None = None
+) -> Array:
+    """Uniform integers in ``[minval, maxval)`` (``jax.random.randint``)."""
+    data, _ = _key_of("randint", key)
+    d = default_int() if dtype is None else canonicalize_explicit(np.dtype(dtype), "randint")
+    if d not in INTEGER:
+        raise RandomKeyError(f"randint only accepts integer dtypes, got {d}")
+    s = _shape("randint", shape)
+    _check_shape("randint", s, aval_of(minval).shape, aval_of(maxval).shape)
+    mn = tnp.asarray(minval)
+    mx = tnp.asarray(maxval)
+    if d.itemsize < 4:
+        # JAX samples 8- and 16-bit integers as int32 (less modulo bias) and converts
+        lo, hi = int(np.iinfo(d).min), int(np.iinfo(d).max)
+        mn = tnp.clip(tnp.astype(mn, np.int32), lo, hi)
+        mx = tnp.clip(tnp.astype(mx, np.int32), lo, hi + 1)
+        return tnp.astype(_randint_jit(data, mn, mx, s, np.dtype(np.int32)), d)
+    return _randint_jit(data, mn, mx, s, d)
+
+
+def _shuffle_impl(key: Array, x: Array, axis: int) -> Array:
+    size = math.prod(aval_of(x).shape)
+    rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
+    for _ in range(rounds):
+        ks = _split(key, (2,))
+        key, sub = ks[0], ks[1]
+        sort_keys = _random_bits(sub, 32, aval_of(x).shape)
+        _, x = lax.sort_key_val(sort_keys, x, axis)
+    return x
+
+
+_shuffle_jit = jit(_shuffle_impl, static_argnums=(2,))
+
+
+def _axis(name: str, axis: int, ndim: int) -> int:
+    a = _static_int(name, "axis", axis)
+    if not -ndim <= a < ndim:
+        raise RandomKeyError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
+    return a % ndim
+
+
+def permutation(key: KeyLike, x: int | ArrayLike, axis: int = 0, independent: bool = False) -> Array:
+    """A random permutation of ``arange(x)``, or of ``x`` along ``axis``
+    (``jax.random.permutation``)."""
+    data, _ = _key_of("permutation", key)
+    xa = aval_of(x)
+    if not xa.ndim:
+        if xa.dtype not in INTEGER and not isinstance(x, int):
+            raise RandomKeyError("permutation: x must be an integer or at least 1-dimensional")
+        r = _static_int("permutation", "x", x)
+        return _shuffle_jit(data, tnp.arange(r), _axis("permutation", axis, 1))
+    ax = _axis("permutation", axis, xa.ndim)
+    if independent or xa.ndim == 1:
+        return _shuffle_jit(data, x, ax)
+    ind = _shuffle_jit(data, tnp.arange(xa.shape[ax]), 0)
+    return _take(tnp.asarray(x), ind, ax)
+
+
+def _take(x: Array, ind: Array, axis: int) -> Array:
+    idx: tuple[object, ...] = (slice(None),) * axis + (ind,)
+    return x[idx]
+
+
+def shuffle(key: KeyLike, x: ArrayLike, axis: int = 0) -> Array:
+    """``x`` shuffled along ``axis``, each vector along it independently
+    (JAX's former ``jax.random.shuffle``; ``permutation(..., independent=True)``)."""
+    data, _ = _key_of("shuffle", key)
+    xa = aval_of(x)
+    if not xa.ndim:
+        raise RandomKeyError("shuffle: x must be at least 1-dimensional")
+    return _shuffle_jit(data, x, _axis("shuffle", axis, xa.ndim))
+
+
+def choice(
+    key: KeyLike, a: int | ArrayLike, shape: Shape = (), replace: bool = True,
+    p: ArrayLike | None = None, axis: int = 0, mode: str | None = None,
+) -> Array:
+    """A random sample of ``a`` (or of ``arange(a)``), with or without
+    replacement, uniform or with probabilities ``p`` (``jax.random.choice``)."""
+    data, _ = _key_of("choice", key)
+    if not isinstance(shape, (tuple, list)):
+        raise RandomKeyError(f"shape argument of typedax.random.choice must be a sequence, got {shape!r}")
+    s = _shape("choice", shape)
+    arr = tnp.asarray(a)
+    aa = aval_of(arr)
+    if aa.ndim == 0:
+        n_inputs = _static_int("choice", "a", a)
+        ax = 0
+    else:
+        ax = _axis("choice", axis, aa.ndim)
+        n_inputs = aa.shape[ax]
+    n_draws = math.prod(s)
+    if n_draws == 0:
+        return tnp.zeros(s, aa.dtype)
+    if n_inputs <= 0:
+        raise RandomKeyError("a must be greater than 0 unless no samples are taken")
+    if not replace and n_draws > n_inputs:
+        raise RandomKeyError(
+            f"Cannot take a larger sample (size {n_draws}) than population (size {n_inputs}) when 'replace=False'"
+        )
+    if p is None:
+        if replace:
+            ind = randint(data, s, 0, n_inputs)
+            result = ind if aa.ndim == 0 else _take(arr, ind, ax)
+        else:
+            perm = permutation(data, n_inputs if aa.ndim == 0 else arr, ax)
+            idx: tuple[object, ...] = (slice(None),) * ax + (slice(n_draws),)
+            result = perm[idx]
+    else:
+        pa = tnp.asarray(p)
+        if aval_of(pa).dtype not in FLOATING:
+            pa = tnp.astype(pa, default_float())
+        if aval_of(pa).shape != (n_inputs,):
+            raise RandomKeyError(
+                "p must be None or a 1D vector with the same size as a.shape[axis]. "
+                f"p has shape {aval_of(pa).shape} and a.shape[axis] is {n_inputs}."
+            )
+        if replace:
+            p_cuml = tnp.cumsum(pa)
+            pd = aval_of(p_cuml).dtype
+            r = tnp.multiply(p_cuml[-1], tnp.subtract(np.asarray(1, pd), uniform(data, s, dtype=pd)))
+            ind = _searchsorted(p_cuml, r)
+        else:
+            g = tnp.add(gumbel(data, (n_inputs,), dtype=aval_of(pa).dtype, mode=mode), tnp.log(pa))
+            ind = tnp.astype(lax.top_k(g, n_draws)[1], default_int())
+        result = ind if aa.ndim == 0 else _take(arr, ind, ax)
+    out_shape = s if aa.ndim == 0 else aa.shape[:ax] + s + aa.shape[ax + 1:]
+    return tnp.reshape(result, out_shape)
+
+
+def _searchsorted(sorted_: Array, v: Array) -> Array:
+    """The leftmost insertion index of each ``v`` in the 1-D ``sorted_``
+    (``jnp.searchsorted``, side "left"): how many entries are less."""
+    less = tnp.less(sorted_, tnp.expand_dims(v, -1))
+    return tnp.sum(tnp.astype(less, default_int()), axis=-1)
+
+
+# -- gamma and what is made from it ------------------------------------------------------
+def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
+    """One gamma(alpha) sample by Marsaglia and Tsang's method, as JAX's
+    ``_gamma_one`` (a while loop over proposals)."""
+    d_ = aval_of(alpha).dtype
+
+    def c(v: float) -> Array:
+        return cast(Array, np.asarray(v, d_))
+
+    zero, one = c(0.0), c(1.0)
+    boost_mask = lax.ge(alpha, one)
+    alpha_orig = alpha
+    alpha = lax.select(boost_mask, alpha, lax.add(alpha, one))
+    d = lax.sub(alpha, c(1.0 / 3.0))
+    cc = lax.div(c(1.0 / 3.0), lax.sqrt(d))
+
+    def cond_fn(state: tuple[Array, Array, Array, Array]) -> Array:
+        _, x, v, u = state
+        first = lax.ge(u, lax.sub(one, lax.mul(c(0.0331), lax.mul(x, x))))
+        second = lax.ge(lax.log(u), lax.add(lax.mul(x, c(0.5)), lax.mul(d, lax.add(lax.sub(one, v), lax.log(v)))))
+        return tnp.logical_and(first, second)
+
+    def body_fn(state: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        def next_kxv(kxv: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+            ks = _split(kxv[0], (2,))
+            x = _normal_impl(ks[1], (), d_)
+            return ks[0], x, lax.add(one, lax.mul(x, cc))
+
+        ks = _split(state[0], (3,))
+        _, x, v = lax.while_loop(lambda kxv: lax.le(kxv[2], zero), next_kxv, (ks[1], zero, c(-1.0)))
+        X = lax.mul(x, x)
+        V = lax.mul(lax.mul(v, v), v)
+        U = _uniform_impl(ks[2], zero, one, (), d_)
+        return ks[0], X, V, U
+
+    ks = _split(key, (2,))
+    _, _, V, _ = lax.while_loop(cond_fn, body_fn, (ks[0], zero, one, c(2.0)))
+    if log_space:
+        log_samples = lax.neg(_exponential_impl(ks[1], (), d_))
+        log_boost = lax.select(tnp.logical_or(boost_mask, lax.eq(log_samples, zero)), zero,
+                               lax.mul(log_samples, lax.div(one, alpha_orig)))
+        return lax.add(lax.add(lax.log(d), lax.log(V)), log_boost)
+    samples = lax.sub(one, _uniform_impl(ks[1], zero, one, (), d_))
+    boost = lax.select(boost_mask, one, lax.pow(samples, lax.div(one, alpha_orig)))
+    return lax.mul(lax.mul(d, V), boost)
+
+
+def _gamma_impl(key: Array, a: Array, shape: tuple[int, ...], dtype: DType, log_space: bool) -> Array:
+    a = _bcast(lax.convert_element_type(a, dtype), shape)
+    n = math.prod(shape)
+    keys = _split(key, (n,))
+    flat = lax.reshape(a, (n,))
+    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, flat)
+    return lax.reshape(samples, shape)
+
+
+_gamma_jit = jit(_gamma_impl, static_argnums=(2, 3, 4))
+
+
+def _gamma_args(name: str, key: KeyLike, a: ArrayLike, shape: Shape | None, dtype: DTypeLike | None
+                ) -> tuple[Array, tuple[int, ...], DType]:
+    data, _ = _key_of(name, key)
+    d = _float_dtype(name, dtype)
+    if shape is None:
+        s = aval_of(a).shape
+    else:
+        s = _shape(name, shape)
+        _check_shape(name, s, aval_of(a).shape)
+    return data, s, d
+
+
+def gamma(key: KeyLike, a: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Gamma(a, 1) floats (``jax.random.gamma``)."""
+    data, s, d = _gamma_args("gamma", key, a, shape, dtype)
+    if math.prod(s) == 0:
+        return tnp.zeros(s, d)
+    return _gamma_jit(data, a, s, d, False)
+
+
+def loggamma(key: KeyLike, a: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """The logarithm of gamma(a, 1) floats, accurate for small ``a`` (``jax.random.loggamma``)."""
+    data, s, d = _gamma_args("loggamma", key, a, shape, dtype)
+    if math.prod(s) == 0:
+        return tnp.zeros(s, d)
+    return _gamma_jit(data, a, s, d, True)
+
+
+def beta(key: KeyLike, a: ArrayLike, b: ArrayLike, shape: Shape | None = None,
+         dtype: DTypeLike | None = None) -> Array:
+    """Beta(a, b) floats, from two log-gamma samples (``jax.random.beta``)."""
+    data, _ = _key_of("beta", key)
+    d = _float_dtype("beta", dtype)
+    pshapes = (aval_of(a).shape, aval_of(b).shape)
+    if shape is None:
+        s = np.broadcast_shapes(*pshapes)
+    else:
+        s = _shape("beta", shape)
+        _check_shape("beta", s, *pshapes)
+    ks = split(data)
+    lga = loggamma(ks[0], _bcast(lax.convert_element_type(a, d), s), s, d)
+    lgb = loggamma(ks[1], _bcast(lax.convert_element_type(b, d), s), s, d)
+    log_max = lax.max(lga, lgb)
+    ga = tnp.exp(lax.sub(lga, log_max))
+    gb = tnp.exp(lax.sub(lgb, log_max))
+    return lax.div(ga, lax.add(ga, gb))
+
+
+def dirichlet(key: KeyLike, alpha: ArrayLike, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
+    """Dirichlet(alpha) vectors along the last axis (``jax.random.dirichlet``)."""
+    data, _ = _key_of("dirichlet", key)
+    d = _float_dtype("dirichlet", dtype)
+    aa = aval_of(alpha)
+    if aa.ndim < 1:
+        raise RandomKeyError(f"dirichlet requires alpha.ndim >= 1, got alpha.ndim == {aa.ndim}")
+    if shape is None:
+        s = aa.shape[:-1]
+    else:
+        s = _shape("dirichlet", shape)
+        _check_shape("dirichlet", s, aa.shape[:-1])
+    full = s + aa.shape[-1:]
+    lg = loggamma(data, _bcast(lax.convert_element_type(alpha, d), full), full, d)
+    e = tnp.exp(tnp.subtract(lg, tnp.max(lg, axis=-1, keepdims=True)))
+    return tnp.divide(e, tnp.sum(e, axis=-1, keepdims=True))
+
+
+# -- linear algebra the multivariate samplers need ----------------------------------------
+def _cholesky(a: Array) -> Array:
+    """The lower Cholesky factor of the positive definite ``a[..., n, n]``
+    (column by column; ``n`` is static)."""
+    n = aval_of(a).shape[-1]
+    cols: list[Array] = []
+    for j in range(n):
+        lj = [c[..., j] for c in cols]  # L[..., j, :j]
+        s = a[..., j, j]
+        for v in lj:
+            s = tnp.subtract(s, tnp.multiply(v, v))
+        djj = tnp.sqrt(s)
+        col = a[..., :, j]
+        for k, v in enumerate(lj):
+            col = tnp.subtract(col, tnp.multiply(cols[k], tnp.expand_dims(v, -1)))
+        col = tnp.divide(col, tnp.expand_dims(djj, -1))
+        mask = np.arange(n) > j
+        col = tnp.where(mask, col, tnp.where(np.arange(n) == j, tnp.expand_dims(djj, -1), 0.0))
+        cols.append(col)
+    return tnp.stack(cols, axis=-1)
+
+
+def multivariate_normal(
+    key: KeyLike, mean: ArrayLike, cov: ArrayLike, shape: Shape | None = None,
+    dtype: DTypeLike | None = None, method: str = "cholesky",
+) -> Array:
+    """Normal vectors with mean ``mean[..., n]`` and covariance ``cov[..., n, n]``
+    (``jax.random.multivariate_normal``; ``method="cholesky"``)."""
+    data, _ = _key_of("multivariate_normal", key)
+    if method != "cholesky":
+        raise RandomKeyError(f"multivariate_normal: method {method!r} is not supported (only 'cholesky')")
+    m = tnp.asarray(mean)
+    cv = tnp.asarray(cov)
+    if aval_of(m).dtype not in FLOATING:
+        m = tnp.astype(m, default_float())
+    d = aval_of(m).dtype if dtype is None else _float_dtype("multivariate_normal", dtype)
+    ms, cs = aval_of(m).shape, aval_of(cv).shape
+    if len(ms) < 1:
+        raise RandomKeyError(f"multivariate_normal requires mean.ndim >= 1, got mean.ndim == {len(ms)}")
+    if len(cs) < 2:
+        raise RandomKeyError(f"multivariate_normal requires cov.ndim >= 2, got cov.ndim == {len(cs)}")
+    n = ms[-1]
+    if cs[-2:] != (n, n):
+        raise RandomKeyError(
+            f"multivariate_normal requires cov.shape == (..., n, n) for n={n}, but got cov.shape == {cs}."
+        )
+    if shape is None:
+        s = np.broadcast_shapes(ms[:-1], cs[:-2])
+    else:
+        s = _shape("multivariate_normal", shape)
+        _check_shape("normal", s, ms[:-1], cs[:-2])
+    factor = _cholesky(tnp.astype(cv, d))
+    z = normal(data, s + (n,), d)
+    return tnp.add(tnp.astype(m, d), tnp.sum(tnp.multiply(factor, tnp.expand_dims(z, -2)), axis=-1))
+
+
+def _orthonormal_columns(z: Array) -> Array:
+    """Q of ``z = QR`` with R's diagonal positive (Gram-Schmidt, twice over)."""
+    k = aval_of(z).shape[-1]
+    qs: list[Array] = []
+    for j in range(k):
+        v = z[..., :, j]
+        for _ in range(2):  # re-orthogonalize: as accurate as Householder
+            for q in qs:
+                v = tnp.subtract(v, tnp.multiply(tnp.sum(tnp.multiply(q, v), axis=-1, keepdims=True), q))
+        v = tnp.divide(v, tnp.sqrt(tnp.sum(tnp.multiply(v, v), axis=-1, keepdims=True)))
+        qs.append(v)
+    return tnp.stack(qs, axis=-1)
+
+
+def orthogonal(key: KeyLike, n: int, shape: Shape = (), dtype: DTypeLike | None = None,
+               m: int | None = None) -> Array:
+    """A uniformly random (semi-)orthogonal ``n`` by ``m`` matrix (Haar
+    measure) (``jax.random.orthogonal``)."""
+    data, _ = _key_of("orthogonal", key)
+    nn = _static_int("orthogonal", "n", n)
+    mm = nn if m is None else _static_int("orthogonal", "m", m)
+    d = _float_dtype("orthogonal", dtype)
+    s = _shape("orthogonal", shape)
+    z = normal(data, (*s, max(nn, mm), min(nn, mm)), d)
+    q = _orthonormal_columns(z)
+    r = aval_of(q).ndim
+    return _moveaxis(q, r - 1, r - 2) if nn < mm else q
+
+
+def _moveaxis(x: Array, src: int, dst: int) -> Array:
+    perm = [i for i in range(aval_of(x).ndim) if i != src]
+    perm.insert(dst, src)
+    return lax.transpose(x, tuple(perm))
