@@ -241,6 +241,14 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.squeeze": lambda A: lax.squeeze(A(F[:1]), (0,)),
     "lax.expand_dims": lambda A: lax.expand_dims(A(F), (0, 3)),
     "lax.clamp": lambda A: lax.clamp(0.5, A(F), 2.0),
+    # convolution (primitives/convolution.py): F as a (1, 2, 3) NCW image, G[None, :, :2] a (1, 2, 2) OIW kernel
+    "lax.conv_general_dilated": lambda A: lax.conv_general_dilated(
+        A(F[None]), A(G[None, :, :2]), (1,), "SAME", dimension_numbers=("NCW", "OIW", "NCW")),
+    "lax.conv": lambda A: lax.conv(A(F[None]), A(G[None, :, :2]), (1,), "VALID"),
+    "lax.conv_with_general_padding": lambda A: lax.conv_with_general_padding(
+        A(F[None]), A(G[None, :, :2]), (1,), [(1, 0)], (2,), None),
+    "lax.conv_transpose": lambda A: lax.conv_transpose(
+        A(F[None]), A(G[:, None, :2]), (2,), "SAME", dimension_numbers=("NCW", "IOW", "NCW")),
 }
 
 
@@ -316,7 +324,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod"}
+NOT_ARRAY_FUNCTIONS = {"bool_", "int32", "int64", "float32", "float64", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

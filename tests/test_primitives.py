@@ -364,6 +364,7 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         "sign", "is_finite", "nextafter",
         "not", "and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic",
         "population_count",
+        "conv_general_dilated",  # in tests/test_convolution.py
     }
     from typedax.testing import FIRST_ORDER_PRIMITIVES
 

@@ -368,6 +368,27 @@ REFERENCE.update({
 })
 
 
+def _jax_conv(args: Sequence[Arr], p: Params) -> Arr:
+    """JAX's own conv_general_dilated, the reference."""
+    import jax
+
+    jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+    dn, pads = p["dimension_numbers"], p["padding"]
+    fg, bg = p["feature_group_count"], p["batch_group_count"]
+    assert isinstance(dn, tuple) and isinstance(pads, tuple) and isinstance(fg, int) and isinstance(bg, int)
+    specs = [tuple(i for i in s if isinstance(i, int)) for s in dn if isinstance(s, tuple)]
+    out = jax.lax.conv_general_dilated(
+        jax.numpy.asarray(args[0]), jax.numpy.asarray(args[1]), _ints(p, "window_strides"),
+        [(q[0], q[1]) for q in pads if isinstance(q, tuple) and isinstance(q[0], int) and isinstance(q[1], int)],
+        _ints(p, "lhs_dilation"), _ints(p, "rhs_dilation"),
+        jax.lax.ConvDimensionNumbers(*specs), feature_group_count=fg, batch_group_count=bg,
+    )
+    return np.asarray(out)
+
+
+REFERENCE["conv_general_dilated"] = _jax_conv
+
+
 def _shift_ref(op: str) -> Ref:
     """XLA's shifts: an amount outside [0, bits) shifts every bit out."""
 

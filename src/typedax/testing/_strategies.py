@@ -15,6 +15,7 @@ from ..core.dtypes import SUPPORTED, DType, bool_, float32, float64
 from ..core.errors import TypedaxError
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Var
 from ..registry import REGISTRY
+from ._convolution import CONVOLUTION
 from ._elementwise import ELEMENTWISE, Builder
 from ._env import INPUT_RANGES, Config, Env, is_float
 from ._gather_scatter import GATHER_SCATTER, NEEDS_INTEGER_ARRAYS
@@ -27,7 +28,7 @@ from ._structural import STRUCTURAL
 
 _BUILDERS: Final[dict[str, Builder]] = {
     **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
-    **SPECIAL,
+    **SPECIAL, **CONVOLUTION,
 }
 
 #: Every primitive the generator can emit.
