@@ -122,9 +122,9 @@ def test_errors() -> None:
     with pytest.raises(PrimitiveTypeError, match=r"not accepts .* operands, got float32\[2\]"):
         bitwise.not_p.abstract_eval([f32], NO_PARAMS)
     for prim in (bitwise.shift_left_p, bitwise.shift_right_logical_p, bitwise.shift_right_arithmetic_p):
-        with pytest.raises(PrimitiveTypeError, match=rf"{prim.name} accepts int32/int64 operands, got \(bool"):
+        with pytest.raises(PrimitiveTypeError, match=rf"{prim.name} accepts int8/int16/int32/int64/uint8/uint16/uint32/uint64 operands, got \(bool"):
             prim.abstract_eval([b, b], NO_PARAMS)
-    with pytest.raises(PrimitiveTypeError, match=r"population_count accepts int32/int64 operands, got bool\[2\]"):
+    with pytest.raises(PrimitiveTypeError, match=r"population_count accepts int8/int16/int32/int64/uint8/uint16/uint32/uint64 operands, got bool\[2\]"):
         bitwise.population_count_p.abstract_eval([b], NO_PARAMS)
 
 

@@ -46,6 +46,9 @@ def edge_values(dtype: np.dtype[np.generic]) -> np.ndarray:
     if dtype.kind == "i":
         info = np.iinfo(dtype.type)  # type: ignore[type-var]  # an integer dtype, checked just above
         return np.array([info.min, info.min + 1, -7, -2, -1, 0, 1, 2, 3, 7, info.max - 1, info.max], dtype)
+    if dtype.kind == "u":
+        u = np.iinfo(dtype.type)  # type: ignore[type-var]  # an integer dtype, checked just above
+        return np.array([0, 1, 2, 3, 7, 8, u.max // 2, u.max // 2 + 1, u.max - 1, u.max], dtype)
     f = np.finfo(dtype.type)  # type: ignore[type-var]  # a float dtype: the only other kind supported
     return np.array(
         [-np.inf, f.min, -3e9, -2.5, -1.5, -1.0, -0.5, -0.0, 0.0,

@@ -18,7 +18,10 @@ import numpy as np
 from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
-from .core.dtypes import DType, bool_, float32, float64, int32, int64
+from .core.dtypes import DType, bool_, float32, float64, int8, int16, int32, int64, uint64
+from .core.dtypes import uint8 as uint8
+from .core.dtypes import uint16 as uint16
+from .core.dtypes import uint32 as uint32
 from .core.dtypes import canonicalize_dtype, canonicalize_explicit, default_float, default_int
 from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
@@ -33,7 +36,11 @@ __all__ = [
     "minimum", "mod", "multiply", "negative", "not_equal", "power", "promote_types", "ravel",
     "remainder", "reshape", "result_type", "sin", "sqrt", "subtract", "sum", "tanh",
     "transpose", "where", "zeros_like", "zeros", "ones", "full", "full_like", "ones_like",
+    "int8", "int16", "uint8", "uint16", "uint32", "uint64", "iinfo", "finfo",
 ]
+
+iinfo = np.iinfo  # JAX's are NumPy's (jnp.iinfo is numpy.iinfo)
+finfo = np.finfo
 
 _SCALAR_TYPES = (bool, int, float)
 _PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
@@ -348,9 +355,16 @@ def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
 
 
 def _sum_dtype(dtype: DType) -> DType | None:
-    """Integer and bool sums accumulate in the default integer type (int64),
-    as JAX (with x64) and NumPy do: int32 sums would overflow."""
-    return default_int() if dtype in (bool_, int32) else None
+    """Bool and narrower integer sums accumulate in the default integer type
+    of their signedness (int64 / uint64; 32-bit with x64 off), as JAX's
+    ``_promote_integer_dtype`` and NumPy do: int32 sums would overflow."""
+    if dtype == bool_ or dtype.kind == "i":
+        wide = default_int()
+    elif dtype.kind == "u":
+        wide = canonicalize_dtype(uint64)
+    else:
+        return None
+    return wide if dtype.itemsize < wide.itemsize or dtype == bool_ else None
 
 
 def _keep(x: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
@@ -429,8 +443,8 @@ def invert(x: ArrayLike) -> Array:
     a = aval_of(x)
     if a.dtype == bool_:
         return lax.eq(x, False)
-    if a.dtype.kind == "i":
-        return lax.sub(lax.neg(x), 1)  # ~x == -x - 1 in two's complement
+    if a.dtype.kind in "iu":
+        return lax.bitwise_not(x)
     raise PrimitiveTypeError(f"invert: not defined for {a.str_short()} (integers and bools only)")
 
 
@@ -1058,12 +1072,13 @@ def left_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def right_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
-    """Arithmetic (sign-filling) for the signed integers typedax has."""
+    """Arithmetic (sign-filling) for signed integers, logical for unsigned (as JAX)."""
     a, b = _prepare2(x1, x2)
     _integral("right_shift", a)
-    if aval_of(a).dtype == bool_:
+    d = aval_of(a).dtype
+    if d == bool_:
         raise PrimitiveTypeError("right_shift: only integers, got bool")
-    return lax.shift_right_arithmetic(a, b)
+    return lax.shift_right_logical(a, b) if d.kind == "u" else lax.shift_right_arithmetic(a, b)
 
 
 def square(x: ArrayLike) -> Array:

@@ -57,6 +57,11 @@ class _NumpyOps(Protocol):
     def matmul(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def abs(self, x: ArrayLike, /) -> Array: ...
     def invert(self, x: ArrayLike, /) -> Array: ...
+    def bitwise_and(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def bitwise_or(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def bitwise_xor(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def left_shift(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def right_shift(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def greater(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def less(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def greater_equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
@@ -242,6 +247,36 @@ class Array:
 
     def __rmatmul__(self, other: ArrayLike) -> Array:
         return (_TNP or _load_numpy()).matmul(_operand("@", other), self)
+
+    def __and__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_and(self, _operand("&", other))
+
+    def __rand__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_and(_operand("&", other), self)
+
+    def __or__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_or(self, _operand("|", other))
+
+    def __ror__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_or(_operand("|", other), self)
+
+    def __xor__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_xor(self, _operand("^", other))
+
+    def __rxor__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).bitwise_xor(_operand("^", other), self)
+
+    def __lshift__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).left_shift(self, _operand("<<", other))
+
+    def __rlshift__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).left_shift(_operand("<<", other), self)
+
+    def __rshift__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).right_shift(self, _operand(">>", other))
+
+    def __rrshift__(self, other: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).right_shift(_operand(">>", other), self)
 
     def __gt__(self, other: ArrayLike) -> Array:
         return (_TNP or _load_numpy()).greater(self, _operand(">", other))

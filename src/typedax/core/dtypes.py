@@ -12,17 +12,28 @@ from .config import X32_POSSIBLE, x64_enabled
 DType: TypeAlias = "np.dtype[np.generic]"
 
 bool_: Final[DType] = np.dtype(np.bool_)
+int8: Final[DType] = np.dtype(np.int8)
+int16: Final[DType] = np.dtype(np.int16)
 int32: Final[DType] = np.dtype(np.int32)
 int64: Final[DType] = np.dtype(np.int64)
+uint8: Final[DType] = np.dtype(np.uint8)
+uint16: Final[DType] = np.dtype(np.uint16)
+uint32: Final[DType] = np.dtype(np.uint32)
+uint64: Final[DType] = np.dtype(np.uint64)
 float32: Final[DType] = np.dtype(np.float32)
 float64: Final[DType] = np.dtype(np.float64)
 
-SUPPORTED: Final[tuple[DType, ...]] = (bool_, int32, int64, float32, float64)
+SUPPORTED: Final[tuple[DType, ...]] = (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,
+)
 BY_NAME: Final[dict[str, DType]] = {d.name: d for d in SUPPORTED}
 # ``np.dtype.name`` is a slow Python-level property; printing looks names up here.
 NAMES: Final[dict[DType, str]] = {d: d.name for d in SUPPORTED}
 FLOATING: Final[frozenset[DType]] = frozenset({float32, float64})
-INTEGER: Final[frozenset[DType]] = frozenset({int32, int64})
+SIGNED: Final[frozenset[DType]] = frozenset({int8, int16, int32, int64})
+UNSIGNED: Final[frozenset[DType]] = frozenset({uint8, uint16, uint32, uint64})
+#: Integers of either signedness (JAX's ``_int``); arithmetic wraps around in both.
+INTEGER: Final[frozenset[DType]] = SIGNED | UNSIGNED
 
 
 def is_float(d: DType) -> bool:
@@ -33,10 +44,22 @@ def is_int(d: DType) -> bool:
     return d in INTEGER
 
 
+def is_unsigned(d: DType) -> bool:
+    return d in UNSIGNED
+
+
+def int_range(d: DType) -> tuple[int, int]:
+    """The least and greatest value of an integer dtype (bool: 0 and 1)."""
+    if d == bool_:
+        return 0, 1
+    info = np.iinfo(d)  # type: ignore[type-var]  # an integer dtype (callers check)
+    return int(info.min), int(info.max)
+
+
 # -- x64 off: JAX's canonical dtypes -------------------------------------------
 #: The 32-bit type each 64-bit one becomes with x64 off (JAX's
-#: ``canonicalize_dtype``; uint64 and complex128 would join, typedax lacks them).
-TO_32: Final[dict[DType, DType]] = {int64: int32, float64: float32}
+#: ``canonicalize_dtype``; complex128 would join, typedax lacks it).
+TO_32: Final[dict[DType, DType]] = {int64: int32, uint64: uint32, float64: float32}
 
 
 def canonicalize_dtype(d: DType) -> DType:

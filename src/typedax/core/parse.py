@@ -20,7 +20,7 @@ import numpy as np
 from pyrsistent import pmap
 
 from .avals import ShapedArray
-from .dtypes import BY_NAME, FLOATING, DType, bool_, float32, float64, int32, int64
+from .dtypes import BY_NAME, FLOATING, INTEGER, DType, bool_, float32, float64, int64, int_range
 from .errors import JaxprSyntaxError, JaxprTextTypeError, TypedaxError
 from .ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
 from .lexer import EOF, IDENT, NEGINF, NUM, STRING, Source, Tokens, decode_string, number_ok, tokenize
@@ -36,10 +36,6 @@ _FRAMES_PER_LEVEL: Final = 6  # the parser's Python frames per nesting level, wi
 
 MAX_DIM: Final = 2**63 - 1
 
-_INT_RANGE: Final[dict[DType, tuple[int, int]]] = {
-    int32: (-(2**31), 2**31 - 1),
-    int64: (-(2**63), 2**63 - 1),
-}
 _LITERAL_WORDS: Final = frozenset({"True", "False", "inf", "nan"})
 _DTYPE_NAMES: Final = ", ".join(BY_NAME)
 _PARAM_VALUE: Final = "a param value (a number, True, False, None, a string, a dtype, a tuple or a jaxpr)"
@@ -382,7 +378,7 @@ class _Parser:
             return Lit(t == "True", ShapedArray((), bool_))
         if is_float:
             return Lit.of(self._float(t, i, dtype), dtype)
-        bounds = _INT_RANGE.get(dtype)
+        bounds = int_range(dtype) if dtype in INTEGER else None
         if bounds is None:
             hint = f", like {t}.0" if dtype in FLOATING else ""
             raise self.syntax_error(

@@ -7,6 +7,7 @@ higher-order primitives lower their bodies with ``lower_jaxpr_body`` /
 
 from ._mlir import HloValue as HloValue
 from ._mlir import compare as compare
+from ._mlir import compare_type as compare_type
 from ._mlir import dtype_max as dtype_max
 from ._mlir import dtype_min as dtype_min
 from ._mlir import element_type as element_type

@@ -11,7 +11,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_, float32, float64, int32, int64
+from ..core.dtypes import DType, bool_, float32, float64, int_range
 from ..core.errors import PrimitiveTypeError
 
 HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
@@ -39,12 +39,12 @@ def element_type(dtype: DType) -> ir.Type:
         return ir.F32Type.get()
     if dtype == float64:
         return ir.F64Type.get()
-    if dtype == int32:
-        return ir.IntegerType.get_signless(32)
-    if dtype == int64:
-        return ir.IntegerType.get_signless(64)
     if dtype == bool_:
         return ir.IntegerType.get_signless(1)
+    if dtype.kind == "i":
+        return ir.IntegerType.get_signless(8 * dtype.itemsize)
+    if dtype.kind == "u":
+        return ir.IntegerType.get_unsigned(8 * dtype.itemsize)
     raise PrimitiveTypeError(f"no StableHLO element type for dtype {dtype}")
 
 
@@ -56,8 +56,10 @@ def scalar_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
     et = element_type(dtype)
     if dtype == bool_:
         return ir.IntegerAttr.get(et, 1 if value else 0)
-    if dtype.kind == "i":
-        return ir.IntegerAttr.get(et, int(value))
+    if dtype.kind in "iu":
+        # the binding takes an int64: unsigned values above it pass as their bit pattern
+        v = int(value)
+        return ir.IntegerAttr.get(et, v - (1 << 64) if v >= 1 << 63 else v)
     return ir.FloatAttr.get(et, float(value))
 
 
@@ -69,27 +71,23 @@ def full(value: bool | int | float, aval: ShapedArray) -> HloValue:
 
 def dtype_min(dtype: DType) -> bool | int | float:
     """The identity of ``max`` for a dtype: -inf, the smallest int, or False."""
-    if dtype == bool_:
-        return False
-    if dtype.kind == "i":
-        bits: int = dtype.itemsize * 8
-        return -(1 << (bits - 1))
+    if dtype.kind in "biu":
+        lo = int_range(dtype)[0]
+        return bool(lo) if dtype == bool_ else lo
     return float("-inf")
 
 
 def dtype_max(dtype: DType) -> bool | int | float:
     """The identity of ``min`` for a dtype: inf, the largest int, or True."""
-    if dtype == bool_:
-        return True
-    if dtype.kind == "i":
-        bits: int = dtype.itemsize * 8
-        return (1 << (bits - 1)) - 1
+    if dtype.kind in "biu":
+        hi = int_range(dtype)[1]
+        return bool(hi) if dtype == bool_ else hi
     return float("inf")
 
 
 def compare_type(dtype: DType) -> str:
     """StableHLO's comparison type for operands of ``dtype``."""
-    if dtype == bool_:
+    if dtype.kind in "bu":
         return "UNSIGNED"
     return "SIGNED" if dtype.kind == "i" else "FLOAT"
 

@@ -78,9 +78,12 @@ def _shift_right_logical(x: NDArray, y: NDArray) -> object:
 
 
 def _shift_right_arithmetic(x: NDArray, y: NDArray) -> object:
+    """XLA's arithmetic shift: the bits read as signed (unsigned operands too)."""
     far, safe = _too_far(x, y)
-    sign = np.where(np.less(x, 0), np.asarray(-1, x.dtype), np.zeros((), x.dtype))
-    return np.where(far, sign, np.right_shift(x, safe))
+    sx = np.ascontiguousarray(x).reshape(x.shape).view(f"i{x.dtype.itemsize}")
+    sign = np.where(np.less(sx, 0), np.asarray(-1, sx.dtype), np.zeros((), sx.dtype))
+    out = np.where(far, sign, np.right_shift(sx, _unsigned(safe).astype(sx.dtype)))
+    return out.view(x.dtype).reshape(x.shape)
 
 
 def _population_count(x: NDArray) -> object:

@@ -14,7 +14,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType, bool_, int32, is_float
+from ..core.dtypes import FLOATING, INTEGER, SIGNED, SUPPORTED, DType, bool_, int32, int_range, is_float
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
@@ -56,7 +56,7 @@ BinaryFn = Callable[[NDArray, NDArray], object]
 def _unary(
     name: str, fn: UnaryFn, allowed: frozenset[DType], rules_for: Callable[[Primitive], Rules]
 ) -> Primitive:
-    kinds = "/".join(sorted(d.name for d in allowed))
+    kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x = args[0]
@@ -79,7 +79,7 @@ def _binary(
     out: DType | None,
     rules_for: Callable[[Primitive], Rules],
 ) -> Primitive:
-    kinds = "/".join(sorted(d.name for d in allowed))
+    kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x, y = args
@@ -111,7 +111,7 @@ def _div(x: NDArray, y: NDArray) -> object:
     # unsigned too); INT_MIN / -1 is INT_MIN (it overflows back)
     zero = y == 0
     if x.dtype.kind == "i":
-        overflow = (y == -1) & (x == _int_range(x.dtype)[0])
+        overflow = (y == -1) & (x == int_range(x.dtype)[0])
         bad = zero | overflow
     else:
         overflow = np.zeros((), np.bool_)
@@ -447,7 +447,7 @@ def _abs_tangent(t: Value, x: Value, y: Value) -> Value:
     return select(bind1(ge_p, (x, full_like(0.0, x)), NO_PARAMS), t, neg(t))
 
 
-abs_p = _unary("abs", np.abs, NUMERIC, _unary_rules(_abs_tangent, hlo.abs))
+abs_p = _unary("abs", np.abs, FLOATING | SIGNED, _unary_rules(_abs_tangent, hlo.abs))  # JAX: no unsigned abs
 neg_p = _unary("neg", _neg, NUMERIC,
     _unary_rules(lambda t, x, y: neg(t), hlo.negate, _neg_t))
 sin_p = _unary("sin", np.sin, FLOATING,
@@ -670,7 +670,7 @@ def _convert_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 def _float_to_int(x: NDArray, dtype: DType) -> NDArray:
     """XLA's float-to-integer conversion: toward zero, saturating at the
     integer type's range, NaN to 0 (NumPy's ``astype`` is undefined there)."""
-    imin, imax = _int_range(dtype)
+    imin, imax = int_range(dtype)
     hi = np.asarray(float(imax) + 1.0, x.dtype)  # 2**(bits-1): exact in binary
     lo = np.asarray(float(imin), x.dtype)
     inside = np.less(x, hi) & np.greater_equal(x, lo)  # False for NaN
@@ -679,13 +679,6 @@ def _float_to_int(x: NDArray, dtype: DType) -> NDArray:
     out = np.where(inside, x, 0).astype(dtype)
     out = np.where(np.greater_equal(x, hi), np.asarray(imax, dtype), out)
     return np.where(np.less(x, lo), np.asarray(imin, dtype), out)
-
-
-def _int_range(dtype: DType) -> tuple[int, int]:
-    bits = dtype.itemsize * 8
-    if dtype.kind == "u":
-        return 0, (1 << bits) - 1
-    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
 
 def _convert_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:

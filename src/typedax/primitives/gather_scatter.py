@@ -42,7 +42,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_
+from ..core.dtypes import DType, bool_, int_range
 from ..core.errors import MissingRuleError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -212,11 +212,9 @@ def default_fill(dtype: DType) -> bool | int | float:
     """JAX's fill value for out-of-bounds gathers in ``fill`` mode."""
     if dtype == bool_:
         return True
-    bits = 8 * dtype.itemsize
-    if dtype.kind == "i":
-        return -(1 << (bits - 1))
-    if dtype.kind == "u":
-        return (1 << bits) - 1
+    if dtype.kind in "iu":  # the least signed, the greatest unsigned integer
+        lo, hi = int_range(dtype)
+        return lo if dtype.kind == "i" else hi
     return float("nan")
 
 

@@ -42,7 +42,7 @@ from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
-from ..hlo import HloValue, LoweringContext, element_type, full, tensor_type
+from ..hlo import HloValue, LoweringContext, compare_type, element_type, full, tensor_type
 from ._params import get_bool, get_int, params_of
 from .elementwise import add, mul
 from .gather_scatter import GatherParams, gather_
@@ -170,7 +170,7 @@ def _canonical_key(x: HloValue, dtype: DType) -> HloValue:
 
 
 def _cmp(x: HloValue, y: HloValue, dtype: DType, direction: str) -> HloValue:
-    kind = "TOTALORDER" if dtype in FLOATING else ("UNSIGNED" if dtype == bool_ else "SIGNED")
+    kind = "TOTALORDER" if dtype in FLOATING else compare_type(dtype)
     return hlo.compare(
         x, y, hlo.ComparisonDirectionAttr.get(direction), compare_type=hlo.ComparisonTypeAttr.get(kind)
     )

@@ -238,7 +238,21 @@ erf_inv_p = _unary("erf_inv", _quiet(_erf_inv), F, _unary_rules(
 lgamma_p = _unary("lgamma", _quiet(_lgamma), F,
     _unary_rules(lambda t, x, y: mul(t, bind1(digamma_p, (x,), NO_PARAMS)), _chlo_op(chlo.lgamma)))
 digamma_p: Primitive = _unary("digamma", _quiet(_digamma), F, _unary_rules(_digamma_tangent, _chlo_op(chlo.digamma)))
-sign_p = _unary("sign", _sign, NUMERIC, _unary_rules(None, hlo.sign))
+
+
+def _sign_hlo(x: HloValue) -> HloValue:
+    """stablehlo.sign takes no unsigned integers: for them, ``x != 0`` (as JAX)."""
+    t = ir.RankedTensorType(x.type)
+    et = t.element_type
+    if not (isinstance(et, ir.IntegerType) and et.is_unsigned):
+        return hlo.sign(x)
+    zero, one = (hlo.constant(ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(et, v))) for v in (0, 1))
+    ne = hlo.compare(x, zero, hlo.ComparisonDirectionAttr.get("NE"),
+                     compare_type=hlo.ComparisonTypeAttr.get("UNSIGNED"))
+    return hlo.select(ne, one, zero)
+
+
+sign_p = _unary("sign", _sign, NUMERIC, _unary_rules(None, _sign_hlo))
 
 
 def _full_as(value: float, x: HloValue) -> HloValue:
