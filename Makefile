@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test typecheck unit bench clean
+.PHONY: demo test test-long typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -17,8 +17,12 @@ demo: $(STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy src tests benchmarks examples
 
+# one pytest worker per core (pytest-xdist): the suite is CPU-bound
 unit: $(STAMP)
-	HYPOTHESIS_PROFILE=ci $(PY) -m pytest
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -n auto
+
+test-long: $(STAMP)
+	HYPOTHESIS_PROFILE=long $(PY) -m pytest -n auto
 
 test: typecheck unit
 

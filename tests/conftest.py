@@ -1,11 +1,24 @@
-"""Hypothesis profiles: ``ci`` (``make test``) runs 200 examples per property."""
+"""Hypothesis profiles.
+
+- ``ci`` (``make test``): 200 examples per property, *derandomized*: the
+  examples are a function of the test alone, so a clean clone runs exactly
+  what was run before it was submitted, and a failure reproduces anywhere.
+- ``long`` (``make test-long``): 1,000 fresh random examples per property;
+  run it to look for new counterexamples (each one found becomes a
+  regression test).
+- ``dev`` (the default): 50 random examples, for quick local runs.
+"""
 
 import os
 
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "ci", max_examples=200, deadline=None, derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "long", max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "dev", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow]
