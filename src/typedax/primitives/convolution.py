@@ -33,6 +33,7 @@ feature dimensions (JAX's ``_conv_general_dilated_batch_rule``).
 from __future__ import annotations
 
 import enum
+import math
 from collections.abc import Sequence
 from typing import NamedTuple, Union
 
@@ -322,43 +323,72 @@ def _impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     dn = c.dimension_numbers
     n = lhs.ndim - 2
     dtype = out_aval.dtype
-    # canonical layouts: lhs (N, spatial..., C), rhs (O, I, spatial...)
+    # canonical layouts: lhs (N, spatial..., C), rhs (O, spatial..., I): the
+    # contraction runs over (kernel position, feature), features innermost
     x = np.transpose(lhs, (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])).astype(dtype, copy=False)
-    w = np.transpose(rhs, dn.rhs_spec).astype(dtype, copy=False)
+    w = np.transpose(rhs, (dn.rhs_spec[0], *dn.rhs_spec[2:], dn.rhs_spec[1])).astype(dtype, copy=False)
     canon_shape = tuple(out_aval.shape[d] for d in dn.out_spec)  # (N', O, out spatial...)
     out_sp = canon_shape[2:]
-    ksp = w.shape[2:]
-    if out_aval.size == 0 or 0 in ksp or w.shape[1] == 0:
-        out = np.zeros(canon_shape, dtype)
+    ksp = w.shape[1:-1]
+    # the result is made as (N', out spatial..., O): where each output axis comes from
+    src = {dn.out_spec[0]: 0, dn.out_spec[1]: n + 1, **{d: 1 + i for i, d in enumerate(dn.out_spec[2:])}}
+    perm = tuple(src[d] for d in range(n + 2))
+    if out_aval.size == 0 or 0 in ksp or w.shape[-1] == 0:
+        return [np.zeros(out_aval.shape, dtype)]
+    xp = _padded(x, c)
+    win = tuple(_dilate(k, d) for k, d in zip(ksp, c.rhs_dilation))
+    views = sliding_window_view(xp, win, axis=tuple(range(1, n + 1)))  # (N, pos..., C, win...)
+    sel = (
+        slice(None),
+        *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_sp, c.window_strides)),
+        slice(None),
+        *(slice(None, None, d) for d in c.rhs_dilation),
+    )
+    views = np.moveaxis(views[sel], n + 1, -1)  # (N, out..., k..., C)
+    g, b = c.feature_group_count, c.batch_group_count
+    cg = w.shape[-1]
+    og = w.shape[0] // max(g, b)
+    nb = views.shape[0] // b
+    ksize = cg * int(np.prod(ksp))
+    parts: list[NDArray] = []
+    for k in range(max(g, b)):
+        vk = views[..., k * cg:(k + 1) * cg] if g > 1 else views
+        if b > 1:
+            vk = vk[k * nb:(k + 1) * nb]
+        wk = np.ascontiguousarray(w[k * og:(k + 1) * og].reshape(og, ksize).T)
+        parts.append(_windows_times_kernel(vk, wk))
+    res = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)  # (N', out..., O)
+    return [np.ascontiguousarray(np.transpose(res, perm), dtype=dtype)]
+
+
+#: The size (rows x columns x contraction) of the products a block makes:
+#: OpenBLAS runs products up to 65536 * 4 on one thread (more threads on
+#: products this small cost more than they give, and far more on a busy
+#: machine), and the block's copy of its windows stays in cache.
+_BLOCK_WORK = 65536 * 4
+
+
+def _windows_times_kernel(windows: NDArray, kernel: NDArray) -> NDArray:
+    """``windows`` (N, out..., k..., C) contracted over (k..., C) with
+    ``kernel`` (k...*C, O): im2col, a block of rows at a time."""
+    n_lead = (windows.ndim - 2) // 2 + 1  # N and the output spatial axes
+    lead = windows.shape[:n_lead]
+    out = np.empty(lead + (kernel.shape[1],), kernel.dtype)
+    ksize = kernel.shape[0]
+    rows = max(64, _BLOCK_WORK // max(1, ksize * kernel.shape[1]))
+    per_n = math.prod(lead[1:])
+    if per_n >= rows and len(lead) > 1:
+        step = max(1, rows // max(1, per_n // lead[1]))
+        for i in range(lead[0]):
+            for j in range(0, lead[1], step):
+                block = windows[i, j:j + step]
+                np.matmul(block.reshape(-1, ksize), kernel, out=out[i, j:j + step].reshape(-1, kernel.shape[1]))
     else:
-        xp = _padded(x, c)
-        win = tuple(_dilate(k, d) for k, d in zip(ksp, c.rhs_dilation))
-        views = sliding_window_view(xp, win, axis=tuple(range(1, n + 1)))  # (N, pos..., C, win...)
-        sel = (
-            slice(None),
-            *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_sp, c.window_strides)),
-            slice(None),
-            *(slice(None, None, d) for d in c.rhs_dilation),
-        )
-        views = views[sel]  # (N, out..., C, k...)
-        g, b = c.feature_group_count, c.batch_group_count
-        cg = w.shape[1]
-        og = w.shape[0] // max(g, b)
-        nb = views.shape[0] // b
-        ksize = cg * int(np.prod(ksp))
-        parts: list[NDArray] = []
-        for k in range(max(g, b)):
-            vk = views[(slice(None),) * (n + 1) + (slice(k * cg, (k + 1) * cg),)] if g > 1 else views
-            if b > 1:
-                vk = vk[k * nb:(k + 1) * nb]
-            # im2col: every window a row (one copy), the kernel's group a matrix
-            cols = vk.reshape(-1, ksize)
-            wk = w[k * og:(k + 1) * og].reshape(og, ksize)
-            parts.append(np.matmul(cols, wk.T).reshape(vk.shape[: n + 1] + (og,)))
-        res = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)  # (N', out..., O)
-        out = np.moveaxis(res, -1, 1)
-    perm = tuple(int(i) for i in np.argsort(dn.out_spec))
-    return [np.ascontiguousarray(np.transpose(out, perm), dtype=dtype)]
+        step = max(1, rows // max(1, per_n))
+        for i in range(0, lead[0], step):
+            block = windows[i:i + step]
+            np.matmul(block.reshape(-1, ksize), kernel, out=out[i:i + step].reshape(-1, kernel.shape[1]))
+    return out
 
 
 def conv_(lhs: Value, rhs: Value, c: ConvParams) -> Value:
