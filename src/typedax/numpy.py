@@ -11,6 +11,7 @@ float64).
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -28,6 +29,7 @@ from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype
 from .core.promotion import promote_types as promote_types
 from .core.trace import EVAL_TRACE, Value, aval_of, current_trace
+from .primitives.convolution import PrecisionLike
 
 __all__ = [
     "abs", "absolute", "add", "array", "asarray", "astype", "bool_", "cos", "divide", "dot",
@@ -1099,4 +1101,180 @@ __all__ += [
     "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor", "nan_to_num",
     "rad2deg", "reciprocal", "right_shift", "rint", "round", "sign", "sinc", "sinh", "square",
     "tan",
+]
+
+
+# -- convolutions and grids (issue 13: JAX's convolution notebook) ---------------------------
+newaxis = None
+pi = float(np.pi)
+
+_CONV_MODES = ("full", "same", "valid")
+
+
+def _conv1d(
+    op: str, a: ArrayLike, v: ArrayLike, mode: str, precision: PrecisionLike,
+    preferred_element_type: DType | type | str | None,
+) -> Array:
+    """``jnp.convolve`` / ``jnp.correlate``: one ``conv_general_dilated`` of the
+    longer operand (first, as JAX swaps them) with the shorter, flipped for a
+    convolution; a correlation that swapped reverses its result."""
+    x, y = asarray(a), asarray(v)
+    if x.ndim != 1 or y.ndim != 1:
+        raise PrimitiveTypeError(f"{op}: only 1-dimensional inputs are supported, got shapes {x.shape} and {y.shape}")
+    if mode not in _CONV_MODES:
+        raise PrimitiveTypeError(f"{op}: mode must be one of {list(_CONV_MODES)}, got mode={mode!r}")
+    if x.shape[0] == 0 or y.shape[0] == 0:
+        raise PrimitiveTypeError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}")
+    px, py = _promote(x, y)
+    if preferred_element_type is None:  # NumPy's convolutions are inexact
+        px, py = _float(px), _float(py)
+    reverse = False
+    if aval_of(px).shape[0] < aval_of(py).shape[0]:
+        px, py = py, px
+        reverse = op == "correlate"
+    if op == "convolve":
+        py = lax.rev(py, (0,))
+    n, m = aval_of(px).shape[0], aval_of(py).shape[0]
+    pad = {"valid": (0, 0), "same": (m // 2, m - m // 2 - 1), "full": (m - 1, m - 1)}[mode]
+    out = lax.conv_general_dilated(
+        lax.reshape(px, (1, 1, n)), lax.reshape(py, (1, 1, m)), (1,), [pad],
+        precision=precision, preferred_element_type=preferred_element_type,
+    )
+    flat = lax.reshape(out, (aval_of(out).shape[2],))
+    return lax.rev(flat, (0,)) if reverse else flat
+
+
+def convolve(
+    a: ArrayLike, v: ArrayLike, mode: str = "full", *, precision: PrecisionLike = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
+    """``jnp.convolve``: the discrete linear convolution of two 1-d arrays.
+    ``mode`` is ``'full'`` (all ``len(a) + len(v) - 1`` overlaps),
+    ``'same'`` (the length of the longer, centred) or ``'valid'`` (only full
+    overlaps). Integer and bool inputs give floats, as NumPy, unless
+    ``preferred_element_type`` names the result's type."""
+    return _conv1d("convolve", a, v, mode, precision, preferred_element_type)
+
+
+def correlate(
+    a: ArrayLike, v: ArrayLike, mode: str = "valid", *, precision: PrecisionLike = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
+    """``jnp.correlate``: ``c[k] = sum_j a[k + j] * v[j]`` (real inputs), with
+    ``convolve``'s modes; ``mode='valid'`` by default, as NumPy."""
+    return _conv1d("correlate", a, v, mode, precision, preferred_element_type)
+
+
+def linspace(
+    start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+    dtype: DType | type | None = None, axis: int = 0,
+) -> Array:
+    """``jnp.linspace``: ``num`` evenly spaced values from ``start`` to ``stop``
+    (included when ``endpoint``), computed as JAX does --
+    ``start * (1 - t) + stop * t`` for ``t = i / div`` -- so the ends are
+    exact and ``start``/``stop`` may be traced (and differentiated)."""
+    try:
+        n = operator.index(num)  # refuses the floats of untyped callers
+    except TypeError:
+        n = -1
+    if n < 0:
+        raise PrimitiveTypeError(f"linspace: num must be a non-negative integer, got {num!r}")
+    num = n
+    lo, hi = asarray(start), asarray(stop)
+    target = _inexact(result_type(lo, hi)) if dtype is None else canonicalize_explicit(np.dtype(dtype), "linspace")
+    comp = _inexact(target)
+    lo, hi = astype(lo, comp), astype(hi, comp)
+    bounds = np.broadcast_shapes(lo.shape, hi.shape)
+    lo, hi = broadcast_to(lo, bounds), broadcast_to(hi, bounds)
+    ax = axis + len(bounds) + 1 if axis < 0 else axis
+    if not 0 <= ax <= len(bounds):
+        raise AxisError(f"linspace: axis {axis} is out of bounds for a result of rank {len(bounds) + 1}")
+    shape = list(bounds)
+    shape.insert(ax, 1)
+    div = num - 1 if endpoint else num
+    if num > 1:
+        t_shape = [1] * len(shape)
+        t_shape[ax] = div
+        t = lax.reshape(lax.div(lax.iota(comp, div), np.asarray(div, comp)), t_shape)
+        out = add(multiply(reshape(lo, shape), subtract(np.asarray(1, comp), t)), multiply(reshape(hi, shape), t))
+        if endpoint:
+            out = concatenate([out, expand_dims(hi, ax)], axis=ax)
+    elif num == 1:
+        out = reshape(lo, shape)
+    else:
+        shape[ax] = 0
+        return zeros(shape, target)
+    if target.kind in "iu" and comp.kind == "f":
+        out = lax.floor(out)
+    return astype(out, target)
+
+
+def rot90(m: ArrayLike, k: int = 1, axes: tuple[int, int] = (0, 1)) -> Array:
+    """``jnp.rot90``: ``m`` rotated by ``k`` quarter turns in the plane of
+    ``axes``, from the first axis towards the second."""
+    x = asarray(m)
+    if len(axes) != 2:
+        raise PrimitiveTypeError(f"rot90: axes must be two axes, got {axes!r}")
+    a0, a1 = _axis("rot90", axes[0], x.ndim), _axis("rot90", axes[1], x.ndim)
+    if a0 == a1:
+        raise AxisError(f"rot90: axes must be different, got {axes!r}")
+    k = int(k) % 4
+    if k == 0:
+        return x
+    if k == 2:
+        return flip(flip(x, a0), a1)
+    perm = list(range(x.ndim))
+    perm[a0], perm[a1] = perm[a1], perm[a0]
+    if k == 1:
+        return transpose(flip(x, a1), perm)
+    return flip(transpose(x, perm), a1)
+
+
+__all__ += ["convolve", "correlate", "linspace", "newaxis", "pi", "rot90"]
+
+
+# -- more of jax.numpy (issue 12), defined in typedax/_numpy/ ---------------------------
+from ._numpy.elementwise import acos as acos  # noqa: E402
+from ._numpy.elementwise import acosh as acosh  # noqa: E402
+from ._numpy.elementwise import allclose as allclose  # noqa: E402
+from ._numpy.elementwise import array_equal as array_equal  # noqa: E402
+from ._numpy.elementwise import array_equiv as array_equiv  # noqa: E402
+from ._numpy.elementwise import asin as asin  # noqa: E402
+from ._numpy.elementwise import asinh as asinh  # noqa: E402
+from ._numpy.elementwise import atan as atan  # noqa: E402
+from ._numpy.elementwise import atan2 as atan2  # noqa: E402
+from ._numpy.elementwise import atanh as atanh  # noqa: E402
+from ._numpy.elementwise import cbrt as cbrt  # noqa: E402
+from ._numpy.elementwise import ceil as ceil  # noqa: E402
+from ._numpy.elementwise import copysign as copysign  # noqa: E402
+from ._numpy.elementwise import degrees as degrees  # noqa: E402
+from ._numpy.elementwise import euler_gamma as euler_gamma  # noqa: E402
+from ._numpy.elementwise import float_power as float_power  # noqa: E402
+from ._numpy.elementwise import floor as floor  # noqa: E402
+from ._numpy.elementwise import fmax as fmax  # noqa: E402
+from ._numpy.elementwise import fmin as fmin  # noqa: E402
+from ._numpy.elementwise import fmod as fmod  # noqa: E402
+from ._numpy.elementwise import isclose as isclose  # noqa: E402
+from ._numpy.elementwise import isneginf as isneginf  # noqa: E402
+from ._numpy.elementwise import isposinf as isposinf  # noqa: E402
+from ._numpy.elementwise import isscalar as isscalar  # noqa: E402
+from ._numpy.elementwise import ldexp as ldexp  # noqa: E402
+from ._numpy.elementwise import logaddexp2 as logaddexp2  # noqa: E402
+from ._numpy.elementwise import ndim as ndim  # noqa: E402
+from ._numpy.elementwise import nextafter as nextafter  # noqa: E402
+from ._numpy.elementwise import positive as positive  # noqa: E402
+from ._numpy.elementwise import pow as pow  # noqa: E402, A004 - jnp's name
+from ._numpy.elementwise import radians as radians  # noqa: E402
+from ._numpy.elementwise import shape as shape  # noqa: E402
+from ._numpy.elementwise import signbit as signbit  # noqa: E402
+from ._numpy.elementwise import size as size  # noqa: E402
+from ._numpy.elementwise import true_divide as true_divide  # noqa: E402
+from ._numpy.elementwise import trunc as trunc  # noqa: E402
+
+__all__ += [
+    "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
+    "atanh", "cbrt", "ceil", "copysign", "degrees", "euler_gamma", "float_power",
+    "floor", "fmax", "fmin", "fmod", "isclose", "isneginf", "isposinf", "isscalar", "ldexp",
+    "logaddexp2", "ndim", "nextafter", "positive", "pow", "radians", "shape",
+    "signbit", "size", "true_divide", "trunc",
 ]

@@ -1,2 +1,3 @@
 """``typedax.scipy``: SciPy functions as ``jax.scipy`` has them (import the
-submodules: ``typedax.scipy.special``, ``typedax.scipy.stats``)."""
+submodules: ``typedax.scipy.special``, ``typedax.scipy.stats``,
+``typedax.scipy.signal``)."""
