@@ -365,6 +365,7 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         "not", "and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic",
         "population_count",
         "conv_general_dilated",  # in tests/test_convolution.py
+        "threefry2x32",  # in tests/test_random.py
     }
     from typedax.testing import FIRST_ORDER_PRIMITIVES
 

@@ -349,9 +349,19 @@ def _arg_ref(f: Callable[..., Arr]) -> Ref:
     return ref
 
 
+def _jax_threefry2x32(args: Sequence[Arr], p: Params) -> tuple[Arr, ...]:
+    """JAX's own threefry2x32 primitive, the reference."""
+    import jax.numpy as jnp
+    from jax._src.random.threefry2x32 import threefry2x32_p
+
+    outs = threefry2x32_p.bind(*(jnp.asarray(a, jnp.uint32) for a in args))
+    return tuple(np.asarray(o) for o in outs)
+
+
 MULTI_REFERENCE: dict[str, Callable[[Sequence[Arr], Params], tuple[Arr, ...]]] = {
     "sort": _jax_sort,
     "top_k": _jax_top_k,
+    "threefry2x32": _jax_threefry2x32,
 }
 
 REFERENCE.update({

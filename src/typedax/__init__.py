@@ -34,3 +34,4 @@ from .core.array import Array as Array
 from .core.config import config as config
 from .core.array import ArrayLike as ArrayLike
 from .lowering import device_put as device_put
+from . import random as random

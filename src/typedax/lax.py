@@ -76,6 +76,8 @@ __all__ = [
     # reductions, cumulative reductions, sorting (primitives/reductions.py, cumulative.py, sorting.py)
     "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "reduce_and",
     "reduce_or", "reduce_prod", "sort", "sort_key_val", "top_k",
+    # the PRNG's block cipher (primitives/prng.py)
+    "threefry2x32",
     # special functions and bitwise operations (primitives/special.py, bitwise.py)
     "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
@@ -416,6 +418,7 @@ from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
 from .primitives.sorting import sort as sort  # noqa: E402
 from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
 from .primitives.sorting import top_k as top_k  # noqa: E402
+from .primitives.prng import threefry2x32 as threefry2x32  # noqa: E402
 
 # -- special functions and bitwise operations (primitives/special.py, bitwise.py) --
 from .primitives import bitwise as _bw  # noqa: E402

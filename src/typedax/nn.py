@@ -26,12 +26,14 @@ from .core.array import Array, ArrayLike
 from .core.dtypes import DType, canonicalize_explicit, default_float
 from .core.errors import PrimitiveTypeError
 from .core.trace import Value, aval_of
+from . import nn_initializers as initializers
 from .scipy.special import logsumexp as logsumexp
 
 __all__ = [
     "celu", "elu", "gelu", "hard_sigmoid", "hard_silu", "hard_swish", "hard_tanh", "leaky_relu",
     "log_sigmoid", "log_softmax", "logsumexp", "one_hot", "relu", "relu6", "selu", "sigmoid",
     "silu", "softmax", "softplus", "standardize", "swish",
+    "initializers",
 ]
 
 Axis = int | Sequence[int] | None

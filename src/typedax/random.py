@@ -53,7 +53,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeAlias, TypeVar, cast
+from typing import TypeAlias, cast, overload
 
 import numpy as np
 
@@ -68,6 +68,7 @@ from .core.dtypes import (
     canonicalize_explicit,
     default_float,
     default_int,
+    int_range,
     uint8,
     uint16,
     uint32,
@@ -78,7 +79,7 @@ from .core.errors import ConcretizationError, RandomKeyError
 from .api_forward import vmap
 from .core.trace import EVAL_TRACE, Tracer, aval_of, current_trace
 from .jitting import jit
-from .primitives.prng import threefry2x32, threefry2x32_numpy
+from .primitives.prng import threefry2x32
 from .tree import register_node
 
 __all__ = [
@@ -156,8 +157,8 @@ register_node(
     lambda _, leaves: KeyArray(cast(Array, leaves[0])),
 )
 
+RawKey: TypeAlias = "Array | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
 KeyLike: TypeAlias = "Array | KeyArray | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
-K = TypeVar("K", Array, KeyArray)
 
 
 # -- argument checks ---------------------------------------------------------------------
@@ -166,7 +167,7 @@ def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bo
     if isinstance(key, KeyArray):
         data, typed = key.data, True
     elif isinstance(key, (Array, np.ndarray)):
-        data, typed = cast(Array, key), False
+        data, typed = (key if isinstance(key, Array) else from_numpy(np.asarray(key))), False
     else:
         raise RandomKeyError(
             f"{name}: expected a PRNG key (from typedax.random.PRNGKey, key, split or fold_in), "
@@ -183,11 +184,11 @@ def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bo
             f"{name} takes a single key, but was given a key array of shape {a.shape[:-1]} != (). "
             "Use typedax.vmap for batching."
         )
-    return (data if isinstance(data, Array) else from_numpy(np.asarray(data))), typed
+    return data, typed
 
 
-def _rewrap(data: Array, typed: bool) -> Array:
-    return cast(Array, KeyArray(data)) if typed else data
+def _rewrap(data: Array, typed: bool) -> KeyArray | Array:
+    return KeyArray(data) if typed else data
 
 
 def _static_int(name: str, what: str, v: object) -> int:
@@ -231,7 +232,10 @@ def _float_dtype(name: str, dtype: object) -> DType:
 
 def _check_shape(name: str, shape: tuple[int, ...], *param_shapes: tuple[int, ...]) -> None:
     if param_shapes:
-        b = np.broadcast_shapes(shape, *param_shapes)
+        try:
+            b: tuple[int, ...] | None = np.broadcast_shapes(shape, *param_shapes)
+        except ValueError:
+            b = None
         if b != shape:
             raise RandomKeyError(
                 f"{name} parameter shapes must be broadcast-compatible with shape argument, and the "
@@ -319,6 +323,8 @@ def _counters(shape: tuple[int, ...]) -> tuple[Array | np.uint32, Array]:
     n = math.prod(shape)
     if n >= 1 << 32:
         raise NotImplementedError("typedax.random: more than 2**32 - 1 random values in one call")
+    if len(shape) == 1:
+        return np.uint32(0), lax.iota(uint32, n)
     lo = lax.reshape(lax.iota(uint32, n), shape) if shape else cast(Array, np.uint32(0))
     return np.uint32(0), lo
 
@@ -334,7 +340,7 @@ def _split(key: Array, shape: tuple[int, ...]) -> Array:
     return tnp.stack([b1, b2], axis=len(shape))
 
 
-def _fold_in(key: Array, data: Array) -> Array:
+def _fold_in(key: Array, data: ArrayLike) -> Array:
     k1, k2 = _words(key)
     b1, b2 = threefry2x32(k1, k2, np.uint32(0), data)
     return tnp.stack([b1, b2])
@@ -370,33 +376,22 @@ def threefry_2x32(keypair: tuple[ArrayLike, ArrayLike], count: ArrayLike) -> Arr
     return lax.reshape(out[:n] if odd else out, aval_of(count).shape)
 
 
-def split(key: K, num: int | tuple[int, ...] = 2) -> K:
+@overload
+def split(key: KeyArray, num: int | tuple[int, ...] = 2) -> KeyArray: ...
+@overload
+def split(key: RawKey, num: int | tuple[int, ...] = 2) -> Array: ...
+def split(key: KeyArray | RawKey, num: int | tuple[int, ...] = 2) -> KeyArray | Array:
     """``num`` new keys (or an array of keys of shape ``num``) along a new
     leading axis (``jax.random.split``)."""
     data, typed = _key_of("split", key)
-    shape = _shape("split", num)
-    if _is_concrete(data):
-        out = _split_numpy(np.asarray(data), shape)
-    else:
-        out = _split_jit(data, shape)
-    return cast(K, _rewrap(out, typed))
+    return _rewrap(_split_jit(data, _shape("split", num)), typed)
 
 
-def _split_numpy(key: np.ndarray[tuple[int, ...], np.dtype[np.uint32]], shape: tuple[int, ...]) -> Array:
-    """``split`` of a concrete key, evaluated in NumPy (no dispatch)."""
-    n = math.prod(shape)
-    if n > _NUMPY_SPLIT_MAX:
-        return _split_jit(from_numpy(key), shape)
-    lo = np.arange(n, dtype=np.uint32).reshape(shape)
-    b1, b2 = threefry2x32_numpy(key[0], key[1], np.zeros((), np.uint32), lo)
-    return from_numpy(np.stack([b1, b2], axis=len(shape)))
-
-
-#: Up to this many keys an eager ``split`` runs in NumPy; beyond, one cached executable.
-_NUMPY_SPLIT_MAX = 64
-
-
-def fold_in(key: K, data: ArrayLike) -> K:
+@overload
+def fold_in(key: KeyArray, data: ArrayLike) -> KeyArray: ...
+@overload
+def fold_in(key: RawKey, data: ArrayLike) -> Array: ...
+def fold_in(key: KeyArray | RawKey, data: ArrayLike) -> KeyArray | Array:
     """A new key from ``key`` and the 32-bit integer ``data`` (``jax.random.fold_in``)."""
     kd, typed = _key_of("fold_in", key)
     if aval_of(data).ndim:
@@ -410,11 +405,7 @@ def fold_in(key: K, data: ArrayLike) -> K:
         if aval_of(data).dtype not in INTEGER:
             raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
         d = lax.convert_element_type(data, uint32)
-    if _is_concrete(kd, d):
-        k = np.asarray(kd)
-        b1, b2 = threefry2x32_numpy(k[0], k[1], np.zeros((), np.uint32), np.asarray(d, np.uint32))
-        return cast(K, _rewrap(from_numpy(np.stack([b1, b2])), typed))
-    return cast(K, _rewrap(_fold_in_jit(kd, d), typed))
+    return _rewrap(_fold_in_jit(kd, d), typed)
 
 
 def _bits_jitted(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
@@ -455,11 +446,10 @@ def _bcast(x: ArrayLike, shape: tuple[int, ...]) -> Array:
     return tnp.broadcast_to(x, shape)
 
 
-def _uniform_impl(key: Array, minval: Array, maxval: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+def _uniform_impl(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
     minval = _to_rank(lax.convert_element_type(minval, dtype), len(shape))
     maxval = _to_rank(lax.convert_element_type(maxval, dtype), len(shape))
-    info = np.finfo(dtype)
-    nbits, nmant = info.bits, info.nmant
+    nbits, nmant = _float_bits(dtype)
     u = _UINT[nbits]
     b = _random_bits(key, nbits, shape)
     # JAX puts the top ``nmant`` bits in the mantissa of a float in [1, 2) and
@@ -484,12 +474,37 @@ def uniform(
     d = _float_dtype("uniform", dtype)
     s = _shape("uniform", shape)
     _check_shape("uniform", s, aval_of(minval).shape, aval_of(maxval).shape)
+    if _is_static_scalar(minval) and _is_static_scalar(maxval):
+        return _uniform_static_jit(data, s, d, float(minval), float(maxval))
     return _uniform_jit(data, minval, maxval, s, d)
+
+
+def _float_bits(dtype: DType) -> tuple[int, int]:
+    """The width and the mantissa bits of a float dtype."""
+    return 8 * dtype.itemsize, {4: 23, 8: 52}[dtype.itemsize]
+
+
+def _tiny(dtype: DType) -> float:
+    """The smallest normal number of a float dtype."""
+    return float(np.ldexp(1.0, {4: -126, 8: -1022}[dtype.itemsize]))
+
+
+def _is_static_scalar(x: object) -> bool:
+    return type(x) in (int, float)
+
+
+def _uniform_static(key: Array, shape: tuple[int, ...], dtype: DType, minval: float, maxval: float) -> Array:
+    return _uniform_impl(key, np.asarray(minval, dtype), np.asarray(maxval, dtype),
+                         shape, dtype)
+
+
+#: ``uniform`` with Python-number bounds: only the key is an argument.
+_uniform_static_jit = jit(_uniform_static, static_argnums=(1, 2, 3, 4))
 
 
 def _normal_impl(key: Array, shape: tuple[int, ...], dtype: DType) -> Array:
     lo = np.nextafter(np.array(-1.0, dtype), np.array(0.0, dtype))
-    u = _uniform_impl(key, cast(Array, lo), cast(Array, np.array(1.0, dtype)), shape, dtype)
+    u = _uniform_impl(key, lo, np.array(1.0, dtype), shape, dtype)
     return lax.mul(np.array(np.sqrt(2), dtype), lax.erf_inv(u))
 
 
@@ -503,7 +518,7 @@ def normal(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> A
 
 
 def _truncated_normal_impl(
-    key: Array, lower: Array, upper: Array, shape: tuple[int, ...], dtype: DType
+    key: Array, lower: ArrayLike, upper: ArrayLike, shape: tuple[int, ...], dtype: DType
 ) -> Array:
     sqrt2 = np.array(np.sqrt(2), dtype)
     lower = lax.convert_element_type(lower, dtype)
@@ -542,9 +557,9 @@ def truncated_normal(
     return _truncated_normal_jit(data, lower, upper, s, d)
 
 
-def _bernoulli_impl(key: Array, p: Array, shape: tuple[int, ...]) -> Array:
+def _bernoulli_impl(key: Array, p: ArrayLike, shape: tuple[int, ...]) -> Array:
     d = aval_of(p).dtype
-    return lax.lt(_uniform_impl(key, cast(Array, np.zeros((), d)), cast(Array, np.ones((), d)), shape, d),
+    return lax.lt(_uniform_impl(key, np.zeros((), d), np.ones((), d), shape, d),
                   _bcast(p, shape))
 
 
@@ -568,16 +583,17 @@ def bernoulli(key: KeyLike, p: ArrayLike = 0.5, shape: Shape | None = None) -> A
 
 
 def _gumbel_impl(key: Array, shape: tuple[int, ...], dtype: DType, mode: str) -> Array:
-    info = np.finfo(dtype)
+    _, nmant = _float_bits(dtype)
+    tiny = _tiny(dtype)
     if mode == "high":
-        u = _uniform_impl(key, cast(Array, np.zeros((), dtype)), cast(Array, np.ones((), dtype)),
+        u = _uniform_impl(key, np.zeros((), dtype), np.ones((), dtype),
                           (2,) + shape, dtype)
         high, low = u[0], u[1]
         x = tnp.where(lax.ge(high, np.asarray(0.5, dtype)), high,
-                      lax.add(lax.add(high, lax.mul(np.asarray(2.0 ** -info.nmant, dtype), low)),
-                              np.asarray(info.tiny, dtype)))
+                      lax.add(lax.add(high, lax.mul(np.asarray(2.0 ** -nmant, dtype), low)),
+                              np.asarray(tiny, dtype)))
         return lax.neg(lax.log(lax.neg(lax.log1p(lax.neg(x)))))
-    u = _uniform_impl(key, cast(Array, np.asarray(info.tiny, dtype)), cast(Array, np.ones((), dtype)), shape, dtype)
+    u = _uniform_impl(key, np.asarray(tiny, dtype), np.ones((), dtype), shape, dtype)
     return lax.neg(lax.log(lax.neg(lax.log(u))))
 
 
@@ -594,7 +610,7 @@ def gumbel(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None, mode
 
 
 def _exponential_impl(key: Array, shape: tuple[int, ...], dtype: DType) -> Array:
-    u = _uniform_impl(key, cast(Array, np.zeros((), dtype)), cast(Array, np.ones((), dtype)), shape, dtype)
+    u = _uniform_impl(key, np.zeros((), dtype), np.ones((), dtype), shape, dtype)
     return lax.neg(lax.log1p(lax.neg(u)))
 
 
@@ -647,24 +663,24 @@ def categorical(
 
 
 # -- integers and permutations -----------------------------------------------------------
-def _clip_to(val: Array, dtype: DType) -> Array:
+def _clip_to(val: ArrayLike, dtype: DType) -> Array:
     """``val`` converted to the integer ``dtype``, clipped to its range (JAX's
     ``_convert_and_clip_integer``)."""
     vd = aval_of(val).dtype
-    lo = max(int(np.iinfo(dtype).min), int(np.iinfo(vd).min))
-    hi = min(int(np.iinfo(dtype).max), int(np.iinfo(vd).max))
+    lo = max(int_range(dtype)[0], int_range(vd)[0])
+    hi = min(int_range(dtype)[1], int_range(vd)[1])
     clipped = lax.clamp(np.asarray(lo, vd), val, np.asarray(hi, vd))
     return lax.convert_element_type(clipped, dtype)
 
 
-def _randint_impl(key: Array, minval: Array, maxval: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+def _randint_impl(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
     nbits = 8 * dtype.itemsize
     if aval_of(minval).dtype not in INTEGER:
         minval = lax.convert_element_type(minval, default_int())
     if aval_of(maxval).dtype not in INTEGER:
         maxval = lax.convert_element_type(maxval, default_int())
     md = aval_of(maxval).dtype
-    top = _clip_to(cast(Array, np.asarray(np.iinfo(dtype).max, dtype)), md)
+    top = _clip_to(np.asarray(int_range(dtype)[1], dtype), md)
     out_of_range = lax.gt(maxval, top)
     minval = _bcast(_to_rank(_clip_to(minval, dtype), len(shape)), shape)
     maxval = _bcast(_to_rank(_clip_to(maxval, dtype), len(shape)), shape)
@@ -701,14 +717,15 @@ def randint(
     mx = tnp.asarray(maxval)
     if d.itemsize < 4:
         # JAX samples 8- and 16-bit integers as int32 (less modulo bias) and converts
-        lo, hi = int(np.iinfo(d).min), int(np.iinfo(d).max)
+        lo, hi = int_range(d)
         mn = tnp.clip(tnp.astype(mn, np.int32), lo, hi)
         mx = tnp.clip(tnp.astype(mx, np.int32), lo, hi + 1)
         return tnp.astype(_randint_jit(data, mn, mx, s, np.dtype(np.int32)), d)
     return _randint_jit(data, mn, mx, s, d)
 
 
-def _shuffle_impl(key: Array, x: Array, axis: int) -> Array:
+def _shuffle_impl(key: Array, x: ArrayLike, axis: int) -> Array:
+    x = tnp.asarray(x)
     size = math.prod(aval_of(x).shape)
     rounds = int(np.ceil(3 * np.log(max(1, size)) / np.log(np.iinfo(np.uint32).max)))
     for _ in range(rounds):
@@ -832,7 +849,7 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
     d_ = aval_of(alpha).dtype
 
     def c(v: float) -> Array:
-        return cast(Array, np.asarray(v, d_))
+        return tnp.asarray(np.asarray(v, d_))
 
     zero, one = c(0.0), c(1.0)
     boost_mask = lax.ge(alpha, one)
@@ -872,7 +889,7 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
     return lax.mul(lax.mul(d, V), boost)
 
 
-def _gamma_impl(key: Array, a: Array, shape: tuple[int, ...], dtype: DType, log_space: bool) -> Array:
+def _gamma_impl(key: Array, a: ArrayLike, shape: tuple[int, ...], dtype: DType, log_space: bool) -> Array:
     a = _bcast(lax.convert_element_type(a, dtype), shape)
     n = math.prod(shape)
     keys = _split(key, (n,))

@@ -15,6 +15,7 @@ from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
 from .primitives import bitwise, special
+from .primitives import prng
 from .primitives import convolution
 
 FAMILIES: tuple[Family, ...] = (
@@ -29,6 +30,7 @@ FAMILIES: tuple[Family, ...] = (
     slicing.FAMILY,
     shaping.FAMILY,
     gather_scatter.FAMILY,
+    prng.FAMILY,
     convolution.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),

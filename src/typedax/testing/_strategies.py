@@ -21,6 +21,8 @@ from ._env import INPUT_RANGES, Config, Env, is_float
 from ._gather_scatter import GATHER_SCATTER, NEEDS_INTEGER_ARRAYS
 from ._reductions import REDUCTIONS
 from ._slicing import SLICING
+from ._prng import NOT_FLOAT_VALUED as _PRNG_NOT_FLOAT_VALUED
+from ._prng import PRNG
 from ._special import NOT_FLOAT_VALUED as _SPECIAL_NOT_FLOAT_VALUED
 from ._special import NOT_SMOOTH as _SPECIAL_NOT_SMOOTH
 from ._special import SPECIAL
@@ -34,7 +36,7 @@ GENERATED: Final[tuple[DType, ...]] = (bool_, int32, int64, float32, float64)
 
 _BUILDERS: Final[dict[str, Builder]] = {
     **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
-    **SPECIAL, **CONVOLUTION,
+    **SPECIAL, **CONVOLUTION, **PRNG,
 }
 
 #: Every primitive the generator can emit.
@@ -44,7 +46,7 @@ FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
 _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
     {"greater", "less", "ge", "le", "eq", "ne"}
     | {"argmax", "argmin", "reduce_and", "reduce_or", "top_k"}  # integer or bool results
-    | _SPECIAL_NOT_FLOAT_VALUED
+    | _SPECIAL_NOT_FLOAT_VALUED | _PRNG_NOT_FLOAT_VALUED
 )
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "max", "min", "reduce_max", "reduce_min", "select_n", "convert_element_type",
