@@ -206,6 +206,17 @@ EAGER: dict[str, Callable[[Make], object]] = {
     **{f"tnp.{n}": (lambda fn: lambda A: fn(A(I32), A(J32)))(getattr(tnp, n)) for n in (
         "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")},
     "tnp.bitwise_not": lambda A: tnp.bitwise_not(A(I32)),
+    # more of jax.numpy (issue 12, typedax/_numpy/)
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F)))(getattr(tnp, n)) for n in (
+        "floor", "ceil", "trunc", "cbrt", "signbit", "positive", "degrees", "radians", "isposinf",
+        "isneginf", "atan", "asinh")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F) * 0.25))(getattr(tnp, n)) for n in ("asin", "acos", "atanh")},
+    "tnp.acosh": lambda A: tnp.acosh(A(F) + 1.0),
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F), A(G)))(getattr(tnp, n)) for n in (
+        "atan2", "copysign", "fmax", "fmin", "fmod", "float_power", "true_divide", "pow", "logaddexp2",
+        "nextafter", "isclose", "allclose", "array_equal", "array_equiv")},
+    "tnp.ldexp": lambda A: tnp.ldexp(A(F), A(I32)),
+    # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
     "lax.rem": lambda A: lax.rem(A(F), A(G)),
@@ -325,7 +336,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
+NOT_ARRAY_FUNCTIONS = {"size", "shape", "ndim", "isscalar", "euler_gamma", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

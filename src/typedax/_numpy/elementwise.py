@@ -1,0 +1,333 @@
+"""Elementwise functions and constants of ``jax.numpy`` (issue 12, group 1):
+rounding, inverse trigonometry aliases, signs, ``fmax``/``fmin``/``fmod``,
+powers, closeness tests, and ``ndim``/``shape``/``size``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import bool_
+from ..core.errors import PrimitiveTypeError
+from ..core.trace import aval_of
+
+euler_gamma = 0.5772156649015329
+
+
+def _integral_or_bool(x: ArrayLike) -> bool:
+    return aval_of(x).dtype.kind in "biu"
+
+
+def floor(x: ArrayLike, /) -> Array:
+    """``jnp.floor``: integers and bools are returned as they are."""
+    from .. import numpy as tnp
+
+    if _integral_or_bool(x):
+        return tnp.asarray(x)
+    return lax.floor(tnp.asarray(x))
+
+
+def ceil(x: ArrayLike, /) -> Array:
+    """``jnp.ceil``: integers and bools are returned as they are."""
+    from .. import numpy as tnp
+
+    if _integral_or_bool(x):
+        return tnp.asarray(x)
+    return lax.ceil(tnp.asarray(x))
+
+
+def trunc(x: ArrayLike, /) -> Array:
+    """``jnp.trunc``: rounded toward zero; integers and bools as they are."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if _integral_or_bool(a):
+        return a
+    return lax.select(lax.lt(a, 0.0), lax.ceil(a), lax.floor(a))
+
+
+def asin(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arcsin(x)
+
+
+def acos(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arccos(x)
+
+
+def atan(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arctan(x)
+
+
+def atan2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arctan2(x1, x2)
+
+
+def asinh(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arcsinh(x)
+
+
+def acosh(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arccosh(x)
+
+
+def atanh(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.arctanh(x)
+
+
+def cbrt(x: ArrayLike, /) -> Array:
+    """``jnp.cbrt``: the real cube root, ``sign(x) * |x| ** (1/3)``."""
+    from .. import numpy as tnp
+
+    xf = tnp.asarray(tnp._float(x))
+    third = np.asarray(1.0 / 3.0, xf.dtype)
+    root = lax.pow(lax.abs(xf), lax.broadcast_in_dim(third, xf.shape, ()))
+    return lax.select(lax.lt(xf, 0.0), lax.neg(root), root)
+
+
+def signbit(x: ArrayLike, /) -> Array:
+    """``jnp.signbit``: ``x < 0`` for integers, False for bools; for floats
+    the sign bit of nonzero numbers and of signed zeros (``-0.0`` is True).
+    A NaN gives False whatever its sign bit (typedax has no bitcast; JAX
+    reads the bit of a negative NaN)."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if a.dtype == bool_:
+        return tnp.full(a.shape, False, bool_)
+    if a.dtype.kind in "iu":
+        return lax.lt(a, np.zeros((), a.dtype))
+    zero = np.zeros((), a.dtype)
+    one = tnp.full(a.shape, 1.0, a.dtype)
+    negative_zero = lax.bitwise_and(lax.eq(a, zero), lax.lt(lax.div(one, a), zero))
+    return lax.bitwise_or(lax.lt(a, zero), negative_zero)
+
+
+def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.copysign``: ``|x1|`` with the sign bit of ``x2`` (as floats)."""
+    from .. import numpy as tnp
+
+    a, b = tnp._inexact2(x1, x2)
+    mag = lax.abs(a)
+    return lax.select(signbit(b), lax.neg(mag), mag)
+
+
+def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``jnp.fmax``: the larger, ignoring a NaN (NaN only where both are)."""
+    from .. import numpy as tnp
+
+    return tnp.where(tnp.logical_or(tnp.greater(x1, x2), tnp.isnan(x2)), x1, x2)
+
+
+def fmin(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``jnp.fmin``: the smaller, ignoring a NaN (NaN only where both are)."""
+    from .. import numpy as tnp
+
+    return tnp.where(tnp.logical_or(tnp.less(x1, x2), tnp.isnan(x2)), x1, x2)
+
+
+def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.fmod``: the remainder with the sign of ``x1`` (C's ``fmod``);
+    an integer divisor of 0 gives 0, as JAX."""
+    from .. import numpy as tnp
+
+    a, b = tnp._prepare2(x1, x2)
+    d = aval_of(a).dtype
+    if d == bool_:
+        raise PrimitiveTypeError("fmod: not defined for bool operands")
+    if d.kind in "iu":
+        zero = np.zeros((), d)
+        b = lax.select(lax.eq(b, zero), tnp.full_like(b, 1), b)
+    return lax.rem(a, b)
+
+
+def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
+    """``jnp.float_power``: ``x ** y`` in the operands' floating type."""
+    from .. import numpy as tnp
+
+    return lax.pow(*tnp._inexact2(x, y))
+
+
+def positive(x: ArrayLike, /) -> Array:
+    """``jnp.positive``: ``+x``."""
+    from .. import numpy as tnp
+
+    return tnp.asarray(x)
+
+
+def true_divide(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.true_divide``: ``divide``."""
+    from .. import numpy as tnp
+
+    return tnp.divide(x1, x2)
+
+
+def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 - jnp's name
+    """``jnp.pow``: ``power``."""
+    from .. import numpy as tnp
+
+    return tnp.power(x1, x2)
+
+
+def degrees(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.rad2deg(x)
+
+
+def radians(x: ArrayLike, /) -> Array:
+    from .. import numpy as tnp
+
+    return tnp.deg2rad(x)
+
+
+def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.logaddexp2``: ``log2(2**x1 + 2**x2)`` without overflow."""
+    from .. import numpy as tnp
+
+    a, b = tnp._inexact2(x1, x2)
+    d = aval_of(a).dtype
+    ln2 = np.asarray(math.log(2.0), d)
+    return lax.div(tnp.logaddexp(lax.mul(a, ln2), lax.mul(b, ln2)), tnp.asarray(ln2))
+
+
+def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.ldexp``: ``x1 * 2**x2`` for an integer ``x2``, in two factors so
+    that a small ``x1`` with a large ``x2`` does not overflow on the way."""
+    from .. import numpy as tnp
+
+    if aval_of(x2).dtype.kind not in "biu" or aval_of(x1).dtype.kind == "c":
+        raise PrimitiveTypeError(
+            f"ldexp not supported for input types ({aval_of(x1).dtype.name}, {aval_of(x2).dtype.name}): "
+            "x2 must be integers"
+        )
+    a = tnp.asarray(tnp._float(x1))
+    shape = np.broadcast_shapes(a.shape, aval_of(x2).shape)
+    a = tnp.broadcast_to(a, shape)
+    n = tnp.broadcast_to(lax.convert_element_type(x2, a.dtype), shape)
+    half = lax.floor(lax.mul(n, 0.5))
+    two = tnp.full(shape, 2.0, a.dtype)
+    return lax.mul(lax.mul(a, lax.pow(two, half)), lax.pow(two, lax.sub(n, half)))
+
+
+def nextafter(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.nextafter``: the next float after ``x1`` toward ``x2``."""
+    from .. import numpy as tnp
+
+    return lax.nextafter(*tnp._inexact2(x1, x2))
+
+
+def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+            equal_nan: bool = False) -> Array:
+    """``jnp.isclose``: ``|a - b| <= atol + rtol * |b|`` (as floats), or equal."""
+    from .. import numpy as tnp
+
+    x, y = tnp._inexact2(a, b)
+    d = aval_of(x).dtype
+    rt = lax.convert_element_type(rtol, d)
+    at = lax.convert_element_type(atol, d)
+    shape = aval_of(x).shape
+    rt, at = tnp.broadcast_to(rt, shape), tnp.broadcast_to(at, shape)
+    in_range = lax.le(lax.abs(lax.sub(x, y)), lax.add(at, lax.mul(rt, lax.abs(y))))
+    out = lax.bitwise_or(lax.eq(x, y), lax.bitwise_and(tnp.isfinite(y), in_range))
+    if equal_nan:
+        out = lax.bitwise_or(out, lax.bitwise_and(tnp.isnan(x), tnp.isnan(y)))
+    return out
+
+
+def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
+             equal_nan: bool = False) -> Array:
+    """``jnp.allclose``: ``all(isclose(...))``, a bool scalar."""
+    from .. import numpy as tnp
+
+    return tnp.all(isclose(a, b, rtol, atol, equal_nan))
+
+
+def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
+    """``jnp.array_equal``: same shape and equal elements (a bool scalar)."""
+    from .. import numpy as tnp
+
+    x, y = tnp.asarray(a1), tnp.asarray(a2)
+    if x.shape != y.shape:
+        return tnp.asarray(False)
+    eq = tnp.equal(x, y)
+    if equal_nan:
+        eq = tnp.logical_or(eq, tnp.logical_and(tnp.isnan(x), tnp.isnan(y)))
+    return tnp.all(eq)
+
+
+def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """``jnp.array_equiv``: equal after broadcasting (False if they do not broadcast)."""
+    from .. import numpy as tnp
+
+    x, y = tnp.asarray(a1), tnp.asarray(a2)
+    try:
+        np.broadcast_shapes(x.shape, y.shape)
+    except ValueError:
+        return tnp.asarray(False)
+    return tnp.all(tnp.equal(x, y))
+
+
+def _isinf_of_sign(op: str, x: ArrayLike, infinity: float, out: None) -> Array:
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError(f"The 'out' argument to {op} is not supported.")
+    a = tnp.asarray(x)
+    if a.dtype.kind != "f":
+        return tnp.full(a.shape, False, bool_)
+    return lax.eq(a, np.asarray(infinity, a.dtype))
+
+
+def isposinf(x: ArrayLike, /, out: None = None) -> Array:
+    return _isinf_of_sign("isposinf", x, math.inf, out)
+
+
+def isneginf(x: ArrayLike, /, out: None = None) -> Array:
+    return _isinf_of_sign("isneginf", x, -math.inf, out)
+
+
+def isscalar(element: object) -> bool:
+    """``jnp.isscalar``: a Python or NumPy scalar, or an array of rank 0."""
+    if np.isscalar(element):
+        return True
+    if isinstance(element, (np.ndarray, Array)):
+        return element.ndim == 0
+    return False
+
+
+def ndim(a: ArrayLike | object) -> int:
+    """``jnp.ndim``: the number of dimensions (no value is read: works on tracers)."""
+    return a.ndim if isinstance(a, Array) else np.asarray(a).ndim
+
+
+def shape(a: ArrayLike | object) -> tuple[int, ...]:
+    """``jnp.shape``: the shape (no value is read: works on tracers)."""
+    return a.shape if isinstance(a, Array) else tuple(np.shape(np.asarray(a)))
+
+
+def size(a: ArrayLike | object, axis: int | None = None) -> int:
+    """``jnp.size``: the number of elements, or the length of ``axis``."""
+    from .. import numpy as tnp
+
+    s = shape(a)
+    if axis is None:
+        return math.prod(s)
+    return s[tnp._axis("size", axis, len(s))]
