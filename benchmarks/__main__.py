@@ -19,6 +19,7 @@ BENCHMARKS: tuple[str, ...] = (
     "grad",
     "nesting",
     "indexing",
+    "convolution",
 )
 
 
