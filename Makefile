@@ -2,6 +2,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+DEMO_STAMP := $(VENV)/.installed-demo
 
 .PHONY: demo test test-long typecheck unit bench clean
 
@@ -11,7 +12,12 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev,bench]"
 	touch $(STAMP)
 
-demo: $(STAMP)
+# the demo extra (matplotlib, scikit-learn) is for `make demo` alone: `make test` never needs it
+$(DEMO_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e ".[dev,bench,demo]"
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
 	$(PY) -m examples
 
 typecheck: $(STAMP)
