@@ -181,6 +181,9 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.top_k": lambda A: lax.top_k(A(F), 2)[0],
     "lax.top_k(indices)": lambda A: lax.top_k(A(I32), 2)[1],
     "lax.threefry2x32": lambda A: lax.threefry2x32(A(np.array(7, np.uint32)), A(np.array(9, np.uint32)), A(F.astype(np.uint32)), A(G.astype(np.uint32)))[0],
+    # bit-level conversions (primitives/bitcast.py)
+    "lax.bitcast_convert_type": lambda A: lax.bitcast_convert_type(A(F), np.int64),
+    "lax.reduce_precision": lambda A: lax.reduce_precision(A(F), 8, 7),
     # special functions and bitwise operations (primitives/special.py, bitwise.py)
     **{f"lax.{n}": (lambda fn: lambda A: fn(A(F)))(getattr(lax, n)) for n in (
         "log1p", "expm1", "exp2", "tan", "atan", "sinh", "cosh", "asinh", "erf", "erfc", "lgamma",

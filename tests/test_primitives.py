@@ -358,6 +358,8 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         # in tests/test_reductions.py, test_cumulative.py, test_sorting.py
         "reduce_prod", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
         "cummax", "cummin", "cumlogsumexp", "sort", "top_k",
+        # in tests/test_bitcast.py
+        "bitcast_convert_type", "reduce_precision",
         # in tests/test_special.py and tests/test_bitwise.py
         "log1p", "expm1", "exp2", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
         "asinh", "acosh", "atanh", "erf", "erfc", "erf_inv", "lgamma", "digamma", "round",

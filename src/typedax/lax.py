@@ -57,6 +57,7 @@ from .primitives import (
     transpose_p,
 )
 from .primitives._params import params_of as _params
+from .primitives.bitcast import bitcast_convert_type_p, reduce_precision_p
 from .primitives.dot import DimensionNumbers
 
 __all__ = [
@@ -79,7 +80,7 @@ __all__ = [
     # the PRNG's block cipher (primitives/prng.py)
     "threefry2x32",
     # special functions and bitwise operations (primitives/special.py, bitwise.py)
-    "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and",
+    "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitcast_convert_type", "reduce_precision",
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sinh", "tan",
@@ -291,6 +292,20 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
 def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
     d = canonicalize_explicit(np.dtype(new_dtype), "convert_element_type")  # x64 off: JAX's warning
     return bind1(convert_element_type_p, (x,), _params(("new_dtype", d)))
+
+
+def bitcast_convert_type(operand: ArrayLike, new_dtype: DType | type) -> Array:
+    """The bits of ``operand`` read as ``new_dtype`` (``jax.lax.bitcast_convert_type``;
+    a narrower dtype adds a trailing dimension, a wider one takes it)."""
+    d = canonicalize_explicit(np.dtype(new_dtype), "bitcast_convert_type")
+    return bind1(bitcast_convert_type_p, (operand,), _params(("new_dtype", d)))
+
+
+def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
+    """Round floats to ``exponent_bits`` / ``mantissa_bits`` (XLA's ReducePrecision)."""
+    e = _index("reduce_precision", "exponent_bits", exponent_bits)
+    m = _index("reduce_precision", "mantissa_bits", mantissa_bits)
+    return bind1(reduce_precision_p, (operand,), _params(("exponent_bits", e), ("mantissa_bits", m)))
 
 
 def broadcast(x: ArrayLike, sizes: Sequence[int]) -> Array:

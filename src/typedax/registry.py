@@ -14,7 +14,7 @@ from .core.rules import Family, Registry
 from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
-from .primitives import bitwise, special
+from .primitives import bitcast, bitwise, special
 from .primitives import prng
 from .primitives import convolution
 
@@ -23,6 +23,7 @@ FAMILIES: tuple[Family, ...] = (
     elementwise.FAMILY,
     special.FAMILY,
     bitwise.FAMILY,
+    bitcast.FAMILY,
     reductions.FAMILY,
     cumulative.FAMILY,
     sorting.FAMILY,

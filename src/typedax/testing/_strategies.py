@@ -15,6 +15,9 @@ from ..core.dtypes import DType, bool_, float32, float64, int32, int64
 from ..core.errors import TypedaxError
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Var
 from ..registry import REGISTRY
+from ._bitcast import BITCAST
+from ._bitcast import NOT_FLOAT_VALUED as _BITCAST_NOT_FLOAT_VALUED
+from ._bitcast import NOT_SMOOTH as _BITCAST_NOT_SMOOTH
 from ._convolution import CONVOLUTION
 from ._elementwise import ELEMENTWISE, Builder
 from ._env import INPUT_RANGES, Config, Env, is_float
@@ -36,7 +39,7 @@ GENERATED: Final[tuple[DType, ...]] = (bool_, int32, int64, float32, float64)
 
 _BUILDERS: Final[dict[str, Builder]] = {
     **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
-    **SPECIAL, **CONVOLUTION, **PRNG,
+    **SPECIAL, **CONVOLUTION, **BITCAST, **PRNG,
 }
 
 #: Every primitive the generator can emit.
@@ -46,7 +49,7 @@ FIRST_ORDER_PRIMITIVES: Final[frozenset[str]] = frozenset(_BUILDERS)
 _NOT_FLOAT_VALUED: Final[frozenset[str]] = frozenset(
     {"greater", "less", "ge", "le", "eq", "ne"}
     | {"argmax", "argmin", "reduce_and", "reduce_or", "top_k"}  # integer or bool results
-    | _SPECIAL_NOT_FLOAT_VALUED | _PRNG_NOT_FLOAT_VALUED
+    | _SPECIAL_NOT_FLOAT_VALUED | _BITCAST_NOT_FLOAT_VALUED | _PRNG_NOT_FLOAT_VALUED
 )
 _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "max", "min", "reduce_max", "reduce_min", "select_n", "convert_element_type",
@@ -55,7 +58,7 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "abs",  # a kink at 0
     "clamp",  # kinks at min and max
     "cummax", "cummin", "sort",  # kinks where elements tie
-} | _SPECIAL_NOT_SMOOTH
+} | _SPECIAL_NOT_SMOOTH | _BITCAST_NOT_SMOOTH
 
 
 def covered_primitives(*, float_only: bool = False, differentiable: bool = False) -> frozenset[str]:
