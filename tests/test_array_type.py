@@ -180,6 +180,9 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.sort_key_val": lambda A: lax.sort_key_val(A(I32), A(F))[1],
     "lax.top_k": lambda A: lax.top_k(A(F), 2)[0],
     "lax.top_k(indices)": lambda A: lax.top_k(A(I32), 2)[1],
+    # windowed reductions (primitives/windowed.py)
+    "lax.reduce_window": lambda A: lax.reduce_window(A(F), -np.inf, lax.max, (1, 2), (1, 1), "SAME"),
+    "lax.reduce_window(general)": lambda A: lax.reduce_window(A(F), 1.0, lax.mul, (2, 2)),
     "lax.threefry2x32": lambda A: lax.threefry2x32(A(np.array(7, np.uint32)), A(np.array(9, np.uint32)), A(F.astype(np.uint32)), A(G.astype(np.uint32)))[0],
     # bit-level conversions (primitives/bitcast.py)
     "lax.bitcast_convert_type": lambda A: lax.bitcast_convert_type(A(F), np.int64),

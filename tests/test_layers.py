@@ -39,6 +39,10 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
         "built from the slicing and gather primitives",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",
+    ("typedax.primitives.windowed", "typedax.interpreters"):
+        "the general reduce_window's JVP rule differentiates its body jaxpr (jvp_jaxpr)",
+    ("typedax.primitives.windowed", "typedax.interpreters.jvp"):
+        "the general reduce_window's JVP rule differentiates its body jaxpr (jvp_jaxpr)",
 }
 
 

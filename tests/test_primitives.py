@@ -358,6 +358,9 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         # in tests/test_reductions.py, test_cumulative.py, test_sorting.py
         "reduce_prod", "reduce_and", "reduce_or", "argmax", "argmin", "cumsum", "cumprod",
         "cummax", "cummin", "cumlogsumexp", "sort", "top_k",
+        # in tests/test_windowed.py
+        "reduce_window_sum", "reduce_window_max", "reduce_window_min", "reduce_window",
+        "select_and_gather_add", "select_and_scatter_add",
         # in tests/test_bitcast.py
         "bitcast_convert_type", "reduce_precision",
         # in tests/test_special.py and tests/test_bitwise.py

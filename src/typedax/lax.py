@@ -9,7 +9,8 @@ stays float32. For NumPy-style broadcasting and promotion use
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import overload as _overload
 
 import numpy as np
 from pyrsistent import pmap
@@ -74,6 +75,8 @@ __all__ = [
     # gather and scatter (primitives/gather_scatter.py)
     "GatherDimensionNumbers", "GatherScatterMode", "ScatterDimensionNumbers", "gather", "scatter",
     "scatter_add", "scatter_max", "scatter_min", "scatter_mul",
+    # windowed reductions (primitives/windowed.py)
+    "reduce_window",
     # reductions, cumulative reductions, sorting (primitives/reductions.py, cumulative.py, sorting.py)
     "argmax", "argmin", "cumlogsumexp", "cummax", "cummin", "cumprod", "cumsum", "reduce_and",
     "reduce_or", "reduce_prod", "sort", "sort_key_val", "top_k",
@@ -433,6 +436,81 @@ from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
 from .primitives.sorting import sort as sort  # noqa: E402
 from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
 from .primitives.sorting import top_k as top_k  # noqa: E402
+
+
+# -- windowed reductions (primitives/windowed.py) --
+@_overload
+def reduce_window(
+    operand: ArrayLike,
+    init_value: ArrayLike,
+    computation: Callable[[Array, Array], ArrayLike],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    padding: str | Sequence[tuple[int, int]] = "VALID",
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> Array: ...
+@_overload
+def reduce_window(
+    operand: object,
+    init_value: object,
+    computation: Callable[..., object],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    padding: str | Sequence[tuple[int, int]] = "VALID",
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> object: ...
+def reduce_window(
+    operand: object,
+    init_value: object,
+    computation: Callable[..., object],
+    window_dimensions: Sequence[int],
+    window_strides: Sequence[int] | None = None,
+    padding: str | Sequence[tuple[int, int]] = "VALID",
+    base_dilation: Sequence[int] | None = None,
+    window_dilation: Sequence[int] | None = None,
+) -> object:
+    """Reduce every window of ``operand`` (an array, or a pytree of arrays of
+    one shape: then the result is such a pytree) with ``computation``, starting from ``init_value`` (a scalar,
+    or a pytree of them), as ``jax.lax.reduce_window``. ``padding`` is
+    ``'VALID'``, ``'SAME'``, ``'SAME_LOWER'`` or (low, high) pairs. With
+    ``lax.add`` / ``lax.max`` / ``lax.min`` and their identity (0, -inf,
+    inf, or the dtype's extremes) it is the ``reduce_window_sum`` / ``_max``
+    / ``_min`` primitive; any other computation is traced once on scalars
+    into the general ``reduce_window`` primitive."""
+    from . import tree
+    from .control_flow.common import trace_callable
+    from .core.avals import ShapedArray
+    from .core.trace import as_value
+    from .primitives import windowed as _win
+
+    op_leaves, op_tree = tree.flatten(operand)
+    init_leaves, init_tree = tree.flatten(init_value)
+    ops = [as_value(x, "reduce_window's operands") for x in op_leaves]
+    if op_tree != init_tree or not ops:
+        raise PrimitiveTypeError(
+            f"reduce_window: operand and init_value must be pytrees of one structure with at least one "
+            f"array, got {op_tree} and {init_tree}"
+        )
+    w = _win.window_of("reduce_window", aval_of(ops[0]).shape, window_dimensions, window_strides, padding,
+                       base_dilation, window_dilation)
+    inits = [_weak(as_value(i, "reduce_window's init values"), x) for i, x in zip(init_leaves, ops)]
+    monoids: dict[object, str] = {add: "add", max: "max", min: "min"}
+    kind = monoids.get(computation)
+    if kind is not None and len(ops) == 1 and not isinstance(inits[0], Tracer):
+        d, i = aval_of(ops[0]).dtype, np.asarray(inits[0])
+        if i.shape == () and i.dtype == d and i == _win.monoid_identity(kind, d):
+            return bind1(_win.MONOIDS[kind], (ops[0],), _params(*w.items()))
+    scalars = [ShapedArray((), aval_of(i).dtype) for i in inits]
+    _, args_tree = tree.flatten((init_value, init_value))
+    closed, out_tree = trace_callable(computation, args_tree, scalars * 2, "reduce_window's computation")
+    if out_tree != op_tree or closed.consts:
+        raise PrimitiveTypeError(
+            f"reduce_window: the computation must return the operand's structure {op_tree} and close over "
+            f"no arrays, got {out_tree}" + (f" and {len(closed.consts)} array constants" if closed.consts else "")
+        )
+    return tree.unflatten(op_tree, _win.bind_reduce_window(ops, inits, closed.jaxpr, w))
 from .primitives.prng import threefry2x32 as threefry2x32  # noqa: E402
 
 # -- special functions and bitwise operations (primitives/special.py, bitwise.py) --

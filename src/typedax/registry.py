@@ -14,6 +14,7 @@ from .core.rules import Family, Registry
 from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
+from .primitives import windowed
 from .primitives import bitcast, bitwise, special
 from .primitives import prng
 from .primitives import convolution
@@ -31,6 +32,7 @@ FAMILIES: tuple[Family, ...] = (
     slicing.FAMILY,
     shaping.FAMILY,
     gather_scatter.FAMILY,
+    windowed.FAMILY,
     prng.FAMILY,
     convolution.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),

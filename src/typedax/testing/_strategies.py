@@ -30,6 +30,8 @@ from ._special import NOT_FLOAT_VALUED as _SPECIAL_NOT_FLOAT_VALUED
 from ._special import NOT_SMOOTH as _SPECIAL_NOT_SMOOTH
 from ._special import SPECIAL
 from ._structural import STRUCTURAL
+from ._windowed import NOT_SMOOTH as _WINDOWED_NOT_SMOOTH
+from ._windowed import WINDOWED
 
 #: The dtypes generated jaxprs use. The narrow and unsigned integers are left
 #: out: the builders' value intervals assume arithmetic never wraps around,
@@ -40,6 +42,7 @@ GENERATED: Final[tuple[DType, ...]] = (bool_, int32, int64, float32, float64)
 _BUILDERS: Final[dict[str, Builder]] = {
     **ELEMENTWISE, **STRUCTURAL, **SLICING, **GATHER_SCATTER, **REDUCTIONS,
     **SPECIAL, **CONVOLUTION, **BITCAST, **PRNG,
+    **WINDOWED,
 }
 
 #: Every primitive the generator can emit.
@@ -58,7 +61,7 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "abs",  # a kink at 0
     "clamp",  # kinks at min and max
     "cummax", "cummin", "sort",  # kinks where elements tie
-} | _SPECIAL_NOT_SMOOTH | _BITCAST_NOT_SMOOTH
+} | _SPECIAL_NOT_SMOOTH | _BITCAST_NOT_SMOOTH | _WINDOWED_NOT_SMOOTH
 
 
 def covered_primitives(*, float_only: bool = False, differentiable: bool = False) -> frozenset[str]:
