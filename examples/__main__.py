@@ -1,10 +1,11 @@
 """Run every example in order."""
 
-from . import control_flow, forward, indexing, mlp, reverse, tracing
+from . import control_flow, forward, indexing, mlp, mnist_classifier_fromscratch, reverse, tracing
 
 tracing.main()
 forward.main()
 reverse.main()
 mlp.main()
+mnist_classifier_fromscratch.main()
 control_flow.main()
 indexing.main()
