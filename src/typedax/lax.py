@@ -436,6 +436,7 @@ from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
 from .primitives.sorting import sort as sort  # noqa: E402
 from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
 from .primitives.sorting import top_k as top_k  # noqa: E402
+from .primitives.prng import threefry2x32 as threefry2x32  # noqa: E402
 
 
 # -- windowed reductions (primitives/windowed.py) --
@@ -511,7 +512,7 @@ def reduce_window(
             f"no arrays, got {out_tree}" + (f" and {len(closed.consts)} array constants" if closed.consts else "")
         )
     return tree.unflatten(op_tree, _win.bind_reduce_window(ops, inits, closed.jaxpr, w))
-from .primitives.prng import threefry2x32 as threefry2x32  # noqa: E402
+
 
 # -- special functions and bitwise operations (primitives/special.py, bitwise.py) --
 from .primitives import bitwise as _bw  # noqa: E402
