@@ -3,8 +3,8 @@
 ``reverse``).
 
 Lowering is what XLA on CPU gets from JAX: a ``stablehlo.reduce_window``
-with a window of the whole axis, padded ``(n - 1, 0)`` (``(0, n - 1)``
-reversed) with the reduction's identity. ``impl`` folds each window in the
+(built by ``windowed.hlo_reduce_window``) with a window of the whole axis,
+padded ``(n - 1, 0)`` (``(0, n - 1)`` reversed) with the reduction's identity. ``impl`` folds each window in the
 order XLA's reduce_window does (the identity, the padding, then the window's
 elements in order), so eager and ``jit`` agree bit for bit up to 17 elements
 along the axis; from 18 on XLA rewrites the window into a tree and float sums
@@ -26,7 +26,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
@@ -36,7 +35,7 @@ from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero
 from ..core.trace import Value, aval_of, bind1
-from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, element_type, full, tensor_type
+from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, full
 from ._params import get_bool, get_int, params_of
 from .elementwise import (
     _max,
@@ -54,6 +53,7 @@ from .elementwise import (
 from .shaping import concatenate_p, rev_p
 from .slicing import _int, pad_, slice_
 from .structural import check_arity, full_like, linear_jvp, zero_like
+from .windowed import Window, hlo_reduce_window
 
 
 def exp(x: Value) -> Value:
@@ -152,20 +152,11 @@ def _cumulative(
         if n == 0:
             return [args[0]]
         nd = a.ndim
-        window = [n if i == axis else 1 for i in range(nd)]
-        pads = np.zeros((nd, 2), np.int64)
-        pads[axis] = (0, n - 1) if reverse else (n - 1, 0)
+        ones = (1,) * nd
+        pads = tuple(((0, n - 1) if reverse else (n - 1, 0)) if i == axis else (0, 0) for i in range(nd))
+        w = Window(tuple(n if i == axis else 1 for i in range(nd)), ones, pads, ones, ones)
         init = full(identity(a.dtype), ShapedArray((), a.dtype))
-        op_ = hlo.ReduceWindowOp(
-            [tensor_type(a)], [args[0]], [init], window,
-            window_strides=[1] * nd, base_dilations=[1] * nd, window_dilations=[1] * nd,
-            padding=ir.DenseIntElementsAttr.get(pads),  # type: ignore[call-overload]  # a NumPy array is a Buffer at run time
-        )
-        st = ir.RankedTensorType.get([], element_type(a.dtype))
-        block = op_.regions[0].blocks.append(st, st)
-        with ir.InsertionPoint(block):
-            hlo.return_([body(block.arguments[0], block.arguments[1], a.dtype)])
-        return [op_.result]
+        return hlo_reduce_window([a], [args[0]], [init], w, lambda b: [body(b[0], b[1], a.dtype)])
 
     def rules(p: Primitive) -> Rules:
         return Rules(
