@@ -222,6 +222,34 @@ EAGER: dict[str, Callable[[Make], object]] = {
         "atan2", "copysign", "fmax", "fmin", "fmod", "float_power", "true_divide", "pow", "logaddexp2",
         "nextafter", "isclose", "allclose", "array_equal", "array_equiv")},
     "tnp.ldexp": lambda A: tnp.ldexp(A(F), A(I32)),
+    "tnp.eye": lambda A: tnp.eye(3, 2, 1), "tnp.identity": lambda A: tnp.identity(2),
+    "tnp.tri": lambda A: tnp.tri(2, 3), "tnp.tril": lambda A: tnp.tril(A(F)), "tnp.triu": lambda A: tnp.triu(A(F), 1),
+    "tnp.diag": lambda A: tnp.diag(A(V), 1), "tnp.diag(matrix)": lambda A: tnp.diag(A(F)),
+    "tnp.diagonal": lambda A: tnp.diagonal(A(F), 1), "tnp.trace": lambda A: tnp.trace(A(I32)),
+    "tnp.meshgrid": lambda A: tnp.meshgrid(A(V), A(V))[1], "tnp.indices": lambda A: tnp.indices((2, 3)),
+    "tnp.empty": lambda A: tnp.empty(3), "tnp.empty_like": lambda A: tnp.empty_like(A(F)),
+    "tnp.moveaxis": lambda A: tnp.moveaxis(A(F), 0, 1), "tnp.swapaxes": lambda A: tnp.swapaxes(A(F), 0, 1),
+    "tnp.permute_dims": lambda A: tnp.permute_dims(A(F), (1, 0)),
+    "tnp.matrix_transpose": lambda A: tnp.matrix_transpose(A(F)),
+    "tnp.atleast_1d": lambda A: tnp.atleast_1d(A(F)), "tnp.atleast_2d": lambda A: tnp.atleast_2d(A(V)),
+    "tnp.atleast_3d": lambda A: tnp.atleast_3d(A(F)), "tnp.broadcast_to": lambda A: tnp.broadcast_to(A(V), (2, 3)),
+    "tnp.broadcast_arrays": lambda A: tnp.broadcast_arrays(A(F), A(V))[1],
+    "tnp.unstack": lambda A: tnp.unstack(A(F))[0], "tnp.fliplr": lambda A: tnp.fliplr(A(F)),
+    "tnp.flipud": lambda A: tnp.flipud(A(F)), "tnp.concat": lambda A: tnp.concat([A(F), A(G)], axis=1),
+    "tnp.hstack": lambda A: tnp.hstack([A(F), A(G)]), "tnp.vstack": lambda A: tnp.vstack([A(F), A(V)]),
+    "tnp.dstack": lambda A: tnp.dstack([A(F), A(G)]), "tnp.column_stack": lambda A: tnp.column_stack([A(M), A(V)]),
+    "tnp.append": lambda A: tnp.append(A(F), A(G)),
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F), 2)[1])(getattr(tnp, n)) for n in ("split", "array_split")},
+    "tnp.hsplit": lambda A: tnp.hsplit(A(F), 3)[0], "tnp.vsplit": lambda A: tnp.vsplit(A(F), 2)[0],
+    "tnp.dsplit": lambda A: tnp.dsplit(A(F[None]), 3)[0],
+    "tnp.tile": lambda A: tnp.tile(A(F), 2), "tnp.repeat": lambda A: tnp.repeat(A(F), 2, 1),
+    "tnp.roll": lambda A: tnp.roll(A(F), 1), "tnp.take": lambda A: tnp.take(A(F), A(IDX[:, 0]), 1),
+    "tnp.take_along_axis": lambda A: tnp.take_along_axis(A(F), A(IDX), 1),
+    "tnp.diff": lambda A: tnp.diff(A(F)), "tnp.ediff1d": lambda A: tnp.ediff1d(A(F)),
+    "tnp.outer": lambda A: tnp.outer(A(V), A(V)), "tnp.inner": lambda A: tnp.inner(A(F), A(G)),
+    "tnp.vdot": lambda A: tnp.vdot(A(F), A(G)), "tnp.tensordot": lambda A: tnp.tensordot(A(F), A(M), 1),
+    "tnp.kron": lambda A: tnp.kron(A(F), A(M)), "tnp.cross": lambda A: tnp.cross(A(F), A(G)),
+    "tnp.trapezoid": lambda A: tnp.trapezoid(A(F)),
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -342,7 +370,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"size", "shape", "ndim", "isscalar", "euler_gamma", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
+NOT_ARRAY_FUNCTIONS = {"broadcast_shapes", "size", "shape", "ndim", "isscalar", "euler_gamma", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

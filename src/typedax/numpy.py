@@ -1270,6 +1270,55 @@ from ._numpy.elementwise import signbit as signbit  # noqa: E402
 from ._numpy.elementwise import size as size  # noqa: E402
 from ._numpy.elementwise import true_divide as true_divide  # noqa: E402
 from ._numpy.elementwise import trunc as trunc  # noqa: E402
+from ._numpy.creation import diag as diag  # noqa: E402
+from ._numpy.creation import diagonal as diagonal  # noqa: E402
+from ._numpy.creation import empty as empty  # noqa: E402
+from ._numpy.creation import empty_like as empty_like  # noqa: E402
+from ._numpy.creation import eye as eye  # noqa: E402
+from ._numpy.creation import identity as identity  # noqa: E402
+from ._numpy.creation import indices as indices  # noqa: E402
+from ._numpy.creation import meshgrid as meshgrid  # noqa: E402
+from ._numpy.creation import trace as trace  # noqa: E402
+from ._numpy.creation import tri as tri  # noqa: E402
+from ._numpy.creation import tril as tril  # noqa: E402
+from ._numpy.creation import triu as triu  # noqa: E402
+from ._numpy.manipulation import append as append  # noqa: E402
+from ._numpy.manipulation import array_split as array_split  # noqa: E402
+from ._numpy.manipulation import atleast_1d as atleast_1d  # noqa: E402
+from ._numpy.manipulation import atleast_2d as atleast_2d  # noqa: E402
+from ._numpy.manipulation import atleast_3d as atleast_3d  # noqa: E402
+from ._numpy.manipulation import broadcast_arrays as broadcast_arrays  # noqa: E402
+from ._numpy.manipulation import broadcast_shapes as broadcast_shapes  # noqa: E402
+from ._numpy.manipulation import column_stack as column_stack  # noqa: E402
+from ._numpy.manipulation import concat as concat  # noqa: E402
+from ._numpy.manipulation import cross as cross  # noqa: E402
+from ._numpy.manipulation import diff as diff  # noqa: E402
+from ._numpy.manipulation import dsplit as dsplit  # noqa: E402
+from ._numpy.manipulation import dstack as dstack  # noqa: E402
+from ._numpy.manipulation import ediff1d as ediff1d  # noqa: E402
+from ._numpy.manipulation import fliplr as fliplr  # noqa: E402
+from ._numpy.manipulation import flipud as flipud  # noqa: E402
+from ._numpy.manipulation import hsplit as hsplit  # noqa: E402
+from ._numpy.manipulation import hstack as hstack  # noqa: E402
+from ._numpy.manipulation import inner as inner  # noqa: E402
+from ._numpy.manipulation import kron as kron  # noqa: E402
+from ._numpy.manipulation import matrix_transpose as matrix_transpose  # noqa: E402
+from ._numpy.manipulation import moveaxis as moveaxis  # noqa: E402
+from ._numpy.manipulation import outer as outer  # noqa: E402
+from ._numpy.manipulation import permute_dims as permute_dims  # noqa: E402
+from ._numpy.manipulation import repeat as repeat  # noqa: E402
+from ._numpy.manipulation import roll as roll  # noqa: E402
+from ._numpy.manipulation import split as split  # noqa: E402
+from ._numpy.manipulation import swapaxes as swapaxes  # noqa: E402
+from ._numpy.manipulation import take as take  # noqa: E402
+from ._numpy.manipulation import take_along_axis as take_along_axis  # noqa: E402
+from ._numpy.manipulation import tensordot as tensordot  # noqa: E402
+from ._numpy.manipulation import tile as tile  # noqa: E402
+from ._numpy.manipulation import trapezoid as trapezoid  # noqa: E402
+from ._numpy.manipulation import unstack as unstack  # noqa: E402
+from ._numpy.manipulation import vdot as vdot  # noqa: E402
+from ._numpy.manipulation import vsplit as vsplit  # noqa: E402
+from ._numpy.manipulation import vstack as vstack  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1277,4 +1326,11 @@ __all__ += [
     "floor", "fmax", "fmin", "fmod", "isclose", "isneginf", "isposinf", "isscalar", "ldexp",
     "logaddexp2", "ndim", "nextafter", "positive", "pow", "radians", "shape",
     "signbit", "size", "true_divide", "trunc",
+    "append", "array_split", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_arrays",
+    "broadcast_shapes", "broadcast_to", "column_stack", "concat", "cross", "diag", "diagonal",
+    "diff", "dsplit", "dstack", "ediff1d", "empty", "empty_like", "eye", "fliplr", "flipud",
+    "hsplit", "hstack", "identity", "indices", "inner", "kron", "matrix_transpose", "meshgrid",
+    "moveaxis", "outer", "permute_dims", "repeat", "roll", "split", "swapaxes", "take",
+    "take_along_axis", "tensordot", "tile", "trace", "trapezoid", "tri", "tril", "triu", "unstack",
+    "vdot", "vsplit", "vstack",
 ]

@@ -1,0 +1,204 @@
+"""Array creation of ``jax.numpy`` (issue 12, group 2): ``eye``, ``identity``,
+``tri``/``tril``/``triu``, ``diag``, ``diagonal``, ``trace``, ``meshgrid``,
+``indices``, ``empty``/``empty_like``, ``logspace``, ``geomspace``.
+
+Shapes and offsets are static (Python integers), as in JAX."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import lax
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import DType, canonicalize_explicit, default_float, default_int, float32
+from ..core.errors import PrimitiveTypeError
+from ..core.trace import aval_of
+
+
+def _dim(op: str, what: str, n: object) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: {what} must be a static integer, got {n!r}")
+    if int(n) < 0:
+        raise PrimitiveTypeError(f"{op}: negative dimensions are not allowed, got {what}={n}")
+    return int(n)
+
+
+def _offset(op: str, k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: the diagonal offset must be a static integer, got {k!r}")
+    return int(k)
+
+
+def _dtype(op: str, dtype: DType | type | None, default: DType) -> DType:
+    return default if dtype is None else canonicalize_explicit(np.dtype(dtype), op)
+
+
+def _tri_mask(n: int, m: int, k: int) -> Array:
+    """``i + k >= j`` for the (n, m) grid: True on and below the k-th diagonal."""
+    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 1)
+    return lax.ge(lax.add(rows, np.asarray(k, np.int64)), cols)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = None) -> Array:
+    """``jnp.eye``: ones on the k-th diagonal of an (N, M) matrix."""
+    n = _dim("eye", "N", N)
+    m = n if M is None else _dim("eye", "M", M)
+    off = _offset("eye", k)
+    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 1)
+    mask = lax.eq(lax.add(rows, np.asarray(off, np.int64)), cols)
+    return lax.convert_element_type(mask, _dtype("eye", dtype, default_float()))
+
+
+def identity(n: int, dtype: DType | type | None = None) -> Array:
+    """``jnp.identity``: ``eye(n)``."""
+    return eye(n, dtype=dtype)
+
+
+def tri(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = None) -> Array:
+    """``jnp.tri``: ones on and below the k-th diagonal (float32 by default, as JAX's)."""
+    n = _dim("tri", "N", N)
+    m = n if M is None else _dim("tri", "M", M)
+    return lax.convert_element_type(_tri_mask(n, m, _offset("tri", k)), _dtype("tri", dtype, float32))
+
+
+def _triangle(op: str, m: ArrayLike, k: int, lower: bool) -> Array:
+    from .. import numpy as tnp
+
+    x = tnp.asarray(m)
+    if x.ndim < 2:
+        raise PrimitiveTypeError(f"{op}: the input must be at least 2-dimensional, got shape {x.shape}")
+    n, c = x.shape[-2:]
+    off = _offset(op, k)
+    mask = _tri_mask(n, c, off) if lower else lax.bitwise_not(_tri_mask(n, c, off - 1))
+    mask = tnp.broadcast_to(mask, x.shape)
+    return lax.select(mask, x, tnp.zeros_like(x))
+
+
+def tril(m: ArrayLike, k: int = 0) -> Array:
+    """``jnp.tril``: zeros above the k-th diagonal of the last two axes."""
+    return _triangle("tril", m, k, True)
+
+
+def triu(m: ArrayLike, k: int = 0) -> Array:
+    """``jnp.triu``: zeros below the k-th diagonal of the last two axes."""
+    return _triangle("triu", m, k, False)
+
+
+def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+    """``jnp.diagonal``: the ``offset`` diagonal of the planes ``(axis1, axis2)``,
+    as the last axis of the result (a gather of static indices)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    if x.ndim < 2:
+        raise PrimitiveTypeError(f"diagonal: the input must be at least 2-dimensional, got shape {x.shape}")
+    a1 = tnp._axis("diagonal", axis1, x.ndim)
+    a2 = tnp._axis("diagonal", axis2, x.ndim)
+    if a1 == a2:
+        raise PrimitiveTypeError("diagonal: axis1 and axis2 cannot be the same")
+    off = _offset("diagonal", offset)
+    rest = [i for i in range(x.ndim) if i not in (a1, a2)]
+    y = lax.transpose(x, (*rest, a1, a2))
+    n, m = x.shape[a1], x.shape[a2]
+    length = max(0, min(n + min(off, 0), m - max(off, 0)))
+    lead = tuple(x.shape[i] for i in rest)
+    if length == 0:
+        return tnp.zeros(lead + (0,), x.dtype)
+    i = np.arange(length) - min(off, 0)
+    j = np.arange(length) + max(off, 0)
+    return y[(Ellipsis, i, j)]
+
+
+def diag(v: ArrayLike, k: int = 0) -> Array:
+    """``jnp.diag``: a 1-d ``v`` on the k-th diagonal of a square matrix, or
+    the k-th diagonal of a 2-d ``v``."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(v)
+    off = _offset("diag", k)
+    if x.ndim == 2:
+        return diagonal(x, off)
+    if x.ndim != 1:
+        raise PrimitiveTypeError(f"diag: the input must be 1- or 2-dimensional, got shape {x.shape}")
+    n = x.shape[0] + abs(off)
+    padded = lax.pad(x, np.zeros((), x.dtype), [(0, abs(off), 0)])
+    full = lax.broadcast_in_dim(padded, (n, n), (0,) if off >= 0 else (1,))
+    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, n), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, n), 1)
+    mask = lax.eq(lax.add(rows, np.asarray(off, np.int64)), cols)
+    return lax.select(mask, full, tnp.zeros_like(full))
+
+
+def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          dtype: DType | type | None = None) -> Array:
+    """``jnp.trace``: the sum of ``diagonal(a, offset, axis1, axis2)`` (summed as ``sum`` does)."""
+    from .. import numpy as tnp
+
+    return tnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
+
+
+def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list[Array]:
+    """``jnp.meshgrid``: coordinate grids of 1-d arrays; ``indexing='xy'``
+    (Cartesian: the first two axes swapped) or ``'ij'`` (matrix)."""
+    from .. import numpy as tnp
+
+    if indexing not in ("xy", "ij"):
+        raise PrimitiveTypeError(f"meshgrid: Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
+    args = [tnp.asarray(x) for x in xi]
+    if any(a.ndim != 1 for a in args):
+        raise PrimitiveTypeError(
+            f"meshgrid: arguments must be 1D, got shapes {[a.shape for a in args]}"
+        )
+    sizes = [a.shape[0] for a in args]
+    if indexing == "xy" and len(args) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out: list[Array] = []
+    for i, a in enumerate(args):
+        axis = i
+        if indexing == "xy" and len(args) >= 2 and i < 2:
+            axis = 1 - i
+        if sparse:
+            shape = tuple(sizes[j] if j == axis else 1 for j in range(len(args)))
+            out.append(lax.reshape(a, shape))
+        else:
+            out.append(lax.broadcast_in_dim(a, tuple(sizes), (axis,)))
+    return out
+
+
+def indices(dimensions: Sequence[int], dtype: DType | type | None = None,
+            sparse: bool = False) -> Array | tuple[Array, ...]:
+    """``jnp.indices``: the index grids of ``dimensions``, stacked on a new first
+    axis (or, ``sparse``, a tuple of broadcastable ones)."""
+    from .. import numpy as tnp
+
+    dims = tuple(_dim("indices", "dimensions", d) for d in dimensions)
+    d = _dtype("indices", dtype, default_int())
+    if sparse:
+        return tuple(
+            lax.reshape(lax.iota(d, n), tuple(n if j == i else 1 for j in range(len(dims))))
+            for i, n in enumerate(dims)
+        )
+    if not dims:
+        return tnp.zeros((0,), d)
+    return tnp.stack([lax.broadcasted_iota(d, dims, i) for i in range(len(dims))])
+
+
+def empty(shape: int | Sequence[int], dtype: DType | type | None = None, device: None = None) -> Array:
+    """``jnp.empty``: zeros (arrays are immutable; JAX gives zeros too)."""
+    from .. import numpy as tnp
+
+    return tnp.zeros(shape, dtype)
+
+
+def empty_like(prototype: ArrayLike, dtype: DType | type | None = None,
+               shape: int | Sequence[int] | None = None, device: None = None) -> Array:
+    """``jnp.empty_like``: zeros like ``prototype`` (of ``shape`` if given)."""
+    from .. import numpy as tnp
+
+    if shape is not None:
+        return tnp.zeros(shape, aval_of(prototype).dtype if dtype is None else dtype)
+    return tnp.zeros_like(prototype, dtype)

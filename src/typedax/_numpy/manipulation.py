@@ -1,0 +1,709 @@
+"""Joining, splitting, tiling, moving axes and products of ``jax.numpy``
+(issue 12, group 2). Split points, repeats, shifts and axes are static
+(Python integers), as in JAX, except ``roll``'s shift and ``repeat``'s
+repeats (with ``total_repeat_length``), which may be traced."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import overload
+
+import numpy as np
+
+from .. import lax
+from ..core.array import Array, ArrayImpl, ArrayLike
+from ..core.dtypes import DType, bool_, default_int
+from ..core.errors import AxisError, PrimitiveTypeError
+from ..core.trace import Tracer, aval_of
+
+
+def _static_int(op: str, what: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: {what} must be a static integer, got {v!r}")
+    return int(v)
+
+
+# -- axes ------------------------------------------------------------------------------
+def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
+    """``jnp.moveaxis``: axes ``source`` moved to ``destination``, the others in order."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
+    dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
+    if len(src) != len(dst):
+        raise PrimitiveTypeError(
+            f"moveaxis: Inconsistent number of elements: {len(src)} != {len(dst)}"
+        )
+    s = [tnp._axis("moveaxis", v, x.ndim) for v in src]
+    d = [tnp._axis("moveaxis", v, x.ndim) for v in dst]
+    if len(set(s)) != len(s) or len(set(d)) != len(d):
+        raise AxisError(f"moveaxis: repeated axis in source={src} or destination={dst}")
+    perm = [i for i in range(x.ndim) if i not in s]
+    for dest, src_axis in sorted(zip(d, s)):
+        perm.insert(dest, src_axis)
+    return x if perm == list(range(x.ndim)) else lax.transpose(x, perm)
+
+
+def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
+    """``jnp.swapaxes``."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    i, j = tnp._axis("swapaxes", axis1, x.ndim), tnp._axis("swapaxes", axis2, x.ndim)
+    perm = list(range(x.ndim))
+    perm[i], perm[j] = j, i
+    return lax.transpose(x, perm)
+
+
+def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Array:
+    """``jnp.permute_dims``: ``transpose`` with the axes required."""
+    from .. import numpy as tnp
+
+    return tnp.transpose(a, axes)
+
+
+def matrix_transpose(x: ArrayLike, /) -> Array:
+    """``jnp.matrix_transpose``: the last two axes swapped."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if a.ndim < 2:
+        raise PrimitiveTypeError(f"matrix_transpose: x must be at least two-dimensional; got shape {a.shape}")
+    return swapaxes(a, -1, -2)
+
+
+@overload
+def atleast_1d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_1d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
+def atleast_1d(*arys: ArrayLike) -> Array | list[Array]:
+    """``jnp.atleast_1d``: scalars as 1-d arrays; one array for one argument, a list for more."""
+    from .. import numpy as tnp
+
+    out = [tnp.asarray(a) for a in arys]
+    out = [lax.reshape(a, (1,)) if a.ndim == 0 else a for a in out]
+    return out[0] if len(out) == 1 else out
+
+
+@overload
+def atleast_2d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_2d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
+def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
+    """``jnp.atleast_2d``: a 1-d ``(n,)`` becomes ``(1, n)``."""
+    from .. import numpy as tnp
+
+    out = [tnp.asarray(a) for a in arys]
+    out = [lax.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
+    return out[0] if len(out) == 1 else out
+
+
+@overload
+def atleast_3d(x: ArrayLike, /) -> Array: ...
+@overload
+def atleast_3d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
+def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
+    """``jnp.atleast_3d``: ``()`` becomes ``(1, 1, 1)``, ``(n,)`` ``(1, n, 1)``, ``(m, n)`` ``(m, n, 1)``."""
+    from .. import numpy as tnp
+
+    out: list[Array] = []
+    for a in (tnp.asarray(v) for v in arys):
+        if a.ndim == 0:
+            a = lax.reshape(a, (1, 1, 1))
+        elif a.ndim == 1:
+            a = lax.reshape(a, (1, a.shape[0], 1))
+        elif a.ndim == 2:
+            a = lax.reshape(a, a.shape + (1,))
+        out.append(a)
+    return out[0] if len(out) == 1 else out
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
+    """``jnp.broadcast_shapes``: the shape these shapes broadcast to."""
+    try:
+        return tuple(int(d) for d in np.broadcast_shapes(*(tuple(s) for s in shapes)))
+    except ValueError:
+        raise PrimitiveTypeError(
+            f"broadcast_shapes: incompatible shapes for broadcasting: {', '.join(str(tuple(s)) for s in shapes)}"
+        ) from None
+
+
+def broadcast_arrays(*args: ArrayLike) -> list[Array]:
+    """``jnp.broadcast_arrays``: the arguments broadcast to one shape (dtypes kept)."""
+    from .. import numpy as tnp
+
+    shape = broadcast_shapes(*(aval_of(a).shape for a in args))
+    return [tnp.broadcast_to(a, shape) for a in args]
+
+
+def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
+    """``jnp.unstack``: the slices along ``axis``, that axis removed."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if a.ndim == 0:
+        raise PrimitiveTypeError("unstack: Unstack requires arrays with rank > 0, however a scalar array was passed.")
+    ax = tnp._axis("unstack", axis, a.ndim)
+    return tuple(lax.index_in_dim(a, i, ax, keepdims=False) for i in range(a.shape[ax]))
+
+
+def fliplr(m: ArrayLike) -> Array:
+    """``jnp.fliplr``: reversed along axis 1."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(m)
+    if x.ndim < 2:
+        raise PrimitiveTypeError(f"fliplr: requires an array of at least 2 dimensions, got shape {x.shape}")
+    return lax.rev(x, (1,))
+
+
+def flipud(m: ArrayLike) -> Array:
+    """``jnp.flipud``: reversed along axis 0."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(m)
+    if x.ndim < 1:
+        raise PrimitiveTypeError("flipud: requires an array of at least 1 dimension, got a scalar")
+    return lax.rev(x, (0,))
+
+
+# -- joining ---------------------------------------------------------------------------
+def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
+    """``jnp.concat`` (the array API's name for ``concatenate``)."""
+    from .. import numpy as tnp
+
+    return tnp.concatenate(arrays, axis)
+
+
+def hstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
+    """``jnp.hstack``: joined along axis 1 (axis 0 for 1-d arrays)."""
+    from .. import numpy as tnp
+
+    arrs = [atleast_1d(a) for a in tup]
+    if not arrs:
+        raise PrimitiveTypeError("hstack: need at least one array to concatenate")
+    return tnp.concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype)
+
+
+def vstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
+    """``jnp.vstack``: joined along axis 0, 1-d arrays as rows."""
+    from .. import numpy as tnp
+
+    return tnp.concatenate([atleast_2d(a) for a in tup], 0, dtype)
+
+
+
+def dstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
+    """``jnp.dstack``: joined along axis 2 (``atleast_3d`` first)."""
+    from .. import numpy as tnp
+
+    return tnp.concatenate([atleast_3d(a) for a in tup], 2, dtype)
+
+
+def column_stack(tup: Sequence[ArrayLike]) -> Array:
+    """``jnp.column_stack``: 1-d arrays as columns, joined along axis 1."""
+    from .. import numpy as tnp
+
+    arrs: list[Array] = []
+    for a in tup:
+        x = tnp.asarray(a)
+        arrs.append(lax.reshape(x, (x.size, 1)) if x.ndim < 2 else x)
+    return tnp.concatenate(arrs, 1)
+
+
+def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
+    """``jnp.append``: ``values`` after ``arr`` (both flattened when ``axis`` is None)."""
+    from .. import numpy as tnp
+
+    if axis is None:
+        return tnp.concatenate([tnp.ravel(arr), tnp.ravel(values)], 0)
+    return tnp.concatenate([arr, values], axis)
+
+
+# -- splitting -------------------------------------------------------------------------
+def _split(op: str, ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike,
+           axis: int, equal: bool) -> list[Array]:
+    from .. import numpy as tnp
+
+    x = tnp.asarray(ary)
+    if x.ndim == 0:
+        raise PrimitiveTypeError(f"{op}: the array must be at least 1-dimensional")
+    ax = tnp._axis(op, axis, x.ndim)
+    n = x.shape[ax]
+    ios = indices_or_sections
+    if isinstance(ios, Tracer):
+        raise PrimitiveTypeError(f"{op}: indices_or_sections must be static (not traced)")
+    if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool):
+        sections = int(ios)
+        if sections <= 0:
+            raise PrimitiveTypeError(f"{op}: number sections must be larger than 0, got {sections}")
+        if equal and n % sections:
+            raise PrimitiveTypeError(f"{op}: array split does not result in an equal division: "
+                                     f"{n} elements into {sections} sections")
+        size, extra = divmod(n, sections)
+        sizes = [size + 1] * extra + [size] * (sections - extra)
+        points = list(np.cumsum([0] + sizes))
+    else:
+        idx = np.asarray(ios if not isinstance(ios, ArrayImpl) else np.asarray(ios))
+        if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+            raise PrimitiveTypeError(f"{op}: indices_or_sections must be an int or a 1-d sequence of ints")
+        points = [0] + [int(i) for i in idx] + [n]
+    out: list[Array] = []
+    for lo, hi in zip(points[:-1], points[1:]):
+        lo_c = builtins.min(builtins.max(lo + n if lo < 0 else lo, 0), n)
+        hi_c = builtins.min(builtins.max(hi + n if hi < 0 else hi, 0), n)
+        out.append(lax.slice_in_dim(x, lo_c, builtins.max(lo_c, hi_c), axis=ax))
+    return out
+
+
+def split(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike, axis: int = 0) -> list[Array]:
+    """``jnp.split``: into equal sections, or at the given indices."""
+    return _split("split", ary, indices_or_sections, axis, True)
+
+
+def array_split(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike, axis: int = 0) -> list[Array]:
+    """``jnp.array_split``: as ``split``, sections of sizes differing by at most one."""
+    return _split("array_split", ary, indices_or_sections, axis, False)
+
+
+def hsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike) -> list[Array]:
+    """``jnp.hsplit``: ``split`` along axis 1 (axis 0 of a 1-d array)."""
+    return _split("hsplit", ary, indices_or_sections, 1 if aval_of(ary).ndim > 1 else 0, True)
+
+
+def vsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike) -> list[Array]:
+    """``jnp.vsplit``: ``split`` along axis 0 of an array of 2 or more dimensions."""
+    if aval_of(ary).ndim < 2:
+        raise PrimitiveTypeError("vsplit only works on arrays of 2 or more dimensions")
+    return _split("vsplit", ary, indices_or_sections, 0, True)
+
+
+def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike) -> list[Array]:
+    """``jnp.dsplit``: ``split`` along axis 2 of an array of 3 or more dimensions."""
+    if aval_of(ary).ndim < 3:
+        raise PrimitiveTypeError("dsplit only works on arrays of 3 or more dimensions")
+    return _split("dsplit", ary, indices_or_sections, 2, True)
+
+
+# -- repeating, rolling ------------------------------------------------------------------
+def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
+    """``jnp.tile``: ``A`` repeated ``reps`` times along each axis."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(A)
+    r = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    rs = tuple(_static_int("tile", "reps", v) for v in r)
+    nd = builtins.max(len(rs), x.ndim)
+    rs = (1,) * (nd - len(rs)) + rs
+    shape = (1,) * (nd - x.ndim) + x.shape
+    x = lax.reshape(x, shape)
+    inter = tuple(v for pair in zip(rs, shape) for v in pair)
+    y = lax.broadcast_in_dim(x, inter, tuple(range(1, 2 * nd, 2)))
+    return lax.reshape(y, tuple(a * b for a, b in zip(rs, shape)))
+
+
+def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
+           total_repeat_length: int | None = None) -> Array:
+    """``jnp.repeat``: each element repeated. A static int repeats by a broadcast;
+    static per-element repeats by a gather of static indices; traced repeats
+    need ``total_repeat_length`` (then the output is cut or padded with the last
+    element to that length, as JAX)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    if axis is None:
+        x, ax = tnp.ravel(x), 0
+    else:
+        ax = tnp._axis("repeat", axis, x.ndim)
+    n = x.shape[ax]
+    if isinstance(repeats, (int, np.integer)) and not isinstance(repeats, bool):
+        r = int(repeats)
+        if r < 0:
+            raise PrimitiveTypeError(f"repeat: repeats may not contain negative values, got {r}")
+        if total_repeat_length is not None and total_repeat_length != r * n:
+            raise PrimitiveTypeError(
+                f"repeat: total_repeat_length={total_repeat_length} does not match repeats={r} "
+                f"times the axis length {n}"
+            )
+        shape = x.shape[: ax + 1] + (r,) + x.shape[ax + 1:]
+        dims = tuple(i for i in range(x.ndim + 1) if i != ax + 1)
+        y = lax.broadcast_in_dim(x, shape, dims)
+        return lax.reshape(y, x.shape[:ax] + (n * r,) + x.shape[ax + 1:])
+    if not isinstance(repeats, Tracer):
+        reps = np.asarray(repeats)
+        if reps.dtype.kind not in "biu":
+            raise PrimitiveTypeError(f"repeat: repeats must be integers, got {reps.dtype}")
+        if (reps < 0).any():
+            raise PrimitiveTypeError("repeat: repeats may not contain negative values")
+        if reps.ndim == 0:
+            return repeat(x, int(reps), ax, total_repeat_length=total_repeat_length)
+        reps = np.broadcast_to(reps, (n,))
+        idx = np.repeat(np.arange(n), reps)
+        if total_repeat_length is not None:
+            idx = idx[:total_repeat_length]
+            if len(idx) < total_repeat_length:
+                idx = np.concatenate([idx, np.full(total_repeat_length - len(idx), builtins.max(n - 1, 0))])
+        return take(x, idx.astype(np.int64), axis=ax)
+    if total_repeat_length is None:
+        raise PrimitiveTypeError(
+            "repeat: with traced repeats, total_repeat_length must be given (a static int): the "
+            "output's length would depend on the values of repeats"
+        )
+    total = _static_int("repeat", "total_repeat_length", total_repeat_length)
+    reps_t = tnp.broadcast_to(tnp.asarray(repeats), (n,))
+    ends = tnp.cumsum(reps_t)
+    pos = lax.iota(ends.dtype, total)
+    # the element at output position p is the number of segments ending at or before p
+    count = tnp.sum(lax.le(lax.broadcast_in_dim(ends, (total, n), (1,)),
+                           lax.broadcast_in_dim(pos, (total, n), (0,))), axis=1)
+    idx_t = lax.min(count, np.asarray(builtins.max(n - 1, 0), count.dtype))
+    return take(x, idx_t, axis=ax, mode="clip")
+
+
+def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: int | Sequence[int] | None = None) -> Array:
+    """``jnp.roll``: elements shifted along ``axis`` (the flattened array if
+    None), those past the end coming back at the start. A traced shift is a
+    dynamic slice of the array joined to itself."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    if axis is None:
+        return lax.reshape(roll(tnp.ravel(x), shift, 0), x.shape)
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    shifts: list[ArrayLike]
+    if isinstance(shift, Array) and shift.ndim == 1:
+        shifts = [shift[i] for i in range(shift.shape[0])]
+    elif isinstance(shift, (Sequence, np.ndarray)):
+        shifts = [int(s) for s in np.asarray(shift).reshape(-1)]
+    elif isinstance(shift, Array) and shift.ndim > 1:
+        raise PrimitiveTypeError(f"roll: shift must be a scalar or 1-d, got shape {shift.shape}")
+    else:
+        shifts = [shift]
+    if len(shifts) == 1 and len(axes) > 1:
+        shifts = shifts * len(axes)
+    if len(axes) == 1 and len(shifts) > 1:
+        axes = axes * len(shifts)
+    if len(shifts) != len(axes):
+        raise PrimitiveTypeError(f"roll: shift and axis must have the same length, got {len(shifts)} and {len(axes)}")
+    for s, ax_ in zip(shifts, axes):
+        ax = tnp._axis("roll", ax_, x.ndim)
+        n = x.shape[ax]
+        if n == 0:
+            continue
+        if isinstance(s, Tracer):
+            si = tnp.asarray(s)
+            start = tnp.remainder(lax.sub(np.asarray(n, si.dtype), tnp.remainder(si, n)), n)
+            both = lax.concatenate([x, x], ax)
+            x = lax.dynamic_slice_in_dim(both, start, n, ax)
+        else:
+            k = int(np.asarray(s)) % n
+            if k:
+                x = lax.concatenate([lax.slice_in_dim(x, n - k, n, axis=ax), lax.slice_in_dim(x, 0, n - k, axis=ax)], ax)
+    return x
+
+
+# -- indexing by arrays ------------------------------------------------------------------
+_TAKE_MODES = (None, "fill", "clip", "wrap", "promise_in_bounds")
+
+
+def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
+         mode: str | None = None, unique_indices: bool = False, indices_are_sorted: bool = False,
+         fill_value: ArrayLike | None = None) -> Array:
+    """``jnp.take``: elements at ``indices`` along ``axis`` (the flattened array if
+    None). ``mode`` as JAX: ``'fill'`` (the default: negative indices wrap once,
+    others out of bounds give ``fill_value``, NaN for floats), ``'clip'``, ``'wrap'``."""
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError("take: The 'out' argument to jnp.take is not supported.")
+    if mode not in _TAKE_MODES:
+        if mode == "raise":
+            raise PrimitiveTypeError("take: The 'raise' mode to jnp.take is not supported.")
+        raise PrimitiveTypeError(f"take: Invalid mode '{mode}' for np.take")
+    x = tnp.asarray(a)
+    idx = tnp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"take: indices must be integers, got {idx.dtype}")
+    if axis is None:
+        x, ax = tnp.ravel(x), 0
+    else:
+        ax = tnp._axis("take", axis, x.ndim)
+    n = x.shape[ax]
+    gather_mode = "promise_in_bounds"
+    if mode is None or mode == "fill":
+        gather_mode = "fill"
+        if idx.dtype.kind == "i":
+            idx = lax.select(lax.lt(idx, np.zeros((), idx.dtype)), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    elif mode == "wrap":
+        idx = tnp.remainder(idx, n) if n else idx
+    elif mode == "clip":
+        gather_mode = "clip"
+    if n == 0:
+        if idx.size:
+            raise PrimitiveTypeError("take: Cannot do a non-empty jnp.take() from an empty axis.")
+        return x
+    out_shape = x.shape[:ax] + idx.shape + x.shape[ax + 1:]
+    if idx.size == 0:
+        return tnp.zeros(out_shape, x.dtype)
+    sizes = list(x.shape)
+    sizes[ax] = 1
+    nd = idx.ndim
+    dnums = lax.GatherDimensionNumbers(
+        offset_dims=tuple(range(ax)) + tuple(range(ax + nd, x.ndim + nd - 1)),
+        collapsed_slice_dims=(ax,), start_index_map=(ax,),
+    )
+    return lax.gather(x, lax.reshape(idx, idx.shape + (1,)), dnums, tuple(sizes), mode=gather_mode,
+                      unique_indices=unique_indices, indices_are_sorted=indices_are_sorted,
+                      fill_value=fill_value)
+
+
+def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
+                    mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
+    """``jnp.take_along_axis``: ``arr`` indexed along ``axis`` by ``indices`` of
+    the same rank (the other axes broadcast); ``mode`` as ``take`` (default ``'fill'``)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(arr)
+    idx = tnp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"take_along_axis: indices must be of integer type, got {idx.dtype}")
+    if axis is None:
+        if idx.ndim != 1:
+            raise PrimitiveTypeError(f"take_along_axis: indices must be 1D if axis=None, got shape {idx.shape}")
+        x, ax = tnp.ravel(x), 0
+    else:
+        if x.ndim != idx.ndim:
+            raise PrimitiveTypeError(
+                f"take_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
+            )
+        ax = tnp._axis("take_along_axis", axis, x.ndim)
+    n = x.shape[ax]
+    arr_shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
+    out_shape = broadcast_shapes(idx.shape, arr_shape)
+    if n == 0:
+        return tnp.zeros(out_shape, x.dtype)
+    if mode != "promise_in_bounds" and idx.dtype.kind == "i":
+        idx = lax.select(lax.lt(idx, np.zeros((), idx.dtype)), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    index: list[object] = []
+    for i, d in enumerate(out_shape):
+        if i == ax:
+            index.append(tnp.broadcast_to(idx, out_shape))
+        else:
+            r = np.arange(d) if x.shape[i] == d else np.zeros(d, np.int64)
+            index.append(r.reshape(tuple(d if j == i else 1 for j in range(len(out_shape)))))
+    m = "fill" if mode is None else mode
+    return x.at[tuple(index)].get(mode=m, fill_value=fill_value)
+
+
+# -- differences -------------------------------------------------------------------------
+def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
+         append: ArrayLike | None = None) -> Array:
+    """``jnp.diff``: the ``n``-th differences along ``axis`` (``!=`` for bools)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    if x.ndim == 0:
+        raise PrimitiveTypeError(f"diff: diff requires input that is at least one dimensional; got {a!r}")
+    k = _static_int("diff", "n", n)
+    if k < 0:
+        raise PrimitiveTypeError(f"diff: order must be non-negative but got {k}")
+    if k == 0:
+        return x
+    ax = tnp._axis("diff", axis, x.ndim)
+    def edge(extra: ArrayLike) -> Array:
+        shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
+        if isinstance(extra, (bool, int, float)):  # weakly typed, as JAX
+            return tnp.full(shape, extra, tnp.result_type(x, extra))
+        e = tnp.asarray(extra)
+        return tnp.broadcast_to(e, shape) if e.ndim == 0 else e
+
+    parts: list[ArrayLike] = [] if prepend is None else [edge(prepend)]
+    parts.append(x)
+    if append is not None:
+        parts.append(edge(append))
+    x = tnp.concatenate(parts, ax) if len(parts) > 1 else x
+    for _ in range(k):
+        m = x.shape[ax]
+        hi = lax.slice_in_dim(x, 1, m, axis=ax)
+        lo = lax.slice_in_dim(x, 0, builtins.max(m - 1, 0), axis=ax)
+        x = lax.ne(hi, lo) if x.dtype == bool_ else tnp.subtract(hi, lo)
+    return x
+
+
+def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None) -> Array:
+    """``jnp.ediff1d``: differences of the flattened array, with ``to_begin``
+    and ``to_end`` (cast to its dtype) around them."""
+    from .. import numpy as tnp
+
+    x = tnp.ravel(tnp.asarray(ary))
+    out = lax.sub(lax.slice_in_dim(x, 1, x.shape[0]), lax.slice_in_dim(x, 0, builtins.max(x.shape[0] - 1, 0))) \
+        if x.dtype != bool_ else lax.ne(lax.slice_in_dim(x, 1, x.shape[0]), lax.slice_in_dim(x, 0, builtins.max(x.shape[0] - 1, 0)))
+    parts: list[ArrayLike] = []
+    if to_begin is not None:
+        parts.append(tnp.astype(tnp.ravel(tnp.asarray(to_begin)), out.dtype))
+    parts.append(out)
+    if to_end is not None:
+        parts.append(tnp.astype(tnp.ravel(tnp.asarray(to_end)), out.dtype))
+    return tnp.concatenate(parts, 0) if len(parts) > 1 else out
+
+
+# -- products ----------------------------------------------------------------------------
+def _prod_operands(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
+    from .. import numpy as tnp
+
+    a, b = tnp._promote(x, y)
+    return tnp.asarray(a), tnp.asarray(b)
+
+
+def _bool_dot(a: Array, b: Array, dn: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]) -> Array:
+    """``dot_general``; bools as JAX: an integer product then ``!= 0`` (logical or of ands)."""
+    if a.dtype == bool_:
+        d = default_int()
+        r = lax.dot_general(lax.convert_element_type(a, d), lax.convert_element_type(b, d), dn)
+        return lax.ne(r, np.zeros((), d))
+    return lax.dot_general(a, b, dn)
+
+
+def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[Sequence[int]] = 2,
+              precision: object = None, preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.tensordot``: ``axes`` an int (the last ``axes`` of ``a`` with the first
+    of ``b``) or a pair of axis sequences; the result has ``a``'s free axes then ``b``'s."""
+    from .. import numpy as tnp
+
+    x, y = _prod_operands(a, b)
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
+        k = int(axes)
+        if k < 0 or k > builtins.min(x.ndim, y.ndim):
+            raise PrimitiveTypeError(
+                f"tensordot: Number of tensordot axes (axes {k}) exceeds input ranks ({x.shape} and {y.shape})"
+            )
+        ca = tuple(range(x.ndim - k, x.ndim))
+        cb = tuple(range(k))
+    else:
+        try:
+            ax_a, ax_b = axes  # type: ignore[misc]  # checked: a pair
+        except (TypeError, ValueError):
+            raise PrimitiveTypeError(
+                f"tensordot: axes must be an int or a pair of axis sequences, got {axes!r}"
+            ) from None
+        sa = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
+        sb = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
+        if len(sa) != len(sb):
+            raise PrimitiveTypeError(
+                f"tensordot: requires axes lists to have equal length, got {sa} and {sb}."
+            )
+        ca = tuple(tnp._axis("tensordot", v, x.ndim) for v in sa)
+        cb = tuple(tnp._axis("tensordot", v, y.ndim) for v in sb)
+    for i, j in zip(ca, cb):
+        if x.shape[i] != y.shape[j]:
+            raise PrimitiveTypeError(
+                f"tensordot: shape mismatch: axis {i} of {x.shape} has {x.shape[i]} elements, "
+                f"axis {j} of {y.shape} has {y.shape[j]}"
+            )
+    out = _bool_dot(x, y, ((ca, cb), ((), ())))
+    if preferred_element_type is not None:
+        out = tnp.astype(out, preferred_element_type)
+    return out
+
+
+def inner(a: ArrayLike, b: ArrayLike, precision: object = None,
+          preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.inner``: the sum over the last axes (a product with a scalar)."""
+    from .. import numpy as tnp
+
+    x, y = _prod_operands(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        return tnp.multiply(x, y)
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), preferred_element_type=preferred_element_type)
+
+
+def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
+    """``jnp.outer``: ``ravel(a)[:, None] * ravel(b)[None, :]``."""
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError("outer: The 'out' argument to jnp.outer is not supported.")
+    x, y = tnp.ravel(a), tnp.ravel(b)
+    return tnp.multiply(lax.reshape(x, (x.shape[0], 1)), lax.reshape(y, (1, y.shape[0])))
+
+
+def vdot(a: ArrayLike, b: ArrayLike, *, precision: object = None,
+         preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.vdot``: the dot product of the flattened arrays (real: no conjugate)."""
+    from .. import numpy as tnp
+
+    x, y = _prod_operands(tnp.ravel(a), tnp.ravel(b))
+    if x.shape != y.shape:
+        raise PrimitiveTypeError(f"vdot: the arrays must have the same size, got {x.size} and {y.size}")
+    return tensordot(x, y, 1, preferred_element_type=preferred_element_type)
+
+
+def kron(a: ArrayLike, b: ArrayLike) -> Array:
+    """``jnp.kron``: the Kronecker product (blocks ``a[i, j] * b``)."""
+    from .. import numpy as tnp
+
+    x, y = _prod_operands(a, b)
+    nd = builtins.max(x.ndim, y.ndim)
+    xs = (1,) * (nd - x.ndim) + x.shape
+    ys = (1,) * (nd - y.ndim) + y.shape
+    x2 = lax.reshape(x, tuple(v for d in xs for v in (d, 1)))
+    y2 = lax.reshape(y, tuple(v for d in ys for v in (1, d)))
+    return lax.reshape(tnp.multiply(x2, y2), tuple(p * q for p, q in zip(xs, ys)))
+
+
+def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: int = -1,
+          axis: int | None = None) -> Array:
+    """``jnp.cross``: the cross product of vectors of 2 or 3 components along
+    ``axisa``/``axisb`` (both of 2: the z component alone)."""
+    from .. import numpy as tnp
+
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    x, y = _prod_operands(a, b)
+    if x.ndim == 0 or y.ndim == 0:
+        raise PrimitiveTypeError("cross: the operands must be at least 1-dimensional")
+    x = moveaxis(x, axisa, -1)
+    y = moveaxis(y, axisb, -1)
+    if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
+        raise PrimitiveTypeError(
+            "cross: incompatible dimensions for cross product (dimension must be 2 or 3), got "
+            f"{x.shape[-1]} and {y.shape[-1]}"
+        )
+
+    def comp(v: Array, i: int) -> Array:
+        if i >= v.shape[-1]:
+            return tnp.zeros(v.shape[:-1], v.dtype)
+        return lax.index_in_dim(v, i, v.ndim - 1, keepdims=False)
+
+    a0, a1, a2 = comp(x, 0), comp(x, 1), comp(x, 2)
+    b0, b1, b2 = comp(y, 0), comp(y, 1), comp(y, 2)
+    c2 = tnp.subtract(tnp.multiply(a0, b1), tnp.multiply(a1, b0))
+    if x.shape[-1] == 2 and y.shape[-1] == 2:
+        return c2
+    c0 = tnp.subtract(tnp.multiply(a1, b2), tnp.multiply(a2, b1))
+    c1 = tnp.subtract(tnp.multiply(a2, b0), tnp.multiply(a0, b2))
+    c = tnp.stack(broadcast_arrays(c0, c1, c2), -1)
+    return moveaxis(c, -1, axisc)
+
+
+def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1) -> Array:
+    """``jnp.trapezoid``: the trapezoidal rule along ``axis``, at sample points
+    ``x`` (1-d, or of ``y``'s shape) or spacing ``dx``."""
+    from .. import numpy as tnp
+
+    ya = tnp.asarray(y)
+    yy = moveaxis(tnp.asarray(tnp._float(ya)), axis, -1)
+    n = yy.shape[-1]
+    if x is None:
+        d: ArrayLike = dx
+    else:
+        xa = tnp.asarray(x)
+        if xa.ndim == 1:
+            d = diff(xa)
+        else:
+            d = moveaxis(diff(xa, axis=axis), axis, -1)
+    hi = lax.slice_in_dim(yy, 1, n, axis=yy.ndim - 1)
+    lo = lax.slice_in_dim(yy, 0, builtins.max(n - 1, 0), axis=yy.ndim - 1)
+    return tnp.multiply(0.5, tnp.sum(tnp.multiply(d, tnp.add(hi, lo)), axis=-1))
