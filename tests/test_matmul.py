@@ -70,3 +70,17 @@ def test_dot_of_a_scalar_multiplies() -> None:
 def test_matmul_batch_dimensions_that_do_not_broadcast() -> None:
     with pytest.raises(PrimitiveTypeError, match=r"matmul: the batch dimensions of shapes \(2, 3, 4\) and \(3, 4, 5\) do not broadcast"):
         tnp.matmul(np.ones((2, 3, 4)), np.ones((3, 4, 5)))
+
+
+def test_a_batch_dimension_of_one_operand_is_not_broadcast() -> None:
+    """``(8, 64, 128) @ (128, 384)`` is one matrix product (JAX's jaxpr), so its
+    gradient w.r.t. the matrix is one product too, not a sum over copies."""
+    x, w = np.ones((8, 64, 128), np.float32), np.ones((128, 384), np.float32)
+    text = str(tdx.make_jaxpr(lambda a, b: a @ b)(tnp.asarray(x), tnp.asarray(w)))
+    assert "broadcast" not in text and "dimension_numbers=(((2,), (0,)), ((), ()))" in text
+    grad_text = str(tdx.make_jaxpr(tdx.grad(lambda a, b: tnp.sum(a @ b), argnums=1))(tnp.asarray(x), tnp.asarray(w)))
+    assert "reduce_sum" not in grad_text.split("dot_general")[-1]
+    # a size-1 batch dimension and a missing one, mixed: NumPy's shape and values
+    a = np.random.default_rng(0).normal(size=(2, 1, 4, 3))
+    b = np.random.default_rng(1).normal(size=(5, 3, 2))
+    np.testing.assert_allclose(np.asarray(tnp.matmul(a, b)), np.matmul(a, b), rtol=1e-12)

@@ -499,32 +499,59 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
 
 def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     """NumPy's ``matmul``: a 1-d operand is a vector (its axis removed from
-    the result), and the dimensions before the last two broadcast."""
+    the result), and the dimensions before the last two broadcast.
+
+    As JAX's: a batch dimension only one operand has (or has with size 1)
+    is not broadcast but stays a free dimension of ``dot_general``, so
+    ``(8, 64, 128) @ (128, 384)`` is one matrix product, not eight of a
+    broadcast copy (nor a summed gradient of one); a transpose puts the
+    dimensions back in NumPy's order."""
     a, b = _promote(x, y)
     xs, ys = aval_of(a).shape, aval_of(b).shape
     if not xs or not ys:
         raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
-    if len(xs) <= 2 and len(ys) <= 2:
-        return lax.dot_general(a, b, (((len(xs) - 1,), (0,)), ((), ())))
-    a2 = a if len(xs) > 1 else lax.reshape(a, (1,) + xs)
-    b2 = b if len(ys) > 1 else lax.reshape(b, ys + (1,))
-    xs2, ys2 = aval_of(a2).shape, aval_of(b2).shape
-    try:
-        batch = tuple(np.broadcast_shapes(xs2[:-2], ys2[:-2]))
-    except ValueError:
-        raise PrimitiveTypeError(
-            f"matmul: the batch dimensions of shapes {xs} and {ys} do not broadcast"
-        ) from None
-    a2 = broadcast_to(a2, batch + xs2[-2:])
-    b2 = broadcast_to(b2, batch + ys2[-2:])
-    nb = len(batch)
-    dims = tuple(range(nb))
-    out = lax.dot_general(a2, b2, (((nb + 1,), (nb,)), (dims, dims)))
-    if len(xs) == 1:
-        out = lax.reshape(out, batch + ys2[-1:])
-    elif len(ys) == 1:
-        out = lax.reshape(out, batch + xs2[-2:-1])
-    return out
+    a_mat, b_mat = len(xs) > 1, len(ys) > 1
+    a_bd: tuple[int | None, ...] = xs[:-2] if a_mat else ()
+    b_bd: tuple[int | None, ...] = ys[:-2] if b_mat else ()
+    nb = builtins.max(len(a_bd), len(b_bd))
+    a_bd = (None,) * (nb - len(a_bd)) + a_bd
+    b_bd = (None,) * (nb - len(b_bd)) + b_bd
+    a_squeeze: list[int] = []
+    b_squeeze: list[int] = []
+    a_batch: list[int] = []
+    b_batch: list[int] = []
+    idx_batch: list[int] = []
+    idx_a: list[int] = []
+    idx_b: list[int] = []
+    for i, (ba, bb) in enumerate(zip(a_bd, b_bd)):
+        if ba is None:
+            idx_b.append(i)
+        elif bb is None:
+            idx_a.append(i)
+        elif ba == 1:
+            idx_b.append(i)
+            a_squeeze.append(len(idx_batch) + len(idx_a) + len(a_squeeze))
+        elif bb == 1:
+            idx_a.append(i)
+            b_squeeze.append(len(idx_batch) + len(idx_b) + len(b_squeeze))
+        elif ba == bb:
+            a_batch.append(len(idx_batch) + len(idx_a))
+            b_batch.append(len(idx_batch) + len(idx_b))
+            idx_batch.append(i)
+        else:
+            raise PrimitiveTypeError(f"matmul: the batch dimensions of shapes {xs} and {ys} do not broadcast")
+    if a_mat:
+        idx_a.append(nb)
+    if b_mat:
+        idx_b.append(nb + a_mat)
+    if a_squeeze:
+        a = lax.squeeze(a, tuple(a_squeeze))
+    if b_squeeze:
+        b = lax.squeeze(b, tuple(b_squeeze))
+    an, bn = aval_of(a).ndim, aval_of(b).ndim
+    out = lax.dot_general(a, b, (((an - 1,), (bn - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch))))
+    perm = tuple(int(i) for i in np.argsort(idx_batch + idx_a + idx_b))
+    return out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
 
 
 def dot(x: ArrayLike, y: ArrayLike) -> Array:
