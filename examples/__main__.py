@@ -1,6 +1,6 @@
 """Run every example in order."""
 
-from . import control_flow, forward, indexing, mlp, mnist_classifier_fromscratch, reverse, tracing
+from . import cnn_digits, control_flow, convolutions, forward, indexing, mlp, mnist_classifier_fromscratch, reverse, tracing
 
 tracing.main()
 forward.main()
@@ -9,3 +9,5 @@ mlp.main()
 mnist_classifier_fromscratch.main()
 control_flow.main()
 indexing.main()
+convolutions.main()
+cnn_digits.main()

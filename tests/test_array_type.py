@@ -118,6 +118,11 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.full_like": lambda A: tnp.full_like(A(F), 2.5),
     "tnp.full_like(array)": lambda A: tnp.full_like(A(F), A(np.array(2.5))),
     "tnp.zeros": lambda A: tnp.zeros((2, 3)),
+    # convolutions and grids (issue 13)
+    "tnp.convolve": lambda A: tnp.convolve(A(V), A(F[0]), mode="same"),
+    "tnp.correlate": lambda A: tnp.correlate(A(V), A(F[1, :2])),
+    "tnp.linspace": lambda A: tnp.linspace(A(V), A(F[0]), 4),
+    "tnp.rot90": lambda A: tnp.rot90(A(F)),
     "tnp.concatenate": lambda A: tnp.concatenate([A(F), A(I32)], 0),
     "tnp.stack": lambda A: tnp.stack([A(F), A(G)], 1),
     "tnp.pad": lambda A: tnp.pad(A(I32), ((1, 0), (0, 2)), constant_values=3),
@@ -180,10 +185,10 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.sort_key_val": lambda A: lax.sort_key_val(A(I32), A(F))[1],
     "lax.top_k": lambda A: lax.top_k(A(F), 2)[0],
     "lax.top_k(indices)": lambda A: lax.top_k(A(I32), 2)[1],
+    "lax.threefry2x32": lambda A: lax.threefry2x32(A(np.array(7, np.uint32)), A(np.array(9, np.uint32)), A(F.astype(np.uint32)), A(G.astype(np.uint32)))[0],
     # windowed reductions (primitives/windowed.py)
     "lax.reduce_window": lambda A: lax.reduce_window(A(F), -np.inf, lax.max, (1, 2), (1, 1), "SAME"),
     "lax.reduce_window(general)": lambda A: lax.reduce_window(A(F), 1.0, lax.mul, (2, 2)),
-    "lax.threefry2x32": lambda A: lax.threefry2x32(A(np.array(7, np.uint32)), A(np.array(9, np.uint32)), A(F.astype(np.uint32)), A(G.astype(np.uint32)))[0],
     # bit-level conversions (primitives/bitcast.py)
     "lax.bitcast_convert_type": lambda A: lax.bitcast_convert_type(A(F), np.int64),
     "lax.reduce_precision": lambda A: lax.reduce_precision(A(F), 8, 7),
@@ -370,7 +375,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"broadcast_shapes", "size", "shape", "ndim", "isscalar", "euler_gamma", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
+NOT_ARRAY_FUNCTIONS = {"broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:
