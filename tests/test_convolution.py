@@ -378,6 +378,20 @@ def test_conv_transpose_matches_jax(padding: Any, transpose_kernel: bool, consis
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "uint8", "uint16", "uint32", "uint64"])
+def test_narrow_and_unsigned_integers_wrap_as_jax(dtype: str) -> None:
+    rng = np.random.default_rng(8)
+    x = rng.integers(0, 100, (2, 3, 9)).astype(dtype)  # products and sums overflow int8/uint8
+    w = rng.integers(0, 100, (4, 3, 3)).astype(dtype)
+    kw: dict[str, Any] = dict(window_strides=(2,), padding=[(1, 2)], rhs_dilation=(2,))
+    got = np.asarray(lax.conv_general_dilated(x, w, **kw))
+    compiled = np.asarray(tdx.jit(lambda a, b: lax.conv_general_dilated(a, b, **kw))(x, w))
+    want = np.asarray(jax.lax.conv_general_dilated(J(x), J(w), **kw))
+    assert got.dtype == compiled.dtype == want.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(compiled, want)
+
+
 def test_preferred_element_type_and_precision() -> None:
     rng = np.random.default_rng(7)
     x, w = rng.integers(-3, 4, (1, 2, 5)).astype(np.int32), rng.integers(-3, 4, (3, 2, 2)).astype(np.int32)
