@@ -298,6 +298,29 @@ def test_vmap_of_a_zero_sized_batch() -> None:
     assert np.asarray(out).shape == (0,) + np.asarray(c.ours(c.lhs, c.rhs)).shape
 
 
+def test_empty_operands() -> None:
+    """Empty batch, features or output features give empty or zero results
+    as JAX's; the gradient with respect to an input with an empty spatial
+    dimension (the padding alone holds the window) is empty."""
+    for xs, ws in [((0, 3, 5), (4, 3, 2)), ((2, 0, 5), (4, 0, 2)), ((2, 3, 5), (0, 3, 2)), ((2, 3), (4, 3))]:
+        x, w = np.ones(xs), np.ones(ws)
+        n = len(xs) - 2
+        got = np.asarray(lax.conv_general_dilated(x, w, (1,) * n, [(0, 0)] * n))
+        compiled = np.asarray(tdx.jit(lambda a, b: lax.conv_general_dilated(a, b, (1,) * n, [(0, 0)] * n))(x, w))
+        want = np.asarray(jax.lax.conv_general_dilated(J(x), J(w), (1,) * n, [(0, 0)] * n))
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(compiled, want)
+    x, w = np.ones((2, 3, 0)), np.ones((4, 3, 1))
+    out = lax.conv_general_dilated(x, w, (1,), [(1, 1)])
+    np.testing.assert_array_equal(np.asarray(out), np.zeros((2, 4, 2)))
+    def f(a: tdx.ArrayLike, b: tdx.ArrayLike) -> tdx.Array:
+        return tnp.sum(lax.conv_general_dilated(a, b, (1,), [(1, 1)]))
+
+    gx, gw = tdx.grad(f, argnums=(0, 1))(x, w)
+    assert np.asarray(gx).shape == (2, 3, 0)
+    np.testing.assert_array_equal(np.asarray(gw), np.zeros((4, 3, 1)))
+
+
 def test_jaxpr_text_round_trips_with_conv_params() -> None:
     c = _case()
 
@@ -428,6 +451,8 @@ W = np.zeros((6, 4, 3, 3))  # OIHW
          r"the dilated kernel \(rhs dimension 2: 7\) is larger than the padded, dilated input \(lhs dimension 2: 5\)"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), [(0, 0), (0, 0)], rhs_dilation=(3, 1)),
          r"the dilated kernel \(rhs dimension 2: 7\) is larger"),
+        (lambda: lax.conv_general_dilated(X, np.zeros((6, 4, 3, 0)), (1, 1), [(0, 0), (0, 0)]),
+         r"the kernel's spatial dimensions must not be empty \(rhs dimension 3 has size 0\)"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHW", "NCHX")),
          r"same set of spatial characters"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", dimension_numbers=("NCHW", "OIHH", "NCHW")),

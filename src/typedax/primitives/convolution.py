@@ -279,6 +279,10 @@ def conv_shape(lhs: ShapedArray, rhs: ShapedArray, c: ConvParams) -> ShapedArray
             raise PrimitiveTypeError(
                 f"{where}: negative padding {c.padding[i]} is larger than lhs spatial dimension {ld} (size {lhs.shape[ld]})"
             )
+        if rhs.shape[rd] == 0:
+            raise PrimitiveTypeError(
+                f"{where}: the kernel's spatial dimensions must not be empty (rhs dimension {rd} has size 0)"
+            )
         if window > size:
             raise PrimitiveTypeError(
                 f"{where}: the dilated kernel (rhs dimension {rd}: {window}) is larger than the padded, dilated "
@@ -333,7 +337,7 @@ def _impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     # the result is made as (N', out spatial..., O): where each output axis comes from
     src = {dn.out_spec[0]: 0, dn.out_spec[1]: n + 1, **{d: 1 + i for i, d in enumerate(dn.out_spec[2:])}}
     perm = tuple(src[d] for d in range(n + 2))
-    if out_aval.size == 0 or 0 in ksp or w.shape[-1] == 0:
+    if out_aval.size == 0 or w.shape[-1] == 0:
         return [np.zeros(out_aval.shape, dtype)]
     xp = _padded(x, c)
     win = tuple(_dilate(k, d) for k, d in zip(ksp, c.rhs_dilation))
@@ -431,6 +435,8 @@ def _spec_t(spec: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def _transpose_lhs(ct: Value, lhs_aval: ShapedArray, rhs: Value, c: ConvParams) -> Value:
+    if lhs_aval.size == 0:  # (the transposed convolution of an empty input may not fit its window)
+        return zeros_like_aval(lhs_aval)
     dn = c.dimension_numbers
     lhs_spec, rhs_spec, out_spec = dn
     rhs_shape = aval_of(rhs).shape
