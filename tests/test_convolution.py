@@ -342,6 +342,13 @@ def test_jaxpr_text_round_trips_with_conv_params() -> None:
         np.asarray(tdx.core.eval_jaxpr(back, [c.lhs, c.rhs])[1]),
         np.asarray(tdx.grad(f, argnums=1)(c.lhs, c.rhs)), rtol=1e-12,
     )
+    # a dtype param, and no spatial dimensions at all
+    xi, wi = np.ones((1, 2, 5), np.int8), np.ones((3, 2, 2), np.int8)
+    j = tdx.make_jaxpr(lambda a, b: lax.conv_general_dilated(a, b, (1,), "SAME", preferred_element_type=np.int16))(xi, wi).jaxpr
+    assert "preferred_element_type=int16" in str(j)
+    assert parse_jaxpr(str(j)) == j and str(parse_jaxpr(str(j))) == str(j)
+    j = tdx.make_jaxpr(lambda a, b: lax.conv_general_dilated(a, b, (), []))(np.ones((2, 3)), np.ones((4, 3))).jaxpr
+    assert "padding=()" in str(j) and parse_jaxpr(str(j)) == j
 
 
 def test_lowering_emits_stablehlo_convolution() -> None:
