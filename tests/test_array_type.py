@@ -255,6 +255,21 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.vdot": lambda A: tnp.vdot(A(F), A(G)), "tnp.tensordot": lambda A: tnp.tensordot(A(F), A(M), 1),
     "tnp.kron": lambda A: tnp.kron(A(F), A(M)), "tnp.cross": lambda A: tnp.cross(A(F), A(G)),
     "tnp.trapezoid": lambda A: tnp.trapezoid(A(F)),
+    "tnp.logspace": lambda A: tnp.logspace(A(V), 2.0, 3), "tnp.geomspace": lambda A: tnp.geomspace(A(F[0]), 4.0, 3),
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F), axis=1))(getattr(tnp, n)) for n in (
+        "var", "std", "nanvar", "nanstd", "nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanargmax",
+        "nanargmin", "ptp", "count_nonzero", "median", "nanmedian")},
+    "tnp.average": lambda A: tnp.average(A(F), 1, weights=A(G)),
+    "tnp.quantile": lambda A: tnp.quantile(A(F), 0.3), "tnp.nanquantile": lambda A: tnp.nanquantile(A(F), 0.3, 1),
+    "tnp.percentile": lambda A: tnp.percentile(A(F), 30.0), "tnp.nanpercentile": lambda A: tnp.nanpercentile(A(F), 30),
+    "tnp.cov": lambda A: tnp.cov(A(F)), "tnp.corrcoef": lambda A: tnp.corrcoef(A(F), A(G)),
+    "tnp.searchsorted": lambda A: tnp.searchsorted(A(V[[1, 2, 0]]), A(F)),
+    "tnp.digitize": lambda A: tnp.digitize(A(F), A(V[[1, 2, 0]])),
+    "tnp.nonzero": lambda A: tnp.nonzero(A(I32))[1], "tnp.flatnonzero": lambda A: tnp.flatnonzero(A(B)),
+    "tnp.argwhere": lambda A: tnp.argwhere(A(B)), "tnp.unique": lambda A: tnp.unique(A(I32)),
+    "tnp.bincount": lambda A: tnp.bincount(A(IDX[:, 0])),
+    "tnp.histogram": lambda A: tnp.histogram(A(F), 3)[0], "tnp.histogram_bin_edges": lambda A: tnp.histogram_bin_edges(A(F), 3),
+    "tnp.einsum": lambda A: tnp.einsum("ij,kj->ik", A(F), A(G)),
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -375,7 +390,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
+NOT_ARRAY_FUNCTIONS = {"nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

@@ -1275,7 +1275,10 @@ from ._numpy.elementwise import cbrt as cbrt  # noqa: E402
 from ._numpy.elementwise import ceil as ceil  # noqa: E402
 from ._numpy.elementwise import copysign as copysign  # noqa: E402
 from ._numpy.elementwise import degrees as degrees  # noqa: E402
+from ._numpy.elementwise import e as e  # noqa: E402
 from ._numpy.elementwise import euler_gamma as euler_gamma  # noqa: E402
+from ._numpy.elementwise import inf as inf  # noqa: E402
+from ._numpy.elementwise import nan as nan  # noqa: E402
 from ._numpy.elementwise import float_power as float_power  # noqa: E402
 from ._numpy.elementwise import floor as floor  # noqa: E402
 from ._numpy.elementwise import fmax as fmax  # noqa: E402
@@ -1346,10 +1349,44 @@ from ._numpy.manipulation import unstack as unstack  # noqa: E402
 from ._numpy.manipulation import vdot as vdot  # noqa: E402
 from ._numpy.manipulation import vsplit as vsplit  # noqa: E402
 from ._numpy.manipulation import vstack as vstack  # noqa: E402
+from ._numpy.creation import geomspace as geomspace  # noqa: E402
+from ._numpy.creation import logspace as logspace  # noqa: E402
+from ._numpy.statistics import average as average  # noqa: E402
+from ._numpy.statistics import corrcoef as corrcoef  # noqa: E402
+from ._numpy.statistics import count_nonzero as count_nonzero  # noqa: E402
+from ._numpy.statistics import cov as cov  # noqa: E402
+from ._numpy.statistics import median as median  # noqa: E402
+from ._numpy.statistics import nanargmax as nanargmax  # noqa: E402
+from ._numpy.statistics import nanargmin as nanargmin  # noqa: E402
+from ._numpy.statistics import nanmax as nanmax  # noqa: E402
+from ._numpy.statistics import nanmean as nanmean  # noqa: E402
+from ._numpy.statistics import nanmedian as nanmedian  # noqa: E402
+from ._numpy.statistics import nanmin as nanmin  # noqa: E402
+from ._numpy.statistics import nanpercentile as nanpercentile  # noqa: E402
+from ._numpy.statistics import nanprod as nanprod  # noqa: E402
+from ._numpy.statistics import nanquantile as nanquantile  # noqa: E402
+from ._numpy.statistics import nanstd as nanstd  # noqa: E402
+from ._numpy.statistics import nansum as nansum  # noqa: E402
+from ._numpy.statistics import nanvar as nanvar  # noqa: E402
+from ._numpy.statistics import percentile as percentile  # noqa: E402
+from ._numpy.statistics import ptp as ptp  # noqa: E402
+from ._numpy.statistics import quantile as quantile  # noqa: E402
+from ._numpy.statistics import std as std  # noqa: E402
+from ._numpy.statistics import var as var  # noqa: E402
+from ._numpy.searching import argwhere as argwhere  # noqa: E402
+from ._numpy.searching import bincount as bincount  # noqa: E402
+from ._numpy.searching import digitize as digitize  # noqa: E402
+from ._numpy.searching import flatnonzero as flatnonzero  # noqa: E402
+from ._numpy.searching import histogram as histogram  # noqa: E402
+from ._numpy.searching import histogram_bin_edges as histogram_bin_edges  # noqa: E402
+from ._numpy.searching import nonzero as nonzero  # noqa: E402
+from ._numpy.searching import searchsorted as searchsorted  # noqa: E402
+from ._numpy.searching import unique as unique  # noqa: E402
+from ._numpy.einsum import einsum as einsum  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
-    "atanh", "cbrt", "ceil", "copysign", "degrees", "euler_gamma", "float_power",
+    "atanh", "cbrt", "ceil", "copysign", "degrees", "e", "euler_gamma", "float_power", "inf", "nan",
     "floor", "fmax", "fmin", "fmod", "isclose", "isneginf", "isposinf", "isscalar", "ldexp",
     "logaddexp2", "ndim", "nextafter", "positive", "pow", "radians", "shape",
     "signbit", "size", "true_divide", "trunc",
@@ -1360,4 +1397,9 @@ __all__ += [
     "moveaxis", "outer", "permute_dims", "repeat", "roll", "split", "swapaxes", "take",
     "take_along_axis", "tensordot", "tile", "trace", "trapezoid", "tri", "tril", "triu", "unstack",
     "vdot", "vsplit", "vstack",
+    "argwhere", "average", "bincount", "corrcoef", "count_nonzero", "cov", "digitize", "einsum",
+    "flatnonzero", "geomspace", "histogram", "histogram_bin_edges", "logspace", "median",
+    "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
+    "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "nonzero", "percentile", "ptp",
+    "quantile", "searchsorted", "std", "unique", "var",
 ]

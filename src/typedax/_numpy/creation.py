@@ -202,3 +202,34 @@ def empty_like(prototype: ArrayLike, dtype: DType | type | None = None,
     if shape is not None:
         return tnp.zeros(shape, aval_of(prototype).dtype if dtype is None else dtype)
     return tnp.zeros_like(prototype, dtype)
+
+
+def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+             base: ArrayLike = 10.0, dtype: DType | type | None = None, axis: int = 0) -> Array:
+    """``jnp.logspace``: ``base ** linspace(start, stop, num)``."""
+    from .. import numpy as tnp
+
+    d = tnp._inexact(tnp.result_type(start, stop)) if dtype is None \
+        else canonicalize_explicit(np.dtype(dtype), "logspace")
+    cd = tnp._inexact(d)
+    lin = tnp.linspace(tnp.asarray(start, cd), tnp.asarray(stop, cd), num, endpoint=endpoint, axis=axis)
+    return tnp.astype(tnp.power(tnp.asarray(base, cd) if not isinstance(base, (int, float)) else base, lin), d)
+
+
+def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
+              dtype: DType | type | None = None, axis: int = 0) -> Array:
+    """``jnp.geomspace``: ``num`` values evenly spaced on a log scale from
+    ``start`` to ``stop`` (both of one sign), as JAX computes them."""
+    from .. import numpy as tnp
+    from .manipulation import moveaxis
+
+    d = tnp._inexact(tnp.result_type(start, stop)) if dtype is None \
+        else canonicalize_explicit(np.dtype(dtype), "geomspace")
+    cd = tnp._inexact(d)
+    s, e = tnp.asarray(start, cd), tnp.asarray(stop, cd)
+    sign = tnp.sign(s)
+    res = tnp.multiply(sign, logspace(tnp.log10(tnp.divide(s, sign)), tnp.log10(tnp.divide(e, sign)), num,
+                                      endpoint=endpoint, base=10.0, dtype=cd, axis=0))
+    if axis != 0:
+        res = moveaxis(res, 0, axis)
+    return tnp.astype(res, d)

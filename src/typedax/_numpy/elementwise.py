@@ -15,6 +15,9 @@ from ..core.dtypes import bool_
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 
+e = math.e
+inf = math.inf
+nan = math.nan
 euler_gamma = 0.5772156649015329
 
 
