@@ -400,7 +400,7 @@ def fold_in(key: KeyArray | RawKey, data: ArrayLike) -> KeyArray | Array:
             "Use typedax.vmap for batching."
         )
     if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
-        d: ArrayLike = np.uint32(int(data) & 0xFFFFFFFF)
+        d: ArrayLike = np.asarray(int(data) & 0xFFFFFFFF, np.uint32)
     else:
         if aval_of(data).dtype not in INTEGER:
             raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
@@ -700,9 +700,6 @@ def _randint_impl(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
-_randint_jit = jit(_randint_impl, static_argnums=(3, 4))
-
-
 def randint(
     key: KeyLike, shape: Shape, minval: ArrayLike, maxval: ArrayLike, dtype: DTypeLike | None = None
 ) -> Array:
@@ -713,15 +710,28 @@ def randint(
         raise RandomKeyError(f"randint only accepts integer dtypes, got {d}")
     s = _shape("randint", shape)
     _check_shape("randint", s, aval_of(minval).shape, aval_of(maxval).shape)
-    mn = tnp.asarray(minval)
-    mx = tnp.asarray(maxval)
-    if d.itemsize < 4:
-        # JAX samples 8- and 16-bit integers as int32 (less modulo bias) and converts
-        lo, hi = int_range(d)
-        mn = tnp.clip(tnp.astype(mn, np.int32), lo, hi)
-        mx = tnp.clip(tnp.astype(mx, np.int32), lo, hi + 1)
-        return tnp.astype(_randint_jit(data, mn, mx, s, np.dtype(np.int32)), d)
-    return _randint_jit(data, mn, mx, s, d)
+    if type(minval) is int and type(maxval) is int:  # Python bounds: only the key is an argument
+        return _randint_static_jit(data, s, d, minval, maxval)
+    return _randint_jit(data, tnp.asarray(minval), tnp.asarray(maxval), s, d)
+
+
+def _randint_any(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
+    if dtype.itemsize >= 4:
+        return _randint_impl(key, minval, maxval, shape, dtype)
+    # JAX samples 8- and 16-bit integers as int32 (less modulo bias) and converts
+    lo, hi = int_range(dtype)
+    mn = tnp.clip(tnp.astype(minval, np.int32), lo, hi)
+    mx = tnp.clip(tnp.astype(maxval, np.int32), lo, hi + 1)
+    return tnp.astype(_randint_impl(key, mn, mx, shape, np.dtype(np.int32)), dtype)
+
+
+def _randint_static(key: Array, shape: tuple[int, ...], dtype: DType, minval: int, maxval: int) -> Array:
+    d = default_int()
+    return _randint_any(key, np.asarray(minval, d), np.asarray(maxval, d), shape, dtype)
+
+
+_randint_jit = jit(_randint_any, static_argnums=(3, 4))
+_randint_static_jit = jit(_randint_static, static_argnums=(1, 2, 3, 4))
 
 
 def _shuffle_impl(key: Array, x: ArrayLike, axis: int) -> Array:

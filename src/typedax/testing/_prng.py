@@ -27,8 +27,10 @@ def _word(env: Env, shape: tuple[int, ...] | None) -> Atom:
     """A ``uint32`` operand: a variable of ``shape`` (any shape when None) made
     by an earlier threefry2x32, or a literal."""
     cands = [v for v in env.vars if v.aval.dtype == uint32 and (shape is None or v.aval.shape in (shape, ()))]
-    if cands and env.draw(st.booleans()):
-        return env.draw(st.sampled_from(cands))
+    reuse = env.draw(st.booleans())
+    if cands and reuse:
+        v: Atom = env.draw(st.sampled_from(cands))
+        return v
     return Lit.of(env.draw(st.integers(0, 2**32 - 1)), uint32)
 
 
