@@ -298,6 +298,31 @@ def test_vmap_of_a_zero_sized_batch() -> None:
     assert np.asarray(out).shape == (0,) + np.asarray(c.ours(c.lhs, c.rhs)).shape
 
 
+@pytest.mark.parametrize(
+    ("xs", "ws", "specs", "groups"),
+    [
+        ((8, 16, 32, 32), (32, 16, 3, 3), ("NCHW", "OIHW", "NCHW"), (1, 1)),  # many blocks per image
+        ((2, 40, 37, 32), (3, 3, 16, 64), ("NHWC", "HWIO", "NWHC"), (2, 1)),
+        ((4, 9, 300), (8, 9, 5), ("NCW", "OIW", "NWC"), (1, 2)),
+        ((2, 6, 9, 10, 11), (3, 3, 3, 6, 40), ("NCDHW", "DHWIO", "NDHWC"), (1, 1)),
+        ((40, 9, 5), (12, 3, 2), ("NCW", "OIW", "NCW"), (3, 1)),  # several images per block
+    ],
+)
+def test_larger_convolutions_match_jax(
+    xs: tuple[int, ...], ws: tuple[int, ...], specs: tuple[str, str, str], groups: tuple[int, int]
+) -> None:
+    """Sizes where evaluation splits the work in blocks (of output rows, or of images)."""
+    rng = np.random.default_rng(9)
+    g, b = groups
+    x, w = rng.uniform(-1, 1, xs), rng.uniform(-1, 1, ws)
+    n = len(xs) - 2
+    kw: dict[str, Any] = dict(window_strides=(1,) * n, padding="SAME", rhs_dilation=(2,) + (1,) * (n - 1),
+                              dimension_numbers=specs, feature_group_count=g, batch_group_count=b)
+    got = np.asarray(lax.conv_general_dilated(x, w, **kw))
+    want = np.asarray(jax.lax.conv_general_dilated(J(x), J(w), **kw))
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 def test_empty_operands() -> None:
     """Empty batch, features or output features give empty or zero results
     as JAX's; the gradient with respect to an input with an empty spatial

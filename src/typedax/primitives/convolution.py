@@ -303,20 +303,18 @@ def _abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]
 
 # -- evaluation (NumPy) ---------------------------------------------------------------
 def _padded(x: NDArray, c: ConvParams) -> NDArray:
-    """``x`` in (batch, spatial..., feature) order, dilated and padded."""
-    n = x.ndim - 2
+    """``x`` in (batch, feature, spatial...) order, dilated and padded."""
     if any(d > 1 for d in c.lhs_dilation):
-        shape = (x.shape[0], *(_dilate(s, d) for s, d in zip(x.shape[1:-1], c.lhs_dilation)), x.shape[-1])
+        shape = x.shape[:2] + tuple(_dilate(s, d) for s, d in zip(x.shape[2:], c.lhs_dilation))
         y = np.zeros(shape, x.dtype)
-        y[(slice(None), *(slice(None, None, d) for d in c.lhs_dilation), slice(None))] = x
+        y[(slice(None), slice(None), *(slice(None, None, d) for d in c.lhs_dilation))] = x
         x = y
-    grow = [(0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in c.padding] + [(0, 0)]
+    grow = [(0, 0), (0, 0)] + [(max(lo, 0), max(hi, 0)) for lo, hi in c.padding]
     if any(p != (0, 0) for p in grow):
         x = np.pad(x, grow)
     if any(lo < 0 or hi < 0 for lo, hi in c.padding):
-        crop = tuple(slice(max(-lo, 0), x.shape[1 + i] - max(-hi, 0)) for i, (lo, hi) in enumerate(c.padding))
-        x = x[(slice(None), *crop, slice(None))]
-    assert x.ndim == n + 2
+        crop = tuple(slice(max(-lo, 0), x.shape[2 + i] - max(-hi, 0)) for i, (lo, hi) in enumerate(c.padding))
+        x = x[(slice(None), slice(None), *crop)]
     return x
 
 
@@ -327,41 +325,37 @@ def _impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     dn = c.dimension_numbers
     n = lhs.ndim - 2
     dtype = out_aval.dtype
-    # canonical layouts: lhs (N, spatial..., C), rhs (O, spatial..., I): the
-    # contraction runs over (kernel position, feature), features innermost
-    x = np.transpose(lhs, (dn.lhs_spec[0], *dn.lhs_spec[2:], dn.lhs_spec[1])).astype(dtype, copy=False)
-    w = np.transpose(rhs, (dn.rhs_spec[0], *dn.rhs_spec[2:], dn.rhs_spec[1])).astype(dtype, copy=False)
-    canon_shape = tuple(out_aval.shape[d] for d in dn.out_spec)  # (N', O, out spatial...)
-    out_sp = canon_shape[2:]
-    ksp = w.shape[1:-1]
-    # the result is made as (N', out spatial..., O): where each output axis comes from
-    src = {dn.out_spec[0]: 0, dn.out_spec[1]: n + 1, **{d: 1 + i for i, d in enumerate(dn.out_spec[2:])}}
-    perm = tuple(src[d] for d in range(n + 2))
-    if out_aval.size == 0 or w.shape[-1] == 0:
+    # canonical layouts: lhs (N, C, spatial...), rhs (O, I, spatial...), the
+    # result (N', O, spatial...); the contraction runs over (feature, kernel
+    # position), and each window row copies runs of output positions
+    x = np.transpose(lhs, dn.lhs_spec).astype(dtype, copy=False)
+    w = np.transpose(rhs, dn.rhs_spec).astype(dtype, copy=False)
+    perm = tuple(int(i) for i in np.argsort(dn.out_spec))
+    if out_aval.size == 0 or w.shape[1] == 0:
         return [np.zeros(out_aval.shape, dtype)]
+    out_sp = tuple(out_aval.shape[d] for d in dn.out_spec[2:])
+    ksp = w.shape[2:]
     xp = _padded(x, c)
     win = tuple(_dilate(k, d) for k, d in zip(ksp, c.rhs_dilation))
-    views = sliding_window_view(xp, win, axis=tuple(range(1, n + 1)))  # (N, pos..., C, win...)
+    views = sliding_window_view(xp, win, axis=tuple(range(2, n + 2)))  # (N, C, pos..., win...)
     sel = (
-        slice(None),
+        slice(None), slice(None),
         *(slice(0, (o - 1) * s + 1, s) for o, s in zip(out_sp, c.window_strides)),
-        slice(None),
         *(slice(None, None, d) for d in c.rhs_dilation),
     )
-    views = np.moveaxis(views[sel], n + 1, -1)  # (N, out..., k..., C)
+    views = np.moveaxis(views[sel], tuple(range(n + 2, 2 * n + 2)), tuple(range(2, n + 2)))  # (N, C, k..., out...)
     g, b = c.feature_group_count, c.batch_group_count
-    cg = w.shape[-1]
+    cg = w.shape[1]
     og = w.shape[0] // max(g, b)
     nb = views.shape[0] // b
-    ksize = cg * int(np.prod(ksp))
     parts: list[NDArray] = []
     for k in range(max(g, b)):
-        vk = views[..., k * cg:(k + 1) * cg] if g > 1 else views
+        vk = views[:, k * cg:(k + 1) * cg] if g > 1 else views
         if b > 1:
             vk = vk[k * nb:(k + 1) * nb]
-        wk = np.ascontiguousarray(w[k * og:(k + 1) * og].reshape(og, ksize).T)
-        parts.append(_windows_times_kernel(vk, wk))
-    res = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)  # (N', out..., O)
+        wk = w[k * og:(k + 1) * og].reshape(og, -1)
+        parts.append(_kernel_times_windows(wk, vk))
+    res = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)  # (N', O, out...)
     return [np.ascontiguousarray(np.transpose(res, perm), dtype=dtype)]
 
 
@@ -372,26 +366,31 @@ def _impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 _BLOCK_WORK = 65536 * 4
 
 
-def _windows_times_kernel(windows: NDArray, kernel: NDArray) -> NDArray:
-    """``windows`` (N, out..., k..., C) contracted over (k..., C) with
-    ``kernel`` (k...*C, O): im2col, a block of rows at a time."""
-    n_lead = (windows.ndim - 2) // 2 + 1  # N and the output spatial axes
-    lead = windows.shape[:n_lead]
-    out = np.empty(lead + (kernel.shape[1],), kernel.dtype)
-    ksize = kernel.shape[0]
-    rows = max(64, _BLOCK_WORK // max(1, ksize * kernel.shape[1]))
-    per_n = math.prod(lead[1:])
-    if per_n >= rows and len(lead) > 1:
-        step = max(1, rows // max(1, per_n // lead[1]))
-        for i in range(lead[0]):
-            for j in range(0, lead[1], step):
-                block = windows[i, j:j + step]
-                np.matmul(block.reshape(-1, ksize), kernel, out=out[i, j:j + step].reshape(-1, kernel.shape[1]))
+def _kernel_times_windows(kernel: NDArray, windows: NDArray) -> NDArray:
+    """``kernel`` (O, C*k...) times ``windows`` (N, C, k..., out...)
+    contracted over (C, k...): (N, O, out...), by im2col a block of output
+    positions at a time (each block's windows copied to a (C*k..., positions)
+    matrix: runs of consecutive positions)."""
+    n = (windows.ndim - 2) // 2
+    lead, out_sp = windows.shape[0], windows.shape[n + 2:]
+    o, ksize = kernel.shape
+    out = np.empty((lead, o) + out_sp, kernel.dtype)
+    cols = max(16, _BLOCK_WORK // max(1, o * ksize))  # output positions per block
+    per_n = math.prod(out_sp)
+    if per_n > cols and n > 0:
+        rest = math.prod(out_sp[1:])
+        step = max(1, cols // max(1, rest))
+        for i in range(lead):
+            for j in range(0, out_sp[0], step):
+                at: tuple[int | slice, ...] = (i, *([slice(None)] * (n + 1)), slice(j, j + step))
+                block = windows[at]
+                np.matmul(kernel, block.reshape(ksize, -1), out=out[i, :, j:j + step].reshape(o, -1))
     else:
-        step = max(1, rows // max(1, per_n))
-        for i in range(0, lead[0], step):
+        step = max(1, cols // max(1, per_n))
+        for i in range(0, lead, step):
             block = windows[i:i + step]
-            np.matmul(block.reshape(-1, ksize), kernel, out=out[i:i + step].reshape(-1, kernel.shape[1]))
+            m = block.shape[0]
+            np.matmul(kernel, block.reshape(m, ksize, per_n), out=out[i:i + step].reshape(m, o, per_n))
     return out
 
 
