@@ -12,7 +12,7 @@
    ``value_and_grad`` and an SGD update of the six parameters. Steady state
    (the step repeated; best per call over rounds, alternating) and the first
    call of a fresh function with every cache emptied (trace, transform,
-   lower, compile, run; median of 3).
+   lower, compile, run; median of 5).
 
 The ratio is typedax / JAX (below 1: typedax is faster).
 """
@@ -157,7 +157,7 @@ def steady_step() -> tuple[float, float]:
     return per_call_pair(lambda: step_t(tp, tx, ty), lambda: step_j(jp, jx, jy), 20, rounds=7)
 
 
-def first_call(repeats: int = 3) -> tuple[float, float]:
+def first_call(repeats: int = 5) -> tuple[float, float]:
     params, x, y = cnn_data()
     jp = [jnp.asarray(a) for a in params]
     jx, jy = jnp.asarray(x), jnp.asarray(y)
