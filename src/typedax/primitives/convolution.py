@@ -21,7 +21,10 @@ tuples), ``feature_group_count``, ``batch_group_count``, ``precision``
 ``preferred_element_type`` (None or a dtype).
 
 Evaluation is NumPy: dilate and pad the input, take every window as a
-strided view (``sliding_window_view``), then one ``tensordot`` per group.
+strided view (``sliding_window_view``), then per group im2col in blocks of
+output positions (each block's windows copied to a (features x kernel
+positions, positions) matrix and multiplied by the kernel's matrix; blocks
+small enough that OpenBLAS keeps each product on one thread).
 The JVP is bilinear; the transposes are JAX's: with respect to the input a
 convolution of the cotangent with the reversed kernel (strides become input
 dilation), with respect to the kernel a convolution of the input with the
