@@ -37,9 +37,10 @@ call runs one cached executable, and under ``jit`` the sampler is a nested
 Differentiation: keys are integer arrays, so their tangents are zero;
 samplers are differentiable with respect to their float parameters
 (``uniform``'s bounds, ``truncated_normal``'s, ``multivariate_normal``'s mean
-and covariance, ...) as JAX's are. ``gamma``, ``beta`` and ``dirichlet``
-differentiate through the rejection loop's accepted sample, not with JAX's
-implicit reparameterization gradient.
+and covariance, ...) as JAX's are; ``gamma``, ``loggamma``, ``beta`` and
+``dirichlet`` with JAX's implicit reparameterization derivative
+(``random_gamma_grad``: the sample's derivative through the incomplete gamma
+function), attached without a primitive of their own.
 
 Shapes, ``num`` and similar arguments must be static Python integers; a
 traced value there, a float or out-of-range seed, or a key of the wrong
@@ -899,16 +900,150 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
     return lax.mul(lax.mul(d, V), boost)
 
 
-def _gamma_impl(key: Array, a: ArrayLike, shape: tuple[int, ...], dtype: DType, log_space: bool) -> Array:
+def _detach(x: Array) -> Array:
+    """``x`` with a zero derivative (``stop_gradient``): its bits, read back
+    (``bitcast_convert_type``'s derivative is zero); XLA folds it away."""
+    d = aval_of(x).dtype
+    return lax.bitcast_convert_type(lax.bitcast_convert_type(x, _UINT[8 * d.itemsize]), d)
+
+
+def _gamma_impl(
+    key: Array, a: ArrayLike, shape: tuple[int, ...], dtype: DType, log_space: bool, differentiable: bool
+) -> Array:
     a = _bcast(lax.convert_element_type(a, dtype), shape)
+    a_fixed = _detach(a) if differentiable else a
     n = math.prod(shape)
     keys = _split(key, (n,))
-    flat = lax.reshape(a, (n,))
-    samples = vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, flat)
-    return lax.reshape(samples, shape)
+    flat = lax.reshape(a_fixed, (n,))
+    samples = lax.reshape(vmap(lambda k, al: _gamma_one(k, al, log_space))(keys, flat), shape)
+    if not differentiable:  # a concrete ``a``: nothing can differentiate it
+        return samples
+    # JAX's derivative (implicit reparameterization, ``random_gamma_p``'s JVP):
+    # d sample / d a = -(dP/da) / (dP/dx) at the sample, P the regularized
+    # incomplete gamma function; attached as ``sample + (a - a_fixed) * grad``,
+    # whose value is the sample and whose derivative is ``grad`` (0 where it
+    # is not finite, so the value stays the sample)
+    if log_space:
+        x = lax.exp(samples)
+        x = lax.select(lax.eq(x, np.zeros((), dtype)), tnp.full(shape, _tiny(dtype), dtype), x)
+        grad = lax.div(_random_gamma_grad(a_fixed, x), x)
+    else:
+        grad = _random_gamma_grad(a_fixed, samples)
+    grad = lax.select(lax.is_finite(grad), grad, tnp.zeros_like(grad))
+    return lax.add(samples, lax.mul(lax.sub(a, a_fixed), _detach(grad)))
 
 
-_gamma_jit = jit(_gamma_impl, static_argnums=(2, 3, 4))
+def _random_gamma_grad(a: Array, x: Array) -> Array:
+    """d x / d a for a gamma(a) sample ``x`` (JAX's ``random_gamma_grad``:
+    the incomplete gamma function's series below ``max(1, a)``, its continued
+    fraction above, differentiated, as ``jax._src.lax.special``)."""
+    d = aval_of(a).dtype
+    shape = aval_of(a).shape
+
+    def c(v: float) -> Array:
+        return tnp.full(shape, v, d)
+
+    is_nan = tnp.logical_or(lax.ne(a, a), lax.ne(x, x))
+    x_is_zero = lax.eq(x, c(0.0))
+    domain_error = tnp.logical_or(lax.lt(x, c(0.0)), lax.le(a, c(0.0)))
+    use_igammac = tnp.logical_and(lax.gt(x, c(1.0)), lax.gt(x, a))
+    ax = lax.sub(lax.sub(lax.mul(a, lax.log(x)), x), lax.lgamma(a))
+    underflow = lax.lt(ax, c(-float(np.log(np.finfo(np.float64 if d.itemsize == 8 else np.float32).max))))
+    enabled = tnp.logical_not(tnp.logical_or(tnp.logical_or(x_is_zero, domain_error), tnp.logical_or(underflow, is_nan)))
+    cf = _igammac_cf_sample_derivative(x, a, tnp.logical_and(enabled, use_igammac))
+    series = _igamma_series_sample_derivative(x, a, tnp.logical_and(enabled, tnp.logical_not(use_igammac)))
+    out = lax.select(use_igammac, lax.neg(cf), series)
+    out = lax.select(x_is_zero, c(0.0), out)
+    return lax.select(tnp.logical_or(domain_error, is_nan), c(float("nan")), out)
+
+
+def _eps(d: DType) -> float:
+    return float(np.ldexp(1.0, -_float_bits(d)[1]))
+
+
+def _igamma_series_sample_derivative(x: Array, a: Array, enabled: Array) -> Array:
+    d = aval_of(a).dtype
+    eps = _eps(d)
+    zeros, ones = tnp.zeros_like(a), tnp.ones_like(a)
+
+    def body(v: tuple[Array, ...]) -> tuple[Array, ...]:
+        en, r0, c0, ans0, x_, dc0, dans0 = v
+        r = lax.add(r0, ones)
+        dc = lax.sub(lax.mul(dc0, lax.div(x_, r)), lax.div(lax.mul(c0, x_), lax.mul(r, r)))
+        dans = lax.add(dans0, dc)
+        cc = lax.mul(c0, lax.div(x_, r))
+        ans = lax.add(ans0, cc)
+        cond = tnp.logical_and(en, lax.gt(lax.abs(lax.div(dc, dans)), tnp.full_like(dc, eps)))
+        return (cond, lax.select(en, r, r0), lax.select(en, cc, c0), lax.select(en, ans, ans0), x_,
+                lax.select(en, dc, dc0), lax.select(en, dans, dans0))
+
+    init = (enabled, a, ones, ones, x, zeros, zeros)
+    out = lax.while_loop(lambda v: tnp.any(v[0]), body, init)
+    ans, dans = out[3], out[6]
+    dlogax_da = lax.sub(lax.log(x), lax.digamma(lax.add(a, ones)))
+    return lax.div(lax.mul(lax.neg(lax.add(dans, lax.mul(ans, dlogax_da))), x), a)
+
+
+def _igammac_cf_sample_derivative(x: Array, a: Array, enabled: Array) -> Array:
+    d = aval_of(a).dtype
+    eps = _eps(d)
+    zeros, ones = tnp.zeros_like(a), tnp.ones_like(a)
+    big = tnp.full_like(a, 1.0 / eps)
+    epsv = tnp.full_like(a, eps)
+
+    def cond(v: tuple[Array, ...]) -> Array:
+        return tnp.logical_and(lax.lt(v[5], np.asarray(2000.0, d)), tnp.any(v[0]))
+
+    def body(v: tuple[Array, ...]) -> tuple[Array, ...]:
+        (en, ans0, t0, y0, z0, cnt, pkm1_0, qkm1_0, pkm2_0, qkm2_0,
+         dpkm2_0, dqkm2_0, dpkm1_0, dqkm1_0, dans0) = v
+        cnt = lax.add(cnt, np.asarray(1.0, d))
+        cb = tnp.full_like(a, cnt)
+        y = lax.add(y0, ones)
+        z = lax.add(z0, tnp.full_like(a, 2.0))
+        yc = lax.mul(y, cb)
+        pk = lax.sub(lax.mul(pkm1_0, z), lax.mul(pkm2_0, yc))
+        qk = lax.sub(lax.mul(qkm1_0, z), lax.mul(qkm2_0, yc))
+        nz = lax.ne(qk, zeros)
+        r = lax.div(pk, qk)
+        t = lax.select(nz, lax.abs(lax.div(lax.sub(ans0, r), r)), ones)
+        ans = lax.select(nz, r, ans0)
+        dpk = lax.add(lax.sub(lax.sub(lax.mul(dpkm1_0, z), pkm1_0), lax.mul(dpkm2_0, yc)), lax.mul(pkm2_0, cb))
+        dqk = lax.add(lax.sub(lax.sub(lax.mul(dqkm1_0, z), qkm1_0), lax.mul(dqkm2_0, yc)), lax.mul(qkm2_0, cb))
+        dans = lax.select(nz, lax.div(lax.sub(dpk, lax.mul(ans, dqk)), qk), dans0)
+        gcond = lax.select(nz, lax.abs(lax.sub(dans, dans0)), ones)
+        pkm2, pkm1, qkm2, qkm1 = pkm1_0, pk, qkm1_0, qk
+        dpkm2, dqkm2, dpkm1, dqkm1 = dpkm1_0, dqkm1_0, dpk, dqk
+        rescale = lax.gt(lax.abs(pk), big)
+
+        def rs(v_: Array) -> Array:
+            return lax.select(rescale, lax.mul(v_, epsv), v_)
+
+        pkm2, pkm1, qkm2, qkm1 = rs(pkm2), rs(pkm1), rs(qkm2), rs(qkm1)
+        dpkm2, dqkm2, dpkm1, dqkm1 = rs(dpkm2), rs(dqkm2), rs(dpkm1), rs(dqkm1)
+        c2 = tnp.logical_and(en, lax.gt(gcond, epsv))
+        keep = [(ans, ans0), (t, t0), (y, y0), (z, z0)]
+        rest = [(pkm1, pkm1_0), (qkm1, qkm1_0), (pkm2, pkm2_0), (qkm2, qkm2_0), (dpkm2, dpkm2_0),
+                (dqkm2, dqkm2_0), (dpkm1, dpkm1_0), (dqkm1, dqkm1_0), (dans, dans0)]
+        return (c2, *(lax.select(en, n_, o) for n_, o in keep), cnt,
+                *(lax.select(en, n_, o) for n_, o in rest))
+
+    y = lax.sub(ones, a)
+    z = lax.add(lax.add(x, y), ones)
+    pkm2, qkm2 = ones, x
+    pkm1 = lax.add(x, ones)
+    qkm1 = lax.mul(z, x)
+    ans = lax.div(pkm1, qkm1)
+    dqkm1 = lax.neg(x)
+    dans = lax.div(lax.sub(zeros, lax.mul(ans, dqkm1)), qkm1)
+    init = (enabled, ans, ones, y, z, tnp.asarray(np.zeros((), d)), pkm1, qkm1, pkm2, qkm2,
+            zeros, zeros, zeros, dqkm1, dans)
+    out = lax.while_loop(cond, body, init)
+    dlogax_da = lax.sub(lax.log(x), lax.digamma(a))
+    return lax.neg(lax.mul(lax.add(out[14], lax.mul(out[1], dlogax_da)), x))
+
+
+_gamma_jit = jit(_gamma_impl, static_argnums=(2, 3, 4, 5))
 
 
 def _gamma_args(name: str, key: KeyLike, a: ArrayLike, shape: Shape | None, dtype: DTypeLike | None
@@ -928,7 +1063,7 @@ def gamma(key: KeyLike, a: ArrayLike, shape: Shape | None = None, dtype: DTypeLi
     data, s, d = _gamma_args("gamma", key, a, shape, dtype)
     if math.prod(s) == 0:
         return tnp.zeros(s, d)
-    return _gamma_jit(data, a, s, d, False)
+    return _gamma_jit(data, a, s, d, False, isinstance(a, Tracer))
 
 
 def loggamma(key: KeyLike, a: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
@@ -936,7 +1071,7 @@ def loggamma(key: KeyLike, a: ArrayLike, shape: Shape | None = None, dtype: DTyp
     data, s, d = _gamma_args("loggamma", key, a, shape, dtype)
     if math.prod(s) == 0:
         return tnp.zeros(s, d)
-    return _gamma_jit(data, a, s, d, True)
+    return _gamma_jit(data, a, s, d, True, isinstance(a, Tracer))
 
 
 def beta(key: KeyLike, a: ArrayLike, b: ArrayLike, shape: Shape | None = None,
