@@ -404,6 +404,53 @@ def test_padtype_to_pads_matches_jax(padding: str) -> None:
         ]
 
 
+@pytest.mark.parametrize(
+    ("xs", "fs", "specs"),
+    [((2, 3, 7, 6), (2, 3), None), ((2, 7, 6, 3), (3, 2), ("NHWC", "HWIO", "NHWC")),
+     ((1, 9, 4), (3,), ("NWC", "WIO", "NCW")), ((1, 2, 4, 5, 3), (2, 1, 2), ("NCHWD", "OIDHW", "NDHWC"))],
+)
+def test_conv_general_dilated_patches_matches_jax(
+    xs: tuple[int, ...], fs: tuple[int, ...], specs: tuple[str, str, str] | None
+) -> None:
+    x = np.random.default_rng(10).uniform(-1, 1, xs)
+    n = len(xs) - 2
+    for pad in ("SAME", "VALID", [(1, 0)] * n):
+        kw: dict[str, Any] = dict(rhs_dilation=(2,) + (1,) * (n - 1), dimension_numbers=specs)
+        got = lax.conv_general_dilated_patches(x, fs, (1,) * n, pad, **kw)
+        want = jax.lax.conv_general_dilated_patches(J(x), fs, (1,) * n, pad, **kw)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    compiled = tdx.jit(lambda a: lax.conv_general_dilated_patches(a, fs, (1,) * n, "SAME", dimension_numbers=specs))(x)
+    want = jax.lax.conv_general_dilated_patches(J(x), fs, (1,) * n, "SAME", dimension_numbers=specs)
+    np.testing.assert_array_equal(np.asarray(compiled), np.asarray(want))
+
+
+def test_shape_tuples_and_permutations_match_jax() -> None:
+    cases: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], Any]] = [
+        ((2, 3, 9, 8), (4, 3, 3, 2), (2, 1), "SAME"), ((1, 1, 5), (2, 1, 3), (1,), "VALID"),
+        ((6, 2, 7, 7), (5, 2, 2, 2), (3, 2), [(1, 2), (0, -1)]),
+    ]
+    for lhs, rhs, strides, pads in cases:
+        want = jax.lax.conv_shape_tuple(lhs, rhs, strides, pads)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+        assert lax.conv_shape_tuple(lhs, rhs, strides, pads) == tuple(want)
+    assert lax.conv_shape_tuple((6, 2, 7), (4, 2, 2), (1,), "VALID", batch_group_count=2) == (3, 4, 6)
+    specs = ("NHWC", "HWIO", "NCHW")
+    for p in ("SAME", "VALID", [(1, 0), (2, 2)]):
+        args: tuple[Any, ...] = ((2, 9, 8, 3), (3, 2, 3, 5), (2, 3), p, specs)
+        want = jax.lax.conv_general_shape_tuple(*args)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+        assert lax.conv_general_shape_tuple(*args) == tuple(want)
+        want = jax.lax.conv_transpose_shape_tuple(*args)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+        assert lax.conv_transpose_shape_tuple(*args) == tuple(want)
+    for s in [("NCHW", "OIHW", "NCHW"), ("NWHC", "HIWO", "CHNW")]:
+        want = jax.lax.conv_general_permutations(s)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
+        assert lax.conv_general_permutations(s) == want
+    with pytest.raises(PrimitiveTypeError, match="Wrong number of explicit pads for convolution: expected 2, got 1"):
+        lax.conv_shape_tuple((1, 1, 4, 4), (1, 1, 2, 2), (1, 1), [(0, 0)])
+    with pytest.raises(PrimitiveTypeError, match="Negative padding is larger than the size"):
+        lax.conv_shape_tuple((1, 1, 4), (1, 1, 2), (1,), [(-3, -2)])
+    with pytest.raises(PrimitiveTypeError, match="convolution requires lhs and rhs ndim to be equal, got 3 and 4"):
+        lax.conv_general_dilated_patches(np.ones((1, 2, 3)), (2, 2), (1, 1), "SAME", dimension_numbers=None)
+
+
 def test_conv_and_conv_with_general_padding_match_jax() -> None:
     rng = np.random.default_rng(5)
     x, w = rng.uniform(-1, 1, (2, 3, 7, 6)), rng.uniform(-1, 1, (4, 3, 3, 2))

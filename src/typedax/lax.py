@@ -90,7 +90,8 @@ __all__ = [
     # convolution (primitives/convolution.py)
     "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv",
     "conv_dimension_numbers", "conv_general_dilated", "conv_transpose", "conv_with_general_padding",
-    "padtype_to_pads",
+    "padtype_to_pads", "conv_general_dilated_patches", "conv_general_permutations",
+    "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
 ]
 
 
@@ -653,3 +654,8 @@ from .primitives.convolution import conv_general_dilated as conv_general_dilated
 from .primitives.convolution import conv_transpose as conv_transpose  # noqa: E402
 from .primitives.convolution import conv_with_general_padding as conv_with_general_padding  # noqa: E402
 from .primitives.convolution import padtype_to_pads as padtype_to_pads  # noqa: E402
+from .primitives.convolution import conv_general_dilated_patches as conv_general_dilated_patches  # noqa: E402
+from .primitives.convolution import conv_general_permutations as conv_general_permutations  # noqa: E402
+from .primitives.convolution import conv_general_shape_tuple as conv_general_shape_tuple  # noqa: E402
+from .primitives.convolution import conv_shape_tuple as conv_shape_tuple  # noqa: E402
+from .primitives.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple  # noqa: E402

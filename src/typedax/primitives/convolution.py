@@ -667,6 +667,95 @@ def conv_dimension_numbers(
     return ConvDimensionNumbers(lhs_s, rhs_s, out_s)
 
 
+def conv_shape_tuple(
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], strides: Sequence[int],
+    pads: str | Sequence[tuple[int, int]], batch_group_count: int = 1,
+) -> tuple[int, ...]:
+    """``jax.lax.conv_shape_tuple``: the output shape of a convolution of
+    shapes in canonical order ((N, C, spatial...) and (O, I, spatial...))."""
+    if isinstance(pads, str):
+        pads = padtype_to_pads(lhs_shape[2:], rhs_shape[2:], strides, pads)
+    if len(pads) != len(lhs_shape) - 2:
+        raise PrimitiveTypeError(
+            f"Wrong number of explicit pads for convolution: expected {len(lhs_shape) - 2}, got {len(pads)}"
+        )
+    padded = [int(d) + int(lo) + int(hi) for d, (lo, hi) in zip(lhs_shape[2:], pads)]
+    if any(p < 0 for p in padded):
+        raise PrimitiveTypeError(
+            f"Negative padding is larger than the size of the corresponding dimension: got padding={list(pads)} "
+            f"for lhs_shape[2:]={tuple(lhs_shape[2:])}"
+        )
+    space = tuple(max(0, (p - int(k)) // int(s) + 1) for p, k, s in zip(padded, rhs_shape[2:], strides))
+    batch = int(lhs_shape[0]) // batch_group_count if batch_group_count > 1 else int(lhs_shape[0])
+    return (batch, int(rhs_shape[0])) + space
+
+
+def _take(shape: Sequence[int], perm: Sequence[int]) -> tuple[int, ...]:
+    return tuple(int(shape[i]) for i in perm)
+
+
+def _untake(shape: Sequence[int], perm: Sequence[int]) -> tuple[int, ...]:
+    out = [0] * len(perm)
+    for k, d in enumerate(perm):
+        out[d] = int(shape[k])
+    return tuple(out)
+
+
+def conv_general_shape_tuple(
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]], dimension_numbers: tuple[str, str, str],
+) -> tuple[int, ...]:
+    """``jax.lax.conv_general_shape_tuple``: the output shape of
+    ``conv_general_dilated`` with dimension strings (no dilation)."""
+    lp, rp, op = conv_general_permutations(dimension_numbers)
+    out = conv_shape_tuple(_take(lhs_shape, lp), _take(rhs_shape, rp), window_strides, padding)
+    return _untake(out, op)
+
+
+def conv_transpose_shape_tuple(
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]], dimension_numbers: tuple[str, str, str],
+) -> tuple[int, ...]:
+    """``jax.lax.conv_transpose_shape_tuple``: the output shape of ``conv_transpose``."""
+    lp, rp, op = conv_general_permutations(dimension_numbers)
+    lt, rt = _take(lhs_shape, lp), _take(rhs_shape, rp)
+    if isinstance(padding, str):
+        pads = [_conv_transpose_padding(k, s, padding) for k, s in zip(rt[2:], window_strides)]
+    else:
+        pads = [(int(lo), int(hi)) for lo, hi in padding]
+    space = tuple((i - 1) * s - k + 2 + lo + hi for i, k, s, (lo, hi) in zip(lt[2:], rt[2:], window_strides, pads))
+    return _untake((lt[0], rt[0]) + space, op)
+
+
+def conv_general_dilated_patches(
+    lhs: ArrayLike, filter_shape: Sequence[int], window_strides: Sequence[int],
+    padding: str | Sequence[tuple[int, int]],
+    lhs_dilation: Sequence[int] | None = None,
+    rhs_dilation: Sequence[int] | None = None,
+    dimension_numbers: ConvGeneralDilatedDimensionNumbers = None,
+    precision: str | Precision | None = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
+    """``jax.lax.conv_general_dilated_patches``: the patches a convolution
+    with ``filter_shape`` would see, flattened into the output's feature
+    dimension (input feature major, then the filter's spatial positions in
+    ``rhs_spec`` order): a convolution with a one-hot kernel, one feature group
+    per input feature."""
+    la = aval_of(lhs)
+    fshape = tuple(int(k) for k in filter_shape)
+    dn = conv_dimension_numbers(la.shape, (1, 1) + fshape, dimension_numbers)
+    size = math.prod(fshape)
+    channels = la.shape[dn.lhs_spec[1]]
+    eye = np.broadcast_to(np.eye(size, dtype=la.dtype), (channels, size, size))
+    rhs = np.moveaxis(eye.reshape((channels * size, 1) + fshape), (0, 1), (dn.rhs_spec[0], dn.rhs_spec[1]))
+    return conv_general_dilated(
+        lhs, np.ascontiguousarray(rhs), window_strides, padding, lhs_dilation, rhs_dilation, dn,
+        feature_group_count=channels,
+        precision=None if precision is None else (precision, Precision.DEFAULT),
+        preferred_element_type=preferred_element_type,
+    )
+
+
 def padtype_to_pads(
     in_shape: Sequence[int], window_shape: Sequence[int], window_strides: Sequence[int], padding: str,
 ) -> list[tuple[int, int]]:
