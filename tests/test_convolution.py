@@ -575,6 +575,10 @@ W = np.zeros((6, 4, 3, 3))  # OIHW
         (lambda: lax.conv_general_dilated(X, W, (1, 1), [(0, 0), 3]),  # type: ignore[list-item]  # a bad pair on purpose
          r"padding must be 'SAME', 'SAME_LOWER', 'VALID' or a sequence of \(low, high\) pairs"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", precision="ultra"), r"precision must be None"),
+        (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", precision=3),  # type: ignore[arg-type]  # a wrong type on purpose
+         r"precision must be None, a lax.Precision"),
+        (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", precision=("high", "high", "high")),  # type: ignore[arg-type]  # a wrong arity on purpose
+         r"precision must be a pair"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", preferred_element_type=np.float32),
          r"preferred_element_type float32 must not be narrower than float64"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "SAME", preferred_element_type=np.int64),

@@ -101,8 +101,9 @@ def _precision_name(p: str | Precision | None) -> str:
         return p.name
     if p is None:
         return "DEFAULT"
-    if p.lower() in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[p.lower()]
+    key = str(p).lower()  # (anything else a caller passes is refused below)
+    if key in _PRECISION_ALIASES:
+        return _PRECISION_ALIASES[key]
     raise PrimitiveTypeError(
         f"{_NAME}: precision must be None, a lax.Precision, one of {sorted(_PRECISION_ALIASES)} "
         f"or a pair of them, got {p!r}"
