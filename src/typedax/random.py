@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias, cast, overload
 
@@ -145,10 +145,12 @@ class KeyArray:
             raise TypeError("len() of a scalar key array")
         return self.shape[0]
 
-    def __iter__(self) -> object:
+    def __iter__(self) -> Iterator[KeyArray]:
         return iter([self[i] for i in range(len(self))])
 
     def __repr__(self) -> str:
+        if isinstance(self.data, Tracer):
+            return f"KeyArray(key<fry>{list(self.shape)}, traced)"
         return f"KeyArray(key<fry>{list(self.shape)}, data={np.asarray(self.data).tolist()!r})"
 
 
