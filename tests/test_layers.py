@@ -37,6 +37,10 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
     ("typedax.core.array", "typedax._indexing"):
         "x[idx] and x.at on arrays and tracers (core) are jax.numpy's indexing, "
         "built from the slicing and gather primitives",
+    ("typedax.core.array", "typedax.lowering.jaxlib_api"):
+        "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
+    ("typedax.core.array", "typedax.lowering"):
+        "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",
     ("typedax.primitives.windowed", "typedax.interpreters"):

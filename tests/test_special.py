@@ -193,7 +193,7 @@ def test_errors() -> None:
         special.sign_p.abstract_eval([ShapedArray((), np.dtype(np.bool_))], NO_PARAMS)
     with pytest.raises(PrimitiveTypeError, match="atan2 requires operands of one shape and dtype"):
         special.atan2_p.abstract_eval([f32, ShapedArray((2,), np.dtype(np.float64))], NO_PARAMS)
-    with pytest.raises(PrimitiveTypeError, match="round accepts float32/float64 operands, got int32"):
+    with pytest.raises(PrimitiveTypeError, match="round accepts float16/bfloat16/float32/float64 operands, got int32"):
         special.round_p.abstract_eval([i32], pmap({"rounding_method": 0}))
     with pytest.raises(PrimitiveTypeError, match="rounding_method must be 0 .* or 1 .*, got 2"):
         special.round_p.abstract_eval([f32], pmap({"rounding_method": 2}))

@@ -41,7 +41,7 @@ import numpy as np
 
 from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
-from .core.dtypes import DType, bool_, int32, int64
+from .core.dtypes import DType, bool_, int32, int64, is_float
 from .core.errors import IndexingError
 from .core.ir import NDArray
 from .core.trace import Tracer, Value, aval_of
@@ -832,7 +832,7 @@ class IndexUpdateRef:
     ) -> Array:
         """``x[idx] /= values`` (floating ``x``)."""
         x = self.array
-        if x.dtype.kind != "f":
+        if not is_float(x.dtype):
             raise _fail(self.index, x.shape, f"divide needs a floating array, got {x.dtype.name}")
         inv = lax.div(np.asarray(1, x.dtype), _cast_update(x, values))
         return self._update(inv, lax.scatter_mul, indices_are_sorted, unique_indices, mode)

@@ -23,7 +23,7 @@ import numpy as np
 from . import lax
 from . import numpy as tnp
 from .core.array import Array, ArrayLike
-from .core.dtypes import DType, canonicalize_explicit, default_float
+from .core.dtypes import DType, canonicalize_explicit, default_float, is_float
 from .core.errors import PrimitiveTypeError
 from .core.trace import Value, aval_of
 from . import nn_initializers as initializers
@@ -51,7 +51,7 @@ def _const(v: float, like: Value) -> Array:
 def relu(x: ArrayLike) -> Array:
     """``max(x, 0)``; its derivative at 0 is 0 (as JAX)."""
     a = tnp.asarray(x)
-    keep = tnp.logical_or(tnp.greater(a, 0), tnp.isnan(a)) if aval_of(a).dtype.kind == "f" else tnp.greater(a, 0)
+    keep = tnp.logical_or(tnp.greater(a, 0), tnp.isnan(a)) if is_float(aval_of(a).dtype) else tnp.greater(a, 0)
     return tnp.where(keep, a, tnp.zeros_like(a))
 
 
@@ -244,5 +244,5 @@ def avg_pool(inputs: ArrayLike, window_shape: Sequence[int], strides: Sequence[i
     div_shape = x.shape[:-1] + (1,)
     if len(div_shape) - 2 == len(tuple(window_shape)):
         div_shape = (1,) + div_shape[1:]
-    ones = tnp.ones(div_shape, dtype=x.dtype if x.dtype.kind == "f" else default_float())
+    ones = tnp.ones(div_shape, dtype=x.dtype if is_float(x.dtype) else default_float())
     return tnp.divide(y, _pool("avg_pool", ones, window_shape, strides, padding, "add"))

@@ -20,10 +20,13 @@ from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
 from .core.dtypes import DType, bool_, float32, float64, int8, int16, int32, int64, uint64
+from .core.dtypes import bfloat16 as bfloat16
+from .core.dtypes import float16 as float16
 from .core.dtypes import uint8 as uint8
 from .core.dtypes import uint16 as uint16
 from .core.dtypes import uint32 as uint32
-from .core.dtypes import canonicalize_dtype, canonicalize_explicit, default_float, default_int
+from .core.dtypes import finfo as finfo
+from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype
@@ -38,11 +41,10 @@ __all__ = [
     "minimum", "mod", "multiply", "negative", "not_equal", "power", "promote_types", "ravel",
     "remainder", "reshape", "result_type", "sin", "sqrt", "subtract", "sum", "tanh",
     "transpose", "where", "zeros_like", "zeros", "ones", "full", "full_like", "ones_like",
-    "int8", "int16", "uint8", "uint16", "uint32", "uint64", "iinfo", "finfo",
+    "int8", "int16", "uint8", "uint16", "uint32", "uint64", "iinfo", "finfo", "float16", "bfloat16",
 ]
 
-iinfo = np.iinfo  # JAX's are NumPy's (jnp.iinfo is numpy.iinfo)
-finfo = np.finfo
+iinfo = np.iinfo  # jnp.iinfo is NumPy's; jnp.finfo is ml_dtypes' (bfloat16 too)
 
 _SCALAR_TYPES = (bool, int, float)
 _PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
@@ -192,7 +194,7 @@ def multiply(x: ArrayLike, y: ArrayLike) -> Array:
 def _inexact(d: DType) -> DType:
     """The float type an integer or bool operand of a float function takes,
     as JAX: float32 for 32 bits or fewer, float64 for 64."""
-    return d if d.kind == "f" else float32 if d.itemsize <= 4 else float64
+    return d if is_float(d) else float32 if d.itemsize <= 4 else float64
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
@@ -257,7 +259,7 @@ def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
 
 def _float(x: Value) -> Value:
     d = aval_of(x).dtype
-    return x if d.kind == "f" else lax.convert_element_type(x, _inexact(d))
+    return x if is_float(d) else lax.convert_element_type(x, _inexact(d))
 
 
 def sin(x: ArrayLike) -> Array:
@@ -423,6 +425,10 @@ def mean(
     for i in axes:
         n *= a.shape[i]
     xf = _float(x) if dtype is None else astype(x, dtype)
+    out_dtype = aval_of(xf).dtype
+    if out_dtype in HALF:  # as JAX: the sum and the division in float32, rounded once
+        wide = sum(lax.convert_element_type(xf, float32), axes, keepdims=keepdims)
+        return lax.convert_element_type(divide(wide, float(n)), out_dtype)
     total = sum(xf, axes, keepdims=keepdims)
     return divide(total, float(n))
 
@@ -485,7 +491,7 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``, rounded toward minus infinity, as NumPy (for floats, its
     ``npy_divmod``: exact where ``floor(x / y)`` would round)."""
     a, b, r, fix = _truncated_rem("floor_divide", x, y)
-    if aval_of(a).dtype.kind != "f":
+    if not is_float(aval_of(a).dtype):
         q = lax.div(a, b)  # truncates toward zero
         return lax.select(fix, lax.sub(q, 1), q)
     d = lax.div(lax.sub(a, r), b)
@@ -921,7 +927,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
         raise PrimitiveTypeError(f"round: decimals must be an int, got {decimals!r}")
     x = asarray(a)
     dtype = aval_of(x).dtype
-    if dtype.kind != "f":
+    if not is_float(dtype):
         if d < 0:
             raise PrimitiveTypeError(f"round: integer rounding with decimals < 0 is not supported, got {d}")
         return x
@@ -936,7 +942,7 @@ around = round
 
 def rint(x: ArrayLike) -> Array:
     """Round half to even; integers and bools become the default float (as ``jnp.rint``)."""
-    if aval_of(x).dtype.kind != "f":
+    if not is_float(aval_of(x).dtype):
         return lax.convert_element_type(x, default_float())
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
 
@@ -946,17 +952,17 @@ def _bools_like(x: ArrayLike, value: bool) -> Array:
 
 
 def isnan(x: ArrayLike) -> Array:
-    return lax.ne(x, x) if aval_of(x).dtype.kind == "f" else _bools_like(x, False)
+    return lax.ne(x, x) if is_float(aval_of(x).dtype) else _bools_like(x, False)
 
 
 def isinf(x: ArrayLike) -> Array:
-    if aval_of(x).dtype.kind != "f":
+    if not is_float(aval_of(x).dtype):
         return _bools_like(x, False)
     return lax.eq(lax.abs(x), np.asarray(np.inf, aval_of(x).dtype))
 
 
 def isfinite(x: ArrayLike) -> Array:
-    return lax.is_finite(x) if aval_of(x).dtype.kind == "f" else _bools_like(x, True)
+    return lax.is_finite(x) if is_float(aval_of(x).dtype) else _bools_like(x, True)
 
 
 def nan_to_num(
@@ -967,9 +973,9 @@ def nan_to_num(
     ``neginf`` (default its most negative); other dtypes unchanged."""
     a = asarray(x)
     dtype = aval_of(a).dtype
-    if dtype.kind != "f":
+    if not is_float(dtype):
         return a
-    info = np.finfo(dtype)  # type: ignore[type-var]  # a float dtype, checked above
+    info = finfo(dtype)
     hi = info.max if posinf is None else posinf
     lo = info.min if neginf is None else neginf
     out = where(isnan(a), asarray(nan, dtype), a)
@@ -1231,7 +1237,7 @@ def linspace(
     else:
         shape[ax] = 0
         return zeros(shape, target)
-    if target.kind in "iu" and comp.kind == "f":
+    if target.kind in "iu" and is_float(comp):
         out = lax.floor(out)
     return astype(out, target)
 

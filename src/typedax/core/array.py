@@ -449,6 +449,10 @@ class ArrayImpl(Array):
             if self._dev is None:
                 raise deleted_error(self.aval)
             host = np.asarray(self._dev)
+            if host.dtype != self.aval.dtype:  # no buffer-protocol format (bfloat16)
+                from ..lowering.jaxlib_api import device_to_numpy  # upward, lazily: tests/test_layers.py
+
+                host = device_to_numpy(self._dev)  # type: ignore[arg-type]  # a jaxlib Array (DeviceBuffer is its protocol)
             self._host = host  # a cache: both copies hold the same value
         if host.flags.writeable:
             host = host.view()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import warnings
-from typing import Final, TypeAlias
+from typing import Any, Final, TypeAlias, cast
 
+import ml_dtypes
 import numpy as np
 
 from .config import X32_POSSIBLE, x64_enabled
@@ -20,16 +21,21 @@ uint8: Final[DType] = np.dtype(np.uint8)
 uint16: Final[DType] = np.dtype(np.uint16)
 uint32: Final[DType] = np.dtype(np.uint32)
 uint64: Final[DType] = np.dtype(np.uint64)
+float16: Final[DType] = np.dtype(np.float16)
+bfloat16: Final[DType] = np.dtype(ml_dtypes.bfloat16)  # NumPy's kind "V": test membership, never .kind
 float32: Final[DType] = np.dtype(np.float32)
 float64: Final[DType] = np.dtype(np.float64)
 
 SUPPORTED: Final[tuple[DType, ...]] = (
-    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float32, float64,
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
 )
 BY_NAME: Final[dict[str, DType]] = {d.name: d for d in SUPPORTED}
 # ``np.dtype.name`` is a slow Python-level property; printing looks names up here.
 NAMES: Final[dict[DType, str]] = {d: d.name for d in SUPPORTED}
-FLOATING: Final[frozenset[DType]] = frozenset({float32, float64})
+FLOATING: Final[frozenset[DType]] = frozenset({float16, bfloat16, float32, float64})
+#: The 16-bit floats: evaluated eagerly as XLA on CPU computes them, each
+#: operation in float32 and its result rounded (core/trace.py).
+HALF: Final[frozenset[DType]] = frozenset({float16, bfloat16})
 SIGNED: Final[frozenset[DType]] = frozenset({int8, int16, int32, int64})
 UNSIGNED: Final[frozenset[DType]] = frozenset({uint8, uint16, uint32, uint64})
 #: Integers of either signedness (JAX's ``_int``); arithmetic wraps around in both.
@@ -42,6 +48,12 @@ def is_float(d: DType) -> bool:
 
 def is_int(d: DType) -> bool:
     return d in INTEGER
+
+
+def finfo(dtype: DType | type) -> np.finfo[np.floating[Any]]:
+    """Machine limits of a float dtype: NumPy's ``finfo``, bfloat16's too
+    (``ml_dtypes.finfo``, what ``jnp.finfo`` is)."""
+    return cast("np.finfo[np.floating[Any]]", ml_dtypes.finfo(dtype))  # type: ignore[no-untyped-call]  # ml_dtypes ships it untyped
 
 
 def is_unsigned(d: DType) -> bool:

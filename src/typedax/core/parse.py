@@ -405,10 +405,10 @@ class _Parser:
         v = float(t)
         if math.isinf(v) and self.kinds[i] == NUM:
             raise self.syntax_error(f"the literal {t} is out of range for {dtype.name}", i)
-        if dtype == float32 and math.isfinite(v):
+        if dtype != float64 and math.isfinite(v):
             with np.errstate(over="ignore"):
-                if math.isinf(float(np.float32(v))):
-                    raise self.syntax_error(f"the literal {t} is out of range for float32", i)
+                if math.isinf(float(np.asarray(v).astype(dtype))):
+                    raise self.syntax_error(f"the literal {t} is out of range for {dtype.name}", i)
         return v
 
     # -- params -----------------------------------------------------------------

@@ -27,7 +27,7 @@ import numpy as np
 from .array import Array, ArrayImpl, ArrayLike, HostArray, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import X32_POSSIBLE, x64_enabled
-from .dtypes import TO_32, DType
+from .dtypes import HALF, TO_32, DType
 from .errors import (
     ConcretizationError,
     EscapedTracerError,
@@ -116,9 +116,10 @@ class EvalTrace(Trace):
             vals.append(v)
             avals.append(aval)
         # the same type errors as under staging (impl would broadcast or cast silently)
-        prim.abstract_eval(avals, params)
+        out_avals = prim.abstract_eval(avals, params)
+        results = prim.impl(vals, params) if not _has_half(avals) else _impl_in_float32(prim, vals, params, out_avals)
         out: list[Value] = []
-        for o in prim.impl(vals, params):
+        for o in results:
             if type(o) is not np.ndarray:
                 o = np.asarray(o)
             elif borrowed and o.base is not None:
@@ -128,6 +129,32 @@ class EvalTrace(Trace):
 
     def describe(self) -> str:
         return "evaluation"
+
+
+def _has_half(avals: Sequence[ShapedArray]) -> bool:
+    for a in avals:
+        if a.dtype in HALF:
+            return True
+    return False
+
+
+#: Primitives that see 16-bit floats as they are: those reading the bits (in
+#: float32 they would mean something else), and those evaluating a body of
+#: other primitives (each of which rounds on its own).
+NATIVE_ON_HALF: frozenset[str] = frozenset({
+    "bitcast_convert_type", "reduce_precision", "nextafter", "cond", "while", "scan", "jit",
+    "cumsum", "cumprod",  # XLA folds short axes in the 16-bit type, rounding each step
+})
+
+
+def _impl_in_float32(prim: Primitive, vals: list[NDArray], params: Params, out_avals: Sequence[ShapedArray]) -> list[NDArray]:
+    """XLA on CPU computes float16 and bfloat16 in float32, rounding each
+    operation's result to 16 bits; so does eager evaluation (NumPy's own
+    float16 loops accumulate differently)."""
+    if prim.name in NATIVE_ON_HALF:
+        return [np.asarray(o) for o in prim.impl(vals, params)]
+    wide = [v.astype(np.float32) if v.dtype in HALF else v for v in vals]
+    return [np.asarray(o).astype(a.dtype) for o, a in zip(prim.impl(wide, params), out_avals)]
 
 
 EVAL_TRACE: EvalTrace = EvalTrace(None)

@@ -11,7 +11,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_, float32, float64, int_range
+from ..core.dtypes import HALF, DType, bfloat16, bool_, float16, float32, float64, int_range
 from ..core.errors import PrimitiveTypeError
 
 HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
@@ -37,6 +37,10 @@ def element_type(dtype: DType) -> ir.Type:
     """The MLIR element type of a dtype (integers are signless, as in StableHLO)."""
     if dtype == float32:
         return ir.F32Type.get()
+    if dtype == float16:
+        return ir.F16Type.get()
+    if dtype == bfloat16:
+        return ir.BF16Type.get()
     if dtype == float64:
         return ir.F64Type.get()
     if dtype == bool_:
@@ -109,8 +113,16 @@ def reduce(
     axes: Sequence[int],
     init: bool | int | float,
     combine: Callable[[HloValue, HloValue], HloValue],
+    *,
+    wide_halves: bool = False,
 ) -> HloValue:
-    """``stablehlo.reduce`` of ``x`` over ``axes`` with a scalar ``combine``."""
+    """``stablehlo.reduce`` of ``x`` over ``axes`` with a scalar ``combine``;
+    with ``wide_halves``, float16/bfloat16 accumulate in float32 and round
+    once (as eager evaluation does, and jax.numpy's sum and prod)."""
+    if wide_halves and x_aval.dtype in HALF:
+        wide_in, wide_out = ShapedArray(x_aval.shape, float32), ShapedArray(out_aval.shape, float32)
+        r = reduce(hlo.convert(tensor_type(wide_in), x), wide_in, wide_out, axes, init, combine)
+        return hlo.convert(tensor_type(out_aval), r)
     scalar = ShapedArray((), x_aval.dtype)
     op = hlo.ReduceOp([tensor_type(out_aval)], [x], [full(init, scalar)], list(axes))
     st = ir.RankedTensorType.get([], element_type(x_aval.dtype))

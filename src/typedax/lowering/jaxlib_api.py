@@ -21,6 +21,8 @@ import importlib.util
 import inspect
 from pathlib import Path
 
+import numpy as np
+
 from jaxlib import _hlo, _jax
 from jaxlib import xla_client as xc
 from jaxlib._jax import Array as Array
@@ -38,6 +40,7 @@ from jaxlib._jax import batched_device_put as batched_device_put
 #: (module, name) of every private jaxlib name read here.
 PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "Array"),
+    ("jaxlib._jax", "ArrayImpl._single_device_array_to_np_array_did_copy"),
     ("jaxlib._jax", "Client"),
     ("jaxlib._jax", "CompileOptions"),
     ("jaxlib._jax", "Device"),
@@ -91,6 +94,13 @@ def array_result_handler(aval: object, sharding: object) -> ResultHandler:
     if _SKIP_CHECKS:
         return _jax.array_result_handler(aval, sharding, True, _skip_checks=True)
     return _jax.array_result_handler(aval, sharding, True)
+
+
+def device_to_numpy(dev: _jax.ArrayImpl) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
+    """A device array's value on the host, for dtypes the buffer protocol
+    cannot describe (bfloat16: ``np.asarray`` would wrap the object)."""
+    value, _ = dev._single_device_array_to_np_array_did_copy()
+    return np.asarray(value)
 
 
 def cuda_plugin_library() -> Path | None:

@@ -26,7 +26,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, DType, bool_
+from ..core.dtypes import FLOATING, DType, bfloat16, bool_, float16, float32, float64
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules
@@ -100,7 +100,8 @@ def _precision_params(params: Params) -> tuple[int, int]:
     return e, m
 
 
-_LAYOUT: dict[int, tuple[int, int]] = {4: (8, 23), 8: (11, 52)}  # bytes -> exponent, mantissa bits
+#: Each float dtype's exponent and mantissa bits.
+_LAYOUT: dict[DType, tuple[int, int]] = {float16: (5, 10), bfloat16: (8, 7), float32: (8, 23), float64: (11, 52)}
 
 
 def _reduce_precision_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
@@ -108,7 +109,7 @@ def _reduce_precision_impl(args: Sequence[NDArray], params: Params) -> list[NDAr
     dest_e, dest_m = _precision_params(params)
     x = np.asarray(args[0])
     nbytes = x.dtype.itemsize
-    src_e, src_m = _LAYOUT[nbytes]
+    src_e, src_m = _LAYOUT[x.dtype]
     u = np.dtype(f"u{nbytes}")
     one = u.type(1)
     bits = np.ascontiguousarray(x).reshape(x.shape).view(u).copy()
@@ -143,7 +144,7 @@ def _reduce_precision_abstract(avals: Sequence[ShapedArray], params: Params) -> 
     check_arity("reduce_precision", avals, 1)
     _precision_params(params)
     if avals[0].dtype not in FLOATING:
-        raise PrimitiveTypeError(f"reduce_precision accepts float32/float64 operands, got {avals[0].str_short()}")
+        raise PrimitiveTypeError(f"reduce_precision accepts float operands, got {avals[0].str_short()}")
     return [avals[0]]
 
 

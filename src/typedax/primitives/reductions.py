@@ -136,7 +136,7 @@ def _reduce_prod_abstract(avals: Sequence[ShapedArray], params: Params) -> list[
 
 def _reduce_prod_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
     axes = get_ints("reduce_prod", eqn.params, "axis")
-    return [reduce(args[0], eqn.inputs[0].aval, eqn.out_binders[0].aval, axes, 1, hlo.multiply)]
+    return [reduce(args[0], eqn.inputs[0].aval, eqn.out_binders[0].aval, axes, 1, hlo.multiply, wide_halves=True)]
 
 
 reduce_prod_p = Primitive(

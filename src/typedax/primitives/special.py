@@ -158,7 +158,8 @@ def _digamma(x: NDArray) -> object:
 
 
 def _nextafter(x: NDArray, y: NDArray) -> object:
-    return np.nextafter(x, y)
+    # C's rule, x == y gives y (-0.0 towards 0.0 is 0.0): NumPy's float16 loop gives x
+    return np.where(x == y, y, np.nextafter(x, y))
 
 
 def _atan2(x: NDArray, y: NDArray) -> object:
@@ -337,7 +338,7 @@ def _round_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shaped
     _rounding_method(params)
     (x,) = avals
     if x.dtype not in FLOATING:
-        raise PrimitiveTypeError(f"round accepts float32/float64 operands, got {x.str_short()}")
+        raise PrimitiveTypeError(f"round accepts float16/bfloat16/float32/float64 operands, got {x.str_short()}")
     return [x]
 
 
@@ -361,7 +362,7 @@ def _is_finite_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Sh
     check_arity("is_finite", avals, 1)
     (x,) = avals
     if x.dtype not in FLOATING:
-        raise PrimitiveTypeError(f"is_finite accepts float32/float64 operands, got {x.str_short()}")
+        raise PrimitiveTypeError(f"is_finite accepts float16/bfloat16/float32/float64 operands, got {x.str_short()}")
     return [ShapedArray(x.shape, bool_)]
 
 

@@ -370,7 +370,7 @@ def _reduce_sum_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) ->
 
 def _reduce_sum_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
     axes = get_ints("reduce_sum", eqn.params, "axis")
-    return [reduce(args[0], eqn.inputs[0].aval, _out(eqn), axes, 0, hlo.add)]
+    return [reduce(args[0], eqn.inputs[0].aval, _out(eqn), axes, 0, hlo.add, wide_halves=True)]
 
 
 reduce_sum_p = Primitive(

@@ -8,7 +8,7 @@ import numpy as np
 from ... import lax
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ...core.dtypes import default_float
+from ...core.dtypes import default_float, is_float
 from ...core.trace import Value, aval_of
 
 __all__ = ["cdf", "logcdf", "logpdf", "pdf", "ppf"]
@@ -16,7 +16,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "pdf", "ppf"]
 
 def _inexact(*xs: ArrayLike) -> list[Value]:
     dtype = tnp.result_type(*xs)
-    dtype = dtype if dtype.kind == "f" else tnp._inexact(dtype)
+    dtype = dtype if is_float(dtype) else tnp._inexact(dtype)
     return tnp._prepare(*(tnp.astype(x, dtype) for x in xs))
 
 
