@@ -147,6 +147,18 @@ def test_other_samplers_match_jax() -> None:
     same(tr.choice(k, 4, (3,), replace=False, p=pr), jax.random.choice(jk, 4, (3,), replace=False, p=pr), True)
 
 
+def test_derived_samplers_match_jax() -> None:
+    k, jk = tr.PRNGKey(11), jax.random.PRNGKey(11)
+    sig = np.array([0.5, 1.0, 2.0])
+    same(tr.laplace(k, (5,), np.float32), jax.random.laplace(jk, (5,), np.float32), False)
+    same(tr.logistic(k, (5,)), jax.random.logistic(jk, (5,)), False)
+    same(tr.cauchy(k, (5,)), jax.random.cauchy(jk, (5,)), False)
+    same(tr.rademacher(k, (5,)), jax.random.rademacher(jk, (5,)), True)
+    same(tr.lognormal(k, sig), jax.random.lognormal(jk, sig), False)
+    same(tr.pareto(k, sig), jax.random.pareto(jk, sig), False)
+    same(tr.rayleigh(k, sig), jax.random.rayleigh(jk, sig), False)
+    np.testing.assert_allclose(np.asarray(tr.chisquare(k, 3.0, (4,))), jax.random.chisquare(jk, 3.0, (4,)), rtol=1e-12)
+
 def test_gamma_family_matches_jax() -> None:
     k, jk = tr.PRNGKey(7), jax.random.PRNGKey(7)
     # gamma, and dirichlet's derivative for the log-space sampler (loggamma,

@@ -87,7 +87,8 @@ __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
     "random_bits", "uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
     "permutation", "choice", "shuffle", "gumbel", "exponential", "gamma", "loggamma", "beta",
-    "dirichlet", "multivariate_normal", "orthogonal", "threefry_2x32",
+    "dirichlet", "multivariate_normal", "orthogonal", "threefry_2x32", "laplace", "logistic",
+    "cauchy", "rademacher", "lognormal", "chisquare", "pareto", "rayleigh",
 ]
 
 Shape: TypeAlias = Sequence[int]
@@ -663,6 +664,78 @@ def categorical(
     _, idx = lax.top_k(_moveaxis(lg2, ax % nd, nd - 1), k)
     perm = (aval_of(idx).ndim - 1, *range(aval_of(idx).ndim - 1))
     return lax.reshape(lax.transpose(idx, perm), s)
+
+
+# -- samplers made from the ones above (JAX's formulas) ----------------------------
+def _float_param_shape(name: str, shape: Shape | None, *params: ArrayLike) -> tuple[int, ...]:
+    pshapes = [aval_of(p).shape for p in params]
+    if shape is None:
+        return tuple(np.broadcast_shapes(*pshapes)) if pshapes else ()
+    s = _shape(name, shape)
+    _check_shape(name, s, *pshapes)
+    return s
+
+
+def laplace(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Standard Laplace floats (``jax.random.laplace``)."""
+    d = _float_dtype("laplace", dtype)
+    epsneg = 2.0 ** -(_float_bits(d)[1] + 1)
+    u = uniform(key, shape, d, minval=-1.0 + epsneg, maxval=1.0)
+    return lax.mul(lax.sign(u), lax.log1p(lax.neg(lax.abs(u))))
+
+
+def logistic(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Standard logistic floats (``jax.random.logistic``)."""
+    d = _float_dtype("logistic", dtype)
+    x = uniform(key, shape, d, minval=_tiny(d), maxval=1.0)
+    return lax.sub(lax.log(x), lax.log1p(lax.neg(x)))
+
+
+def cauchy(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Standard Cauchy floats (``jax.random.cauchy``)."""
+    d = _float_dtype("cauchy", dtype)
+    u = uniform(key, shape, d, minval=2.0 ** -_float_bits(d)[1], maxval=1.0)
+    return lax.tan(lax.mul(np.asarray(np.pi, d), lax.sub(u, np.asarray(0.5, d))))
+
+
+def rademacher(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """-1 or 1 with equal probability (``jax.random.rademacher``; default int dtype)."""
+    d = default_int() if dtype is None else canonicalize_explicit(np.dtype(dtype), "rademacher")
+    b = tnp.astype(bernoulli(key, 0.5, _shape("rademacher", shape)), d)
+    return tnp.astype(tnp.subtract(tnp.multiply(2, b), 1), d)
+
+
+def lognormal(key: KeyLike, sigma: ArrayLike = 1.0, shape: Shape | None = None,
+              dtype: DTypeLike | None = None) -> Array:
+    """exp(sigma * N(0, 1)) (``jax.random.lognormal``)."""
+    d = _float_dtype("lognormal", dtype)
+    s = _float_param_shape("lognormal", shape, sigma)
+    return lax.exp(tnp.multiply(normal(key, s, d), lax.convert_element_type(sigma, d)))
+
+
+def chisquare(key: KeyLike, df: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Chi-square(df) floats, as 2 * gamma(df / 2) (``jax.random.chisquare``)."""
+    d = _float_dtype("chisquare", dtype)
+    s = _float_param_shape("chisquare", shape, df)
+    half = lax.div(lax.convert_element_type(df, d), np.asarray(2.0, d))
+    return lax.mul(lax.exp(loggamma(key, half, s, d)), np.asarray(2.0, d))
+
+
+def pareto(key: KeyLike, b: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Pareto(b) floats, exp(Exponential / b) (``jax.random.pareto``)."""
+    d = _float_dtype("pareto", dtype)
+    s = _float_param_shape("pareto", shape, b)
+    return lax.exp(tnp.divide(exponential(key, s, d), lax.convert_element_type(b, d)))
+
+
+def rayleigh(key: KeyLike, scale: ArrayLike = 1.0, shape: Shape | None = None,
+             dtype: DTypeLike | None = None) -> Array:
+    """Rayleigh(scale) floats, scale * sqrt(-2 log U) (``jax.random.rayleigh``)."""
+    d = _float_dtype("rayleigh", dtype)
+    s = _float_param_shape("rayleigh", shape, scale)
+    u = uniform(key, s, d)
+    sc = tnp.broadcast_to(lax.convert_element_type(scale, d), s)
+    return lax.mul(sc, lax.sqrt(lax.mul(lax.log(u), np.asarray(-2.0, d))))
 
 
 # -- integers and permutations -----------------------------------------------------------
