@@ -270,6 +270,12 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.bincount": lambda A: tnp.bincount(A(IDX[:, 0])),
     "tnp.histogram": lambda A: tnp.histogram(A(F), 3)[0], "tnp.histogram_bin_edges": lambda A: tnp.histogram_bin_edges(A(F), 3),
     "tnp.einsum": lambda A: tnp.einsum("ij,kj->ik", A(F), A(G)),
+    "tnp.linalg.norm": lambda A: tnp.linalg.norm(A(F), 1),
+    "tnp.linalg.vector_norm": lambda A: tnp.linalg.vector_norm(A(F), axis=1),
+    "tnp.linalg.matrix_norm": lambda A: tnp.linalg.matrix_norm(A(F)),
+    "tnp.linalg.det": lambda A: tnp.linalg.det(A(F[:, :2])), "tnp.linalg.inv": lambda A: tnp.linalg.inv(A(F[:, 1:])),
+    "tnp.linalg.slogdet": lambda A: tnp.linalg.slogdet(A(F[:, :2]))[1],
+    "tnp.linalg.solve": lambda A: tnp.linalg.solve(A(F[:, 1:]), A(G[0, :2])),
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -391,7 +397,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
+NOT_ARRAY_FUNCTIONS = {"linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

@@ -1389,6 +1389,7 @@ from ._numpy.searching import nonzero as nonzero  # noqa: E402
 from ._numpy.searching import searchsorted as searchsorted  # noqa: E402
 from ._numpy.searching import unique as unique  # noqa: E402
 from ._numpy.einsum import einsum as einsum  # noqa: E402
+from ._numpy import linalg as linalg  # noqa: E402  (typedax.numpy.linalg)
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1408,4 +1409,5 @@ __all__ += [
     "nanargmax", "nanargmin", "nanmax", "nanmean", "nanmedian", "nanmin", "nanpercentile",
     "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "nonzero", "percentile", "ptp",
     "quantile", "searchsorted", "std", "unique", "var",
+    "linalg",
 ]

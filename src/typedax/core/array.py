@@ -80,6 +80,39 @@ class _NumpyOps(Protocol):
     def min(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
             keepdims: bool = False) -> Array: ...
     def astype(self, x: ArrayLike, dtype: DType | type, /) -> Array: ...
+    # the methods of issue 12 (typedax/_numpy/): x.std(), x.clip(), x.cumsum(), ...
+    def all(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
+    def any(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
+    def argmax(self, a: ArrayLike, axis: int | None = None, keepdims: bool = False, /) -> Array: ...
+    def argmin(self, a: ArrayLike, axis: int | None = None, keepdims: bool = False, /) -> Array: ...
+    def argsort(self, a: ArrayLike, axis: int | None = -1, /, *, stable: bool = True,
+                descending: bool = False) -> Array: ...
+    def sort(self, a: ArrayLike, axis: int | None = -1, /, *, stable: bool = True,
+             descending: bool = False) -> Array: ...
+    def clip(self, arr: ArrayLike, min: ArrayLike | None = None, max: ArrayLike | None = None, /) -> Array: ...
+    def cumsum(self, a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, /) -> Array: ...
+    def cumprod(self, a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, /) -> Array: ...
+    def prod(self, a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+             keepdims: bool = False, /) -> Array: ...
+    def round(self, a: ArrayLike, decimals: int = 0, /) -> Array: ...
+    def squeeze(self, a: ArrayLike, axis: int | Sequence[int] | None = None, /) -> Array: ...
+    def swapaxes(self, a: ArrayLike, axis1: int, axis2: int, /) -> Array: ...
+    def dot(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
+    def diagonal(self, a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1, /) -> Array: ...
+    def trace(self, a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
+              dtype: DType | type | None = None, /) -> Array: ...
+    def ptp(self, a: ArrayLike, axis: int | Sequence[int] | None = None, out: None = None,
+            keepdims: bool = False, /) -> Array: ...
+    def std(self, a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+            out: None = None, ddof: int = 0, keepdims: bool = False, /, *,
+            where: ArrayLike | None = None) -> Array: ...
+    def repeat(self, a: ArrayLike, repeats: ArrayLike, axis: int | None = None, /, *,
+               total_repeat_length: int | None = None) -> Array: ...
+    def take(self, a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
+             mode: str | None = None, unique_indices: bool = False, indices_are_sorted: bool = False,
+             fill_value: ArrayLike | None = None, /) -> Array: ...
+    def nonzero(self, a: ArrayLike, /, *, size: int | None = None,
+                fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> tuple[Array, ...]: ...
 
 
 # ``typedax.numpy`` imports this module, so the operators find it lazily; once
@@ -345,6 +378,75 @@ class Array:
 
     def astype(self, dtype: DType | type) -> Array:
         return (_TNP or _load_numpy()).astype(self, dtype)
+
+    # -- methods that call typedax.numpy's functions of issue 12 (as jax.Array's; no
+    # ``x.var()``: the staging and partial-evaluation tracers use ``.var`` for their IR variable) --
+    def all(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).all(self, axis, keepdims)
+
+    def any(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).any(self, axis, keepdims)
+
+    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).argmax(self, axis, keepdims)
+
+    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).argmin(self, axis, keepdims)
+
+    def argsort(self, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
+        return (_TNP or _load_numpy()).argsort(self, axis, stable=stable, descending=descending)
+
+    def sort(self, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
+        return (_TNP or _load_numpy()).sort(self, axis, stable=stable, descending=descending)
+
+    def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - JAX's names
+        return (_TNP or _load_numpy()).clip(self, min, max)
+
+    def cumsum(self, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+        return (_TNP or _load_numpy()).cumsum(self, axis, dtype)
+
+    def cumprod(self, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+        return (_TNP or _load_numpy()).cumprod(self, axis, dtype)
+
+    def prod(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+             keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).prod(self, axis, dtype, keepdims)
+
+    def round(self, decimals: int = 0) -> Array:
+        return (_TNP or _load_numpy()).round(self, decimals)
+
+    def squeeze(self, axis: int | Sequence[int] | None = None) -> Array:
+        return (_TNP or _load_numpy()).squeeze(self, axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> Array:
+        return (_TNP or _load_numpy()).swapaxes(self, axis1, axis2)
+
+    def dot(self, b: ArrayLike) -> Array:
+        return (_TNP or _load_numpy()).dot(self, b)
+
+    def diagonal(self, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
+        return (_TNP or _load_numpy()).diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset: int = 0, axis1: int = 0, axis2: int = 1, dtype: DType | type | None = None) -> Array:
+        return (_TNP or _load_numpy()).trace(self, offset, axis1, axis2, dtype)
+
+    def ptp(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+        return (_TNP or _load_numpy()).ptp(self, axis, None, keepdims)
+
+    def std(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None, ddof: int = 0,
+            keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+        return (_TNP or _load_numpy()).std(self, axis, dtype, None, ddof, keepdims, where=where)
+
+    def repeat(self, repeats: ArrayLike, axis: int | None = None, *, total_repeat_length: int | None = None) -> Array:
+        return (_TNP or _load_numpy()).repeat(self, repeats, axis, total_repeat_length=total_repeat_length)
+
+    def take(self, indices: ArrayLike, axis: int | None = None, mode: str | None = None,
+             fill_value: ArrayLike | None = None) -> Array:
+        return (_TNP or _load_numpy()).take(self, indices, axis, None, mode, False, False, fill_value)
+
+    def nonzero(self, *, size: int | None = None,
+                fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> tuple[Array, ...]:
+        return (_TNP or _load_numpy()).nonzero(self, size=size, fill_value=fill_value)
 
     def block_until_ready(self) -> Self:
         """Wait until the computation producing this array has finished."""
