@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import bool_
+from ..core.dtypes import bool_, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 
@@ -294,7 +294,7 @@ def _isinf_of_sign(op: str, x: ArrayLike, infinity: float, out: None) -> Array:
     if out is not None:
         raise PrimitiveTypeError(f"The 'out' argument to {op} is not supported.")
     a = tnp.asarray(x)
-    if a.dtype.kind != "f":
+    if not is_float(a.dtype):
         return tnp.full(a.shape, False, bool_)
     return lax.eq(a, np.asarray(infinity, a.dtype))
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
-from ..core.dtypes import DType, bool_, default_int, int32, int64
+from ..core.dtypes import DType, bool_, default_int, int32, int64, is_float
 from ..core.errors import ConcretizationError, PrimitiveTypeError
 from ..core.trace import Tracer
 
@@ -26,7 +26,7 @@ def _sort_lt(x: Array, y: Array) -> Array:
     from .. import numpy as tnp
 
     lt = lax.lt(x, y)
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return lt
     return lax.bitwise_or(lt, lax.bitwise_and(tnp.isnan(y), lax.bitwise_not(tnp.isnan(x))))
 
@@ -227,7 +227,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     if n == 0:
         return tnp.full((size,), 0 if fill_value is None else fill_value, x.dtype)
     new = lax.ne(lax.slice_in_dim(flat, 1, n), lax.slice_in_dim(flat, 0, n - 1))
-    if equal_nan and flat.dtype.kind == "f":
+    if equal_nan and is_float(flat.dtype):
         both_nan = lax.bitwise_and(tnp.isnan(lax.slice_in_dim(flat, 1, n)), tnp.isnan(lax.slice_in_dim(flat, 0, n - 1)))
         new = lax.bitwise_and(new, lax.bitwise_not(both_nan))
     first = lax.concatenate([tnp.full((1,), True, bool_), new], 0)

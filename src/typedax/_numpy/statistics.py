@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int
+from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 
@@ -65,7 +65,7 @@ def _var(op: str, a: ArrayLike, axis: Axis, dtype: DType | type | None, ddof: fl
     d = _inexact_dtype(op, x, dtype)
     x = tnp.astype(x, d)
     axes = tnp._axes(op, x.ndim, axis)
-    if ignore_nan and d.kind == "f":
+    if ignore_nan and is_float(d):
         keep = tnp.logical_not(tnp.isnan(x))
         where = keep if where is None else tnp.logical_and(keep, where)
     count_k = _count(op, x, axes, True, where, d)
@@ -120,7 +120,7 @@ def nanstd(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, o
 def _nan_to(x: Array, value: float) -> Array:
     from .. import numpy as tnp
 
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return x
     return lax.select(tnp.isnan(x), tnp.full(x.shape, value, x.dtype), x)
 
@@ -169,7 +169,7 @@ def _nan_extremum(op: str, reduce_max: bool, a: ArrayLike, axis: Axis, out: None
     _no_out(op, out)
     x = tnp.asarray(a)
     reduce = tnp.max if reduce_max else tnp.min
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         y = x
     else:
         y = _nan_to(x, -np.inf if reduce_max else np.inf)
@@ -178,14 +178,14 @@ def _nan_extremum(op: str, reduce_max: bool, a: ArrayLike, axis: Axis, out: None
             raise PrimitiveTypeError(f"{op}: reduction operation '{op[3:]}' does not have an identity, "
                                      "so to use a where mask one has to specify 'initial'")
         fill = -np.inf if reduce_max else np.inf
-        if y.dtype.kind != "f":
+        if not is_float(y.dtype):
             info = np.iinfo(y.dtype) if y.dtype != bool_ else None  # type: ignore[type-var]  # integer dtypes here
             fill = (info.min if reduce_max else info.max) if info is not None else (not reduce_max)
         y = _masked(y, where, fill)
     out_v = reduce(y, axis=axis, keepdims=keepdims)
     if initial is not None:
         out_v = (tnp.maximum if reduce_max else tnp.minimum)(out_v, initial)
-    if x.dtype.kind != "f" or initial is not None:  # (an initial value stands for an all-NaN slice, as JAX)
+    if not is_float(x.dtype) or initial is not None:  # (an initial value stands for an all-NaN slice, as JAX)
         return out_v
     all_nan = tnp.all(tnp.isnan(x), axis=axis, keepdims=keepdims)
     return lax.select(all_nan, tnp.full(out_v.shape, np.nan, out_v.dtype), out_v)
@@ -207,7 +207,7 @@ def _nan_arg(op: str, reduce_max: bool, a: ArrayLike, axis: int | None, keepdims
     from .. import numpy as tnp
 
     x = tnp.asarray(a)
-    if x.dtype.kind != "f":
+    if not is_float(x.dtype):
         return (tnp.argmax if reduce_max else tnp.argmin)(x, axis=axis, keepdims=keepdims)
     y = _nan_to(x, -np.inf if reduce_max else np.inf)
     idx = (tnp.argmax if reduce_max else tnp.argmin)(y, axis=axis, keepdims=keepdims)
