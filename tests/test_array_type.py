@@ -276,6 +276,36 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.linalg.det": lambda A: tnp.linalg.det(A(F[:, :2])), "tnp.linalg.inv": lambda A: tnp.linalg.inv(A(F[:, 1:])),
     "tnp.linalg.slogdet": lambda A: tnp.linalg.slogdet(A(F[:, :2]))[1],
     "tnp.linalg.solve": lambda A: tnp.linalg.solve(A(F[:, 1:]), A(G[0, :2])),
+    "tnp.divmod": lambda A: tnp.divmod(A(I32), A(J32))[0], "tnp.modf": lambda A: tnp.modf(A(F))[1],
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(F)))(getattr(tnp, n)) for n in (
+        "real", "imag", "conj", "conjugate", "angle", "iscomplex", "isreal", "copy", "nancumsum", "nancumprod")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(I32)))(getattr(tnp, n)) for n in ("bitwise_count", "bitwise_invert")},
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(I32), A(J32) % 4))(getattr(tnp, n)) for n in (
+        "bitwise_left_shift", "bitwise_right_shift")},
+    "tnp.isin": lambda A: tnp.isin(A(I32), A(J32)),
+    "tnp.select": lambda A: tnp.select([A(B)], [A(F)], 0.5),
+    "tnp.delete": lambda A: tnp.delete(A(F), 1, axis=1), "tnp.compress": lambda A: tnp.compress(A(B[0]), A(F), axis=1),
+    "tnp.extract": lambda A: tnp.extract(A(B), A(F)),
+    "tnp.put_along_axis": lambda A: tnp.put_along_axis(A(F), A(IDX), 0.0, 1, inplace=False),
+    "tnp.fill_diagonal": lambda A: tnp.fill_diagonal(A(F), 0.0, inplace=False),
+    "tnp.tril_indices": lambda A: tnp.tril_indices(3)[0], "tnp.triu_indices": lambda A: tnp.triu_indices(3)[1],
+    "tnp.tril_indices_from": lambda A: tnp.tril_indices_from(A(F))[0],
+    "tnp.triu_indices_from": lambda A: tnp.triu_indices_from(A(F))[1],
+    "tnp.diag_indices": lambda A: tnp.diag_indices(3)[0], "tnp.diag_indices_from": lambda A: tnp.diag_indices_from(A(F[:, :2]))[0],
+    "tnp.unravel_index": lambda A: tnp.unravel_index(A(IDX), (2, 3))[0],
+    "tnp.cumulative_sum": lambda A: tnp.cumulative_sum(A(F), axis=1),
+    "tnp.cumulative_prod": lambda A: tnp.cumulative_prod(A(F), axis=0, include_initial=True),
+    "tnp.vecdot": lambda A: tnp.vecdot(A(F), A(G)), "tnp.matvec": lambda A: tnp.matvec(A(F), A(V)),
+    "tnp.vecmat": lambda A: tnp.vecmat(A(F[:, 0]), A(F)), "tnp.rollaxis": lambda A: tnp.rollaxis(A(F), 1),
+    "tnp.resize": lambda A: tnp.resize(A(F), (4, 2)),
+    "tnp.fromfunction": lambda A: tnp.fromfunction(lambda i, j: i + j, (2, 3)),
+    "tnp.apply_along_axis": lambda A: tnp.apply_along_axis(tnp.sum, 1, A(F)),
+    "tnp.apply_over_axes": lambda A: tnp.apply_over_axes(tnp.sum, A(F), [1]),
+    "tnp.polyval": lambda A: tnp.polyval(A(V), A(F)), "tnp.polyadd": lambda A: tnp.polyadd(A(V), A(F[0, :2])),
+    "tnp.polysub": lambda A: tnp.polysub(A(V), A(F[0])), "tnp.polymul": lambda A: tnp.polymul(A(V), A(V)),
+    "tnp.polyder": lambda A: tnp.polyder(A(V)), "tnp.polyint": lambda A: tnp.polyint(A(V)),
+    "tnp.vander": lambda A: tnp.vander(A(V)),
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(5))(getattr(tnp, n)) for n in ("hamming", "hanning", "bartlett", "blackman")},
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -397,7 +427,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
+NOT_ARRAY_FUNCTIONS = {"isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

@@ -1390,6 +1390,59 @@ from ._numpy.searching import searchsorted as searchsorted  # noqa: E402
 from ._numpy.searching import unique as unique  # noqa: E402
 from ._numpy.einsum import einsum as einsum  # noqa: E402
 from ._numpy import linalg as linalg  # noqa: E402  (typedax.numpy.linalg)
+from ._numpy.elementwise import angle as angle  # noqa: E402
+from ._numpy.elementwise import bitwise_count as bitwise_count  # noqa: E402
+from ._numpy.elementwise import bitwise_invert as bitwise_invert  # noqa: E402
+from ._numpy.elementwise import bitwise_left_shift as bitwise_left_shift  # noqa: E402
+from ._numpy.elementwise import bitwise_right_shift as bitwise_right_shift  # noqa: E402
+from ._numpy.elementwise import conj as conj  # noqa: E402
+from ._numpy.elementwise import conjugate as conjugate  # noqa: E402
+from ._numpy.elementwise import copy as copy  # noqa: E402, A004 - jnp's name
+from ._numpy.elementwise import divmod as divmod  # noqa: E402, A004 - jnp's name
+from ._numpy.elementwise import imag as imag  # noqa: E402
+from ._numpy.elementwise import iscomplex as iscomplex  # noqa: E402
+from ._numpy.elementwise import iscomplexobj as iscomplexobj  # noqa: E402
+from ._numpy.elementwise import isin as isin  # noqa: E402
+from ._numpy.elementwise import isreal as isreal  # noqa: E402
+from ._numpy.elementwise import isrealobj as isrealobj  # noqa: E402
+from ._numpy.elementwise import modf as modf  # noqa: E402
+from ._numpy.elementwise import real as real  # noqa: E402
+from ._numpy.indexing import compress as compress  # noqa: E402
+from ._numpy.indexing import delete as delete  # noqa: E402
+from ._numpy.indexing import diag_indices as diag_indices  # noqa: E402
+from ._numpy.indexing import diag_indices_from as diag_indices_from  # noqa: E402
+from ._numpy.indexing import extract as extract  # noqa: E402
+from ._numpy.indexing import fill_diagonal as fill_diagonal  # noqa: E402
+from ._numpy.indexing import put_along_axis as put_along_axis  # noqa: E402
+from ._numpy.indexing import select as select  # noqa: E402
+from ._numpy.indexing import tril_indices as tril_indices  # noqa: E402
+from ._numpy.indexing import tril_indices_from as tril_indices_from  # noqa: E402
+from ._numpy.indexing import triu_indices as triu_indices  # noqa: E402
+from ._numpy.indexing import triu_indices_from as triu_indices_from  # noqa: E402
+from ._numpy.indexing import unravel_index as unravel_index  # noqa: E402
+from ._numpy.manipulation import apply_along_axis as apply_along_axis  # noqa: E402
+from ._numpy.manipulation import apply_over_axes as apply_over_axes  # noqa: E402
+from ._numpy.manipulation import cumulative_prod as cumulative_prod  # noqa: E402
+from ._numpy.manipulation import cumulative_sum as cumulative_sum  # noqa: E402
+from ._numpy.manipulation import fromfunction as fromfunction  # noqa: E402
+from ._numpy.manipulation import matvec as matvec  # noqa: E402
+from ._numpy.manipulation import nancumprod as nancumprod  # noqa: E402
+from ._numpy.manipulation import nancumsum as nancumsum  # noqa: E402
+from ._numpy.manipulation import resize as resize  # noqa: E402
+from ._numpy.manipulation import rollaxis as rollaxis  # noqa: E402
+from ._numpy.manipulation import vecdot as vecdot  # noqa: E402
+from ._numpy.manipulation import vecmat as vecmat  # noqa: E402
+from ._numpy.polynomial import bartlett as bartlett  # noqa: E402
+from ._numpy.polynomial import blackman as blackman  # noqa: E402
+from ._numpy.polynomial import hamming as hamming  # noqa: E402
+from ._numpy.polynomial import hanning as hanning  # noqa: E402
+from ._numpy.polynomial import polyadd as polyadd  # noqa: E402
+from ._numpy.polynomial import polyder as polyder  # noqa: E402
+from ._numpy.polynomial import polyint as polyint  # noqa: E402
+from ._numpy.polynomial import polymul as polymul  # noqa: E402
+from ._numpy.polynomial import polysub as polysub  # noqa: E402
+from ._numpy.polynomial import polyval as polyval  # noqa: E402
+from ._numpy.polynomial import vander as vander  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1410,4 +1463,12 @@ __all__ += [
     "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "nonzero", "percentile", "ptp",
     "quantile", "searchsorted", "std", "unique", "var",
     "linalg",
+    "angle", "apply_along_axis", "apply_over_axes", "bartlett", "bitwise_count", "bitwise_invert",
+    "bitwise_left_shift", "bitwise_right_shift", "blackman", "compress", "conj", "conjugate",
+    "copy", "cumulative_prod", "cumulative_sum", "delete", "diag_indices", "diag_indices_from",
+    "divmod", "extract", "fill_diagonal", "fromfunction", "hamming", "hanning", "imag",
+    "iscomplex", "iscomplexobj", "isin", "isreal", "isrealobj", "matvec", "modf", "nancumprod",
+    "nancumsum", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval",
+    "put_along_axis", "real", "resize", "rollaxis", "select", "tril_indices", "tril_indices_from",
+    "triu_indices", "triu_indices_from", "unravel_index", "vander", "vecdot", "vecmat",
 ]

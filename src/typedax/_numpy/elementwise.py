@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import bool_, is_float
+from ..core.dtypes import bool_, default_float, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 
@@ -334,3 +334,136 @@ def size(a: ArrayLike | object, axis: int | None = None) -> int:
     if axis is None:
         return math.prod(s)
     return s[tnp._axis("size", axis, len(s))]
+
+
+# -- more elementwise functions (issue 12, group 5) ---------------------------------------
+def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Array, Array]:  # noqa: A001 - jnp's name
+    """``jnp.divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``."""
+    from .. import numpy as tnp
+
+    return tnp.floor_divide(x1, x2), tnp.remainder(x1, x2)
+
+
+def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
+    """``jnp.modf``: the fractional and integral parts (both with ``x``'s sign, as floats)."""
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError("modf: The 'out' argument to jnp.modf is not supported.")
+    a = tnp.asarray(tnp._float(x))
+    whole = lax.select(lax.ge(a, tnp.zeros((), a.dtype)), lax.floor(a), lax.ceil(a))
+    return lax.sub(a, whole), whole
+
+
+def real(val: ArrayLike, /) -> Array:
+    """``jnp.real``: the value itself (typedax has no complex types)."""
+    from .. import numpy as tnp
+
+    return tnp.asarray(val)
+
+
+def imag(val: ArrayLike, /) -> Array:
+    """``jnp.imag``: zeros of the value's type (typedax has no complex types)."""
+    from .. import numpy as tnp
+
+    return tnp.zeros_like(val)
+
+
+def conjugate(x: ArrayLike, /) -> Array:
+    """``jnp.conjugate``: the value itself (typedax has no complex types)."""
+    from .. import numpy as tnp
+
+    return tnp.asarray(x)
+
+
+conj = conjugate
+
+
+def angle(z: ArrayLike, deg: bool = False) -> Array:
+    """``jnp.angle``: ``atan2(0, z)`` for real ``z`` (pi for negative numbers
+    and -0.0), in degrees with ``deg``."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(z)
+    a = x if is_float(x.dtype) else tnp.astype(x, default_float())  # (JAX: the default float here)
+    out = lax.atan2(tnp.zeros(a.shape, a.dtype), a)
+    return tnp.rad2deg(out) if deg else out
+
+
+def iscomplex(x: ArrayLike) -> Array:
+    """``jnp.iscomplex``: all False (typedax has no complex types)."""
+    from .. import numpy as tnp
+
+    return tnp.full(aval_of(x).shape, False, bool_)
+
+
+def isreal(x: ArrayLike) -> Array:
+    """``jnp.isreal``: all True (typedax has no complex types)."""
+    from .. import numpy as tnp
+
+    return tnp.full(aval_of(x).shape, True, bool_)
+
+
+def iscomplexobj(x: object) -> bool:
+    """``jnp.iscomplexobj``: whether ``x`` has a complex type (never, in typedax)."""
+    return bool(np.iscomplexobj(np.asarray(x))) if not isinstance(x, Array) else False
+
+
+def isrealobj(x: object) -> bool:
+    """``jnp.isrealobj``: ``not iscomplexobj(x)``."""
+    return not iscomplexobj(x)
+
+
+def bitwise_count(x: ArrayLike, /) -> Array:
+    """``jnp.bitwise_count``: the number of one bits of ``|x|``, as uint8."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if a.dtype.kind not in "biu":
+        raise PrimitiveTypeError(f"bitwise_count: only integers and bools, got {a.dtype}")
+    if a.dtype == bool_:
+        a = lax.convert_element_type(a, np.int32)
+    return lax.convert_element_type(lax.population_count(a if a.dtype.kind == "u" else tnp.abs(a)), np.uint8)
+
+
+def bitwise_invert(x: ArrayLike, /) -> Array:
+    """``jnp.bitwise_invert``: ``invert``."""
+    from .. import numpy as tnp
+
+    return tnp.invert(x)
+
+
+def bitwise_left_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.bitwise_left_shift``: ``left_shift``."""
+    from .. import numpy as tnp
+
+    return tnp.left_shift(x1, x2)
+
+
+def bitwise_right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.bitwise_right_shift``: ``right_shift``."""
+    from .. import numpy as tnp
+
+    return tnp.right_shift(x1, x2)
+
+
+def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = False, invert: bool = False,
+         *, method: str = "auto") -> Array:
+    """``jnp.isin``: whether each element of ``element`` is in ``test_elements``
+    (a comparison with every test element)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(element)
+    t = tnp.ravel(tnp.asarray(test_elements))
+    a, b = (tnp.asarray(v) for v in tnp._promote(x, t))
+    shape = a.shape + (b.shape[0],)
+    eq = lax.eq(lax.broadcast_in_dim(a, shape, tuple(range(a.ndim))), lax.broadcast_in_dim(b, shape, (a.ndim,)))
+    out = lax.reduce_or(eq, (a.ndim,))
+    return lax.bitwise_not(out) if invert else out
+
+
+def copy(a: ArrayLike, order: None = None) -> Array:
+    """``jnp.copy``: ``a`` as an array (arrays are immutable: nothing is copied)."""
+    from .. import numpy as tnp
+
+    return tnp.asarray(a)

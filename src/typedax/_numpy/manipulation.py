@@ -6,7 +6,7 @@ repeats (with ``total_repeat_length``), which may be traced."""
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import overload
 
 import numpy as np
@@ -707,3 +707,182 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
     hi = lax.slice_in_dim(yy, 1, n, axis=yy.ndim - 1)
     lo = lax.slice_in_dim(yy, 0, builtins.max(n - 1, 0), axis=yy.ndim - 1)
     return tnp.multiply(0.5, tnp.sum(tnp.multiply(d, tnp.add(hi, lo)), axis=-1))
+
+
+# -- more (issue 12, group 5) -----------------------------------------------------------
+def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
+    """``jnp.rollaxis``: ``axis`` moved to before ``start`` (NumPy's older ``moveaxis``)."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    ax = tnp._axis("rollaxis", axis, x.ndim)
+    s = _static_int("rollaxis", "start", start)
+    if not -x.ndim <= s <= x.ndim:
+        raise PrimitiveTypeError(f"rollaxis: start={s} must satisfy {-x.ndim}<=start<={x.ndim}")
+    if s < 0:
+        s += x.ndim
+    if s > ax:
+        s -= 1
+    return moveaxis(x, ax, s)
+
+
+def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Array:
+    """``jnp.resize``: the flattened array repeated (or cut) to fill ``new_shape``."""
+    from .. import numpy as tnp
+
+    shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
+    dims = tuple(_static_int("resize", "new_shape", d) for d in shape)
+    if any(d < 0 for d in dims):
+        raise PrimitiveTypeError("resize: all elements of `new_shape` must be non-negative")
+    flat = tnp.ravel(a)
+    size = int(np.prod(dims))
+    if flat.size == 0 or size == 0:
+        return tnp.zeros(dims, flat.dtype)
+    reps = -(-size // flat.size)
+    return lax.reshape(lax.slice_in_dim(tile(flat, reps), 0, size), dims)
+
+
+def _cumulative_api(op: str, x: ArrayLike, axis: int | None, dtype: DType | type | None,
+                    include_initial: bool, sum_: bool) -> Array:
+    from .. import numpy as tnp
+
+    a = tnp.asarray(x)
+    if axis is None:
+        if a.ndim > 1:
+            raise PrimitiveTypeError(f"{op}: The input array has rank {a.ndim}, however axis was not set to "
+                                     "an explicit value. The axis argument is only optional for one-dimensional arrays.")
+        axis = 0
+    if a.ndim == 0:
+        raise PrimitiveTypeError(f"{op}: The input must be non-scalar to take a cumulative {'sum' if sum_ else 'product'}")
+    ax = tnp._axis(op, axis, a.ndim)
+    out = (tnp.cumsum if sum_ else tnp.cumprod)(a, ax, dtype)
+    if include_initial:
+        shape = tuple(1 if i == ax else d for i, d in enumerate(out.shape))
+        out = lax.concatenate([tnp.full(shape, 0 if sum_ else 1, out.dtype), out], ax)
+    return out
+
+
+def cumulative_sum(x: ArrayLike, /, *, axis: int | None = None, dtype: DType | type | None = None,
+                   include_initial: bool = False) -> Array:
+    """``jnp.cumulative_sum`` (the array API's ``cumsum``; ``axis`` needed past 1-d)."""
+    return _cumulative_api("cumulative_sum", x, axis, dtype, include_initial, True)
+
+
+def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DType | type | None = None,
+                    include_initial: bool = False) -> Array:
+    """``jnp.cumulative_prod`` (the array API's ``cumprod``)."""
+    return _cumulative_api("cumulative_prod", x, axis, dtype, include_initial, False)
+
+
+def _nan_as(a: ArrayLike, value: float) -> Array:
+    from .. import numpy as tnp
+    from ..core.dtypes import is_float
+
+    x = tnp.asarray(a)
+    if not is_float(x.dtype):
+        return x
+    return lax.select(tnp.isnan(x), tnp.full(x.shape, value, x.dtype), x)
+
+
+def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
+    """``jnp.nancumsum``: ``cumsum`` with NaNs as zeros."""
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError("nancumsum: The 'out' argument to jnp.nancumsum is not supported.")
+    return tnp.cumsum(_nan_as(a, 0.0), axis, dtype)
+
+
+def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
+    """``jnp.nancumprod``: ``cumprod`` with NaNs as ones."""
+    from .. import numpy as tnp
+
+    if out is not None:
+        raise PrimitiveTypeError("nancumprod: The 'out' argument to jnp.nancumprod is not supported.")
+    return tnp.cumprod(_nan_as(a, 1.0), axis, dtype)
+
+
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: object = None,
+           preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.vecdot``: the dot product of vectors along ``axis`` (the others broadcast)."""
+    from .. import numpy as tnp
+
+    a, b = _prod_operands(x1, x2)
+    if a.ndim == 0 or b.ndim == 0:
+        raise PrimitiveTypeError("vecdot: the operands must be at least 1-dimensional")
+    ax_a, ax_b = tnp._axis("vecdot", axis, a.ndim), tnp._axis("vecdot", axis, b.ndim)
+    if a.shape[ax_a] != b.shape[ax_b]:
+        raise PrimitiveTypeError(f"vecdot: axes of size {a.shape[ax_a]} and {b.shape[ax_b]} differ")
+    a, b = moveaxis(a, ax_a, -1), moveaxis(b, ax_b, -1)
+    out = tnp.matmul(lax.expand_dims(a, (a.ndim - 1,)), lax.expand_dims(b, (b.ndim,)))
+    out = lax.reshape(out, out.shape[:-2])
+    return out if preferred_element_type is None else tnp.astype(out, preferred_element_type)
+
+
+def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.matvec``: matrices (..., m, n) times vectors (..., n), batches broadcast."""
+    from .. import numpy as tnp
+
+    a, b = _prod_operands(x1, x2)
+    if a.ndim < 2 or b.ndim < 1:
+        raise PrimitiveTypeError(f"matvec: shapes {a.shape} and {b.shape} are not a matrix and a vector")
+    out = tnp.matmul(a, lax.expand_dims(b, (b.ndim,)))
+    return lax.reshape(out, out.shape[:-1])
+
+
+def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.vecmat``: vectors (..., m) times matrices (..., m, n), batches broadcast."""
+    from .. import numpy as tnp
+
+    a, b = _prod_operands(x1, x2)
+    if a.ndim < 1 or b.ndim < 2:
+        raise PrimitiveTypeError(f"vecmat: shapes {a.shape} and {b.shape} are not a vector and a matrix")
+    out = tnp.matmul(lax.expand_dims(a, (a.ndim - 1,)), b)
+    return lax.reshape(out, out.shape[:-2] + out.shape[-1:])
+
+
+def fromfunction(function: Callable[..., Array], shape: Sequence[int], *, dtype: DType | type = float,
+                 **kwargs: object) -> Array:
+    """``jnp.fromfunction``: ``function`` called on the index grids of ``shape``."""
+    from .. import numpy as tnp
+
+    d = tnp.astype(tnp.zeros(()), dtype).dtype
+    dims = tuple(_static_int("fromfunction", "shape", s) for s in shape)
+    return function(*(lax.broadcasted_iota(d, dims, i) for i in range(len(dims))), **kwargs)
+
+
+def apply_along_axis(func1d: Callable[..., ArrayLike], axis: int, arr: ArrayLike, *args: object,
+                     **kwargs: object) -> Array:
+    """``jnp.apply_along_axis``: ``func1d`` on each 1-d slice along ``axis``
+    (``vmap`` over the other axes); its output's axes take that axis' place."""
+    from .. import numpy as tnp
+    from ..api_forward import vmap
+
+    x = tnp.asarray(arr)
+    ax = tnp._axis("apply_along_axis", axis, x.ndim)
+
+    def f(v: Array) -> ArrayLike:
+        return func1d(v, *args, **kwargs)
+
+    g: Callable[..., object] = f
+    for i in range(1, x.ndim - ax):  # as JAX: the axes after ``axis`` go last in the output
+        g = vmap(g, in_axes=i, out_axes=-1)
+    for _ in range(ax):
+        g = vmap(g, in_axes=0, out_axes=0)
+    return tnp.asarray(g(x))  # type: ignore[arg-type]  # an array function of an array
+
+
+def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike, axes: Sequence[int]) -> Array:
+    """``jnp.apply_over_axes``: ``func(a, axis)`` for each axis in turn, the
+    axis kept (as size 1) when ``func`` removes it."""
+    from .. import numpy as tnp
+
+    x = tnp.asarray(a)
+    for axis in axes:
+        b = tnp.asarray(func(x, axis))
+        if b.ndim == x.ndim - 1:
+            b = lax.expand_dims(b, (tnp._axis("apply_over_axes", axis, x.ndim),))
+        elif b.ndim != x.ndim:
+            raise PrimitiveTypeError("apply_over_axes: function is not returning an array of the correct shape")
+        x = b
+    return x

@@ -1,0 +1,241 @@
+"""Index helpers of ``jax.numpy`` (issue 12, group 5): ``tril_indices``,
+``triu_indices``, ``diag_indices`` (and their ``_from`` forms),
+``unravel_index``, ``fill_diagonal``, ``put_along_axis``, ``select``,
+``delete``, ``compress``, ``extract``."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import lax
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import bool_, default_int
+from ..core.errors import PrimitiveTypeError
+from ..core.trace import Tracer
+
+
+def _static(op: str, what: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: {what} must be a static integer, got {v!r}")
+    return int(v)
+
+
+def _index_arrays(parts: Sequence[np.ndarray[tuple[int, ...], np.dtype[np.intp]]]) -> tuple[Array, ...]:
+    from .. import numpy as tnp
+
+    return tuple(tnp.asarray(p.astype(default_int())) for p in parts)
+
+
+def tril_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """``jnp.tril_indices``: the row and column indices of the lower triangle."""
+    r, c = np.tril_indices(_static("tril_indices", "n", n), _static("tril_indices", "k", k),
+                           None if m is None else _static("tril_indices", "m", m))
+    rr, cc = _index_arrays([r, c])
+    return rr, cc
+
+
+def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array]:
+    """``jnp.triu_indices``: the row and column indices of the upper triangle."""
+    r, c = np.triu_indices(_static("triu_indices", "n", n), _static("triu_indices", "k", k),
+                           None if m is None else _static("triu_indices", "m", m))
+    rr, cc = _index_arrays([r, c])
+    return rr, cc
+
+
+def _shape2(op: str, arr: ArrayLike) -> tuple[int, int]:
+    from .. import numpy as tnp
+
+    s = tnp.shape(arr)
+    if len(s) != 2:
+        raise PrimitiveTypeError(f"{op}: input array must be 2-D, got shape {s}")
+    return s[0], s[1]
+
+
+def tril_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """``jnp.tril_indices_from``: ``tril_indices`` of a 2-d array's shape."""
+    n, m = _shape2("tril_indices_from", arr)
+    return tril_indices(n, k, m)
+
+
+def triu_indices_from(arr: ArrayLike, k: int = 0) -> tuple[Array, Array]:
+    """``jnp.triu_indices_from``: ``triu_indices`` of a 2-d array's shape."""
+    n, m = _shape2("triu_indices_from", arr)
+    return triu_indices(n, k, m)
+
+
+def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
+    """``jnp.diag_indices``: ``ndim`` copies of ``arange(n)``."""
+    nn, nd = _static("diag_indices", "n", n), _static("diag_indices", "ndim", ndim)
+    if nn < 0 or nd < 0:
+        raise PrimitiveTypeError(f"diag_indices: n and ndim must be non-negative, got n={nn}, ndim={nd}")
+    return _index_arrays([np.arange(nn)] * nd)
+
+
+def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
+    """``jnp.diag_indices_from``: ``diag_indices`` of an array whose axes are of one length."""
+    from .. import numpy as tnp
+
+    s = tnp.shape(arr)
+    if len(s) < 2:
+        raise PrimitiveTypeError("diag_indices_from: input array must be at least 2-d")
+    if len(set(s)) != 1:
+        raise PrimitiveTypeError("diag_indices_from: All dimensions of input must be of equal length")
+    return diag_indices(s[0], len(s))
+
+
+def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array, ...]:
+    """``jnp.unravel_index``: flat indices as one index array per axis of
+    ``shape`` (out-of-bounds indices clipped, as JAX)."""
+    from .. import numpy as tnp
+
+    dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
+    idx = tnp.asarray(indices)
+    out: list[Array] = [idx] * len(dims)
+    rest = idx
+    for i in reversed(range(len(dims))):
+        s = _static("unravel_index", "shape", dims[i])
+        rest, out[i] = tnp.floor_divide(rest, s), tnp.remainder(rest, s)
+    oob_pos = tnp.greater(rest, 0)
+    oob_neg = tnp.less(rest, -1) if idx.dtype.kind != "u" else tnp.full(rest.shape, False, bool_)
+    return tuple(tnp.where(oob_pos, int(s) - 1, tnp.where(oob_neg, 0, o)) for s, o in zip(dims, out))
+
+
+def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True) -> Array:
+    """``jnp.fill_diagonal`` with ``inplace=False`` (arrays are immutable, as JAX's)."""
+    from .. import numpy as tnp
+    from .manipulation import tile
+
+    if inplace:
+        raise PrimitiveTypeError("fill_diagonal: JAX arrays are immutable, must use inplace=False")
+    if wrap:
+        raise PrimitiveTypeError("fill_diagonal: wrap=True is not implemented, must use wrap=False")
+    x, v = tnp.asarray(a), tnp.asarray(val)
+    if x.ndim < 2:
+        raise PrimitiveTypeError("fill_diagonal: array must be at least 2-d")
+    if x.ndim > 2 and not all(n == x.shape[0] for n in x.shape[1:]):
+        raise PrimitiveTypeError("fill_diagonal: All dimensions of input must be of equal length")
+    n = builtins.min(x.shape)
+    values = v if v.ndim == 0 else lax.slice_in_dim(tile(tnp.ravel(v), -(-n // builtins.max(v.size, 1))), 0, n)
+    return x.at[diag_indices(n, x.ndim)].set(values)
+
+
+def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: int | None,
+                   inplace: bool = True, *, mode: str | None = None) -> Array:
+    """``jnp.put_along_axis`` with ``inplace=False``: ``values`` placed at
+    ``indices`` along ``axis`` (the indexing of ``take_along_axis``)."""
+    from .. import numpy as tnp
+    from .manipulation import broadcast_shapes
+
+    if inplace:
+        raise PrimitiveTypeError("put_along_axis: JAX arrays are immutable, must use inplace=False")
+    x = tnp.asarray(arr)
+    idx = tnp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"put_along_axis: indices must be of integer type, got {idx.dtype}")
+    if axis is None:
+        if idx.ndim != 1:
+            raise PrimitiveTypeError(f"put_along_axis: indices must be 1D if axis=None, got shape {idx.shape}")
+        return lax.reshape(put_along_axis(tnp.ravel(x), idx, values, 0, inplace=False, mode=mode), x.shape)
+    if x.ndim != idx.ndim:
+        raise PrimitiveTypeError(
+            f"put_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
+        )
+    ax = tnp._axis("put_along_axis", axis, x.ndim)
+    n = x.shape[ax]
+    arr_shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
+    out_shape = broadcast_shapes(idx.shape, arr_shape)
+    if idx.dtype.kind == "i":
+        idx = lax.select(lax.lt(idx, np.zeros((), idx.dtype)), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    index: list[object] = []
+    for i, d in enumerate(out_shape):
+        if i == ax:
+            index.append(tnp.broadcast_to(idx, out_shape))
+        else:
+            r = np.arange(d) if x.shape[i] == d else np.zeros(d, np.int64)
+            index.append(r.reshape(tuple(d if j == i else 1 for j in range(len(out_shape)))))
+    return x.at[tuple(index)].set(values, mode="drop" if mode is None else mode)
+
+
+def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0) -> Array:
+    """``jnp.select``: where each condition first holds, its choice; ``default`` elsewhere."""
+    from .. import numpy as tnp
+
+    if len(condlist) != len(choicelist):
+        raise PrimitiveTypeError(
+            f"select: condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
+        )
+    if not condlist:
+        raise PrimitiveTypeError("select: condlist must be non-empty")
+    for c in condlist:
+        if tnp.asarray(c).dtype != bool_:
+            raise PrimitiveTypeError(f"select: condlist must be boolean arrays, got {tnp.asarray(c).dtype}")
+    choices = tnp._promote(default, *choicelist)
+    out: ArrayLike = choices[0]
+    for cond, choice in zip(reversed(condlist), reversed(choices[1:])):
+        out = tnp.where(cond, choice, out)
+    return tnp.asarray(out)
+
+
+def delete(arr: ArrayLike, obj: ArrayLike | slice | Sequence[int], axis: int | None = None, *,
+           assume_unique_indices: bool = False) -> Array:
+    """``jnp.delete`` with static ``obj`` (an int, a slice, or indices): the
+    array without those entries along ``axis`` (of the flattened array when None)."""
+    from .. import numpy as tnp
+    from .manipulation import take
+
+    x = tnp.asarray(arr)
+    if axis is None:
+        x, ax = tnp.ravel(x), 0
+    else:
+        ax = tnp._axis("delete", axis, x.ndim)
+    if isinstance(obj, Tracer):
+        raise PrimitiveTypeError("delete: obj must be static (concrete indices or a slice), not traced")
+    n = x.shape[ax]
+    spec = obj if isinstance(obj, slice) else np.asarray(obj)
+    if not isinstance(spec, slice) and spec.dtype.kind not in "iu" and spec.size:
+        raise PrimitiveTypeError(f"delete: obj must be integers or a slice, got {obj!r}")
+    if not isinstance(spec, slice) and spec.size and ((spec >= n) | (spec < -n)).any():
+        raise PrimitiveTypeError(f"delete: index out of bounds for axis {ax} with size {n}: {obj!r}")
+    keep = np.delete(np.arange(n), spec)
+    return take(x, keep.astype(np.int64), axis=ax)
+
+
+def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, size: int | None = None,
+             fill_value: ArrayLike = 0, out: None = None) -> Array:
+    """``jnp.compress``: the slices of ``a`` along ``axis`` where ``condition``
+    (1-d) holds; a traced condition needs ``size`` (padded with ``fill_value``)."""
+    from .. import numpy as tnp
+    from .manipulation import take
+    from .searching import nonzero
+
+    if out is not None:
+        raise PrimitiveTypeError("compress: The 'out' argument to jnp.compress is not supported.")
+    cond = tnp.asarray(condition)
+    if cond.ndim != 1:
+        raise PrimitiveTypeError(f"compress: condition must be a 1D array, got shape {cond.shape}")
+    x = tnp.asarray(a)
+    if axis is None:
+        x, ax = tnp.ravel(x), 0
+    else:
+        ax = tnp._axis("compress", axis, x.ndim)
+    n = builtins.min(cond.shape[0], x.shape[ax])
+    x = lax.slice_in_dim(x, 0, n, axis=ax)
+    cond = lax.slice_in_dim(cond, 0, n)
+    (idx,) = nonzero(cond, size=size)
+    if size is None:
+        return take(x, idx, axis=ax)
+    taken = take(x, idx, axis=ax, mode="clip")
+    count = tnp.sum(tnp.not_equal(cond, tnp.zeros((), cond.dtype)))
+    valid = lax.lt(lax.iota(count.dtype, size), lax.broadcast_in_dim(count, (size,), ()))
+    shape = tuple(size if i == ax else 1 for i in range(taken.ndim))
+    return tnp.where(lax.reshape(valid, shape), taken, tnp.astype(tnp.asarray(fill_value), x.dtype))
+
+
+def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0) -> Array:
+    """``jnp.extract``: ``compress(ravel(condition), ravel(arr))``."""
+    from .. import numpy as tnp
+
+    return compress(tnp.ravel(condition), tnp.ravel(arr), size=size, fill_value=fill_value)

@@ -1,0 +1,190 @@
+"""Polynomials and window functions of ``jax.numpy`` (issue 12, group 5):
+``polyval``, ``polyadd``, ``polysub``, ``polymul``, ``polyder``,
+``polyint``, ``vander``; ``hamming``, ``hanning``, ``bartlett``,
+``blackman``. Coefficients are highest degree first, as NumPy's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import lax
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import default_float
+from ..core.errors import PrimitiveTypeError
+
+
+def _static(op: str, what: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise PrimitiveTypeError(f"{op}: {what} must be a static integer, got {v!r}")
+    return int(v)
+
+
+def _promoted(*xs: ArrayLike) -> list[Array]:
+    from .. import numpy as tnp
+
+    return [tnp.asarray(v) for v in tnp._promote(*xs)]
+
+
+def _inexact(*xs: ArrayLike) -> list[Array]:
+    from .. import numpy as tnp
+
+    return [tnp.asarray(tnp._float(v)) for v in _promoted(*xs)]
+
+
+def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
+    """``jnp.polyval``: ``p[0] * x**(n-1) + ... + p[n-1]`` by Horner's rule."""
+    from .. import numpy as tnp
+
+    pa, xa = _promoted(p, x)
+    if pa.ndim == 0:
+        raise PrimitiveTypeError("polyval: p must be at least 1-dimensional")
+    shape = tuple(np.broadcast_shapes(pa.shape[1:], xa.shape))
+    y = tnp.zeros(shape, xa.dtype)
+    for i in range(pa.shape[0]):
+        y = tnp.add(tnp.multiply(y, xa), lax.index_in_dim(pa, i, 0, keepdims=False))
+    return y
+
+
+def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """``jnp.polyadd``: the sum of two polynomials (the shorter aligned to the end)."""
+    from .. import numpy as tnp
+
+    a, b = _promoted(a1, a2)
+    if b.shape[0] > a.shape[0]:
+        a, b = b, a
+    pad = [(a.shape[0] - b.shape[0], 0, 0)] + [(0, 0, 0)] * (b.ndim - 1)
+    return tnp.add(a, lax.pad(b, np.zeros((), b.dtype), pad))
+
+
+def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
+    """``jnp.polysub``: ``polyadd(a1, -a2)``."""
+    from .. import numpy as tnp
+
+    a, b = _promoted(a1, a2)
+    return polyadd(a, tnp.negative(b))
+
+
+def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
+    """``jnp.polymul``: the product of two polynomials (a full convolution, as floats)."""
+    from .. import numpy as tnp
+
+    if trim_leading_zeros:
+        raise PrimitiveTypeError("polymul: trim_leading_zeros=True is not supported (it needs concrete values)")
+    a, b = _inexact(a1, a2)
+    if a.shape[0] == 0:
+        a = tnp.zeros((1,), b.dtype)
+    if b.shape[0] == 0:
+        b = tnp.zeros((1,), a.dtype)
+    return tnp.convolve(a, b, mode="full")
+
+
+def polyder(p: ArrayLike, m: int = 1) -> Array:
+    """``jnp.polyder``: the ``m``-th derivative."""
+    from .. import numpy as tnp
+
+    k = _static("polyder", "m", m)
+    if k < 0:
+        raise PrimitiveTypeError("polyder: Order of derivative must be positive")
+    (pa,) = _inexact(p)
+    if k == 0:
+        return pa
+    n = pa.shape[0]
+    coeff = np.array([math.prod(range(j - k + 1, j + 1)) for j in range(n - 1, k - 1, -1)], pa.dtype)
+    return tnp.multiply(lax.slice_in_dim(pa, 0, max(n - k, 0)), coeff)
+
+
+def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
+    """``jnp.polyint``: the ``m``-th antiderivative, integration constants ``k``."""
+    from .. import numpy as tnp
+
+    order = _static("polyint", "m", m)
+    if order < 0:
+        raise PrimitiveTypeError("polyint: Order of integral must be positive (see polyder)")
+    pa, ka = _inexact(p, 0 if k is None else k)
+    ka = lax.reshape(ka, (1,)) if ka.ndim == 0 else ka
+    if ka.shape[0] == 1:
+        ka = tnp.broadcast_to(ka, (order,))
+    if ka.shape != (order,):
+        raise PrimitiveTypeError("polyint: k must be a scalar or a rank-1 array of length 1 or m.")
+    if order == 0:
+        return pa
+    n = pa.shape[0]
+    coeff = np.array([math.prod(max(1, j - i) for i in range(order)) for j in range(n + order)][::-1], pa.dtype)
+    return tnp.true_divide(tnp.concatenate([pa, ka]), coeff)
+
+
+def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
+    """``jnp.vander``: the powers of ``x`` as columns (highest first unless ``increasing``)."""
+    from .. import numpy as tnp
+
+    xa = tnp.asarray(x)
+    if xa.ndim != 1:
+        raise PrimitiveTypeError("vander: x must be a one-dimensional array")
+    n = xa.shape[0] if N is None else _static("vander", "N", N)
+    if n < 0:
+        raise PrimitiveTypeError("vander: N must be nonnegative")
+    cols: list[Array] = []
+    power = tnp.ones(xa.shape, xa.dtype)
+    for _ in range(n):
+        cols.append(power)
+        power = tnp.multiply(power, xa)
+    if not cols:
+        return tnp.zeros(xa.shape + (0,), xa.dtype)
+    out = tnp.stack(cols, axis=1)
+    return out if increasing else lax.rev(out, (1,))
+
+
+def _window(op: str, M: int) -> tuple[Array, int] | Array:
+    from .. import numpy as tnp
+
+    m = _static(op, "M", M)
+    d = default_float()
+    if m <= 1:
+        return tnp.ones((max(m, 0),), d)
+    return lax.iota(d, m), m
+
+
+def _cos(n: Array, scale: float, m: int) -> Array:
+    return lax.cos(lax.mul(n, np.asarray(scale * math.pi / (m - 1), n.dtype)))
+
+
+def hamming(M: int) -> Array:
+    """``jnp.hamming``: ``0.54 - 0.46 cos(2 pi n / (M - 1))``."""
+    w = _window("hamming", M)
+    if isinstance(w, Array):
+        return w
+    n, m = w
+    return lax.sub(np.asarray(0.54, n.dtype), lax.mul(np.asarray(0.46, n.dtype), _cos(n, 2.0, m)))
+
+
+def hanning(M: int) -> Array:
+    """``jnp.hanning``: ``0.5 (1 - cos(2 pi n / (M - 1)))``."""
+    w = _window("hanning", M)
+    if isinstance(w, Array):
+        return w
+    n, m = w
+    return lax.mul(np.asarray(0.5, n.dtype), lax.sub(np.asarray(1.0, n.dtype), _cos(n, 2.0, m)))
+
+
+def bartlett(M: int) -> Array:
+    """``jnp.bartlett``: the triangular window ``1 - |2n + 1 - M| / (M - 1)``."""
+    w = _window("bartlett", M)
+    if isinstance(w, Array):
+        return w
+    n, m = w
+    d = n.dtype
+    num = lax.abs(lax.sub(lax.add(lax.mul(np.asarray(2.0, d), n), np.asarray(1.0, d)), np.asarray(float(m), d)))
+    return lax.sub(np.asarray(1.0, d), lax.div(num, np.asarray(float(m - 1), d)))
+
+
+def blackman(M: int) -> Array:
+    """``jnp.blackman``: ``0.42 - 0.5 cos(2 pi n / (M-1)) + 0.08 cos(4 pi n / (M-1))``."""
+    w = _window("blackman", M)
+    if isinstance(w, Array):
+        return w
+    n, m = w
+    d = n.dtype
+    return lax.add(lax.sub(np.asarray(0.42, d), lax.mul(np.asarray(0.5, d), _cos(n, 2.0, m))),
+                   lax.mul(np.asarray(0.08, d), _cos(n, 4.0, m)))

@@ -1,0 +1,172 @@
+"""Issue 12, group 5: more of typedax.numpy (divmod, modf, real/imag/angle,
+isin, bitwise aliases, index helpers, select, delete, compress, put_along_axis,
+cumulative_sum, vecdot/matvec/vecmat, apply_along_axis, polynomials, windows)
+against jax.numpy: values and dtypes eager and under jit, grads, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax.core.errors import PrimitiveTypeError
+
+from _numpy_oracle import assert_same, jax_value
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+
+R = np.random.default_rng(5)
+M = R.normal(size=(3, 4))
+T = R.normal(size=(2, 3, 4))
+I = R.integers(-6, 7, size=(3, 4)).astype(np.int32)
+J = np.where(I == 0, 3, I).astype(np.int32)
+X = np.array([-2.5, -1.0, -0.0, 0.0, 0.5, 3.75, np.inf, np.nan])
+P = np.array([2.0, -1.0, 0.5, 3.0])
+
+CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+    ("divmod", (I, J), {}), ("divmod", (M, 0.7), {}), ("modf", (X,), {}), ("modf", (I,), {}),
+    ("real", (M,), {}), ("imag", (I,), {}), ("conj", (M,), {}), ("conjugate", (I,), {}),
+    ("angle", (X,), {}), ("angle", (I,), {"deg": True}), ("iscomplex", (M,), {}), ("isreal", (I,), {}),
+    ("bitwise_count", (I,), {}), ("bitwise_count", (I.astype(np.uint16),), {}), ("bitwise_invert", (I,), {}),
+    ("bitwise_left_shift", (I, np.int32(2)), {}), ("bitwise_right_shift", (I, np.int32(1)), {}),
+    ("isin", (I, np.array([1, 2, -3])), {}), ("isin", (M, M[0]), {"invert": True}), ("isin", (I, 3), {}),
+    ("copy", (M,), {}),
+    ("select", ([M > 0.5, M < -0.5], [M, -M]), {}), ("select", ([I > 0, I < -2], [I, 2 * I]), {"default": -1}),
+    ("select", ([M > 0], [I]), {"default": 0.5}),
+    ("delete", (M, 1), {"axis": 1}), ("delete", (M, np.array([0, 2])), {}), ("delete", (T, slice(0, 3, 2)), {"axis": 2}),
+    ("delete", (M, np.array([-1, 0])), {"axis": 0}),
+    ("compress", (np.array([True, False, True]), M), {"axis": 0}), ("compress", (np.array([True, False, True]), M), {}),
+    ("compress", (np.array([1, 0, 0, 1]), M), {"axis": 1, "size": 3, "fill_value": 9.0}),
+    ("extract", (M > 0, M), {}), ("extract", (I > 0, I), {"size": 5}),
+    ("put_along_axis", (M, np.array([[0], [2], [-1]]), 9.0, 1), {"inplace": False}),
+    ("put_along_axis", (M, np.argsort(M, axis=0)[:1], M[:1] * 10, 0), {"inplace": False}),
+    ("fill_diagonal", (M, 5.0), {"inplace": False}), ("fill_diagonal", (M, np.array([1.0, 2.0])), {"inplace": False}),
+    ("fill_diagonal", (T[:, :2, :2].copy(), 0.5), {"inplace": False}),
+    ("unravel_index", (np.array([0, 5, 11, 12, -1, -13]), (3, 4)), {}), ("unravel_index", (np.int32(7), (2, 2, 2)), {}),
+    ("cumulative_sum", (M,), {"axis": 1}), ("cumulative_sum", (P,), {"include_initial": True}),
+    ("cumulative_prod", (I,), {"axis": 0, "include_initial": True}), ("cumulative_sum", (I > 0,), {"axis": 1}),
+    ("nancumsum", (X,), {}), ("nancumprod", (np.where(M > 1, np.nan, M), 1), {}), ("nancumsum", (I, 0), {}),
+    ("vecdot", (M, M), {}), ("vecdot", (T, M), {"axis": -1}), ("vecdot", (T, T), {"axis": 1}),
+    ("matvec", (T, M[0]), {}), ("matvec", (M, T[:, 0]), {}), ("vecmat", (M[:, 0], M), {}), ("vecmat", (T[:, :, 0], T), {}),
+    ("rollaxis", (T, 2), {}), ("rollaxis", (T, 0, 3), {}), ("rollaxis", (T, -1, 1), {}),
+    ("resize", (M, (2, 7)), {}), ("resize", (P, 3), {}), ("resize", (M, (0, 2)), {}),
+    ("polyval", (P, M), {}), ("polyval", (P.astype(np.int32), I), {}), ("polyval", (P, 2.0), {}),
+    ("polyadd", (P, P[:2]), {}), ("polyadd", (P[:1], I[0]), {}), ("polysub", (P[:2], P), {}),
+    ("polymul", (P, P[:3]), {}), ("polymul", (I[0], I[1]), {}),
+    ("polyder", (P,), {}), ("polyder", (P, 2), {}), ("polyder", (P, 0), {}), ("polyder", (I[0], 3), {}),
+    ("polyint", (P,), {}), ("polyint", (P, 2), {"k": np.array([1.0, 2.0])}), ("polyint", (I[0],), {"k": 3}),
+    ("vander", (P,), {}), ("vander", (I[0], 3), {"increasing": True}), ("vander", (P, 0), {}),
+    ("hamming", (7,), {}), ("hanning", (6,), {}), ("bartlett", (5,), {}), ("blackman", (8,), {}), ("hamming", (1,), {}),
+    ("bartlett", (0,), {}),
+]
+
+
+def _call(mod: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    return getattr(mod, name)(*args, **kwargs)
+
+
+CONCRETE = {"compress", "extract"}
+
+
+@pytest.mark.parametrize("case", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_against_jax(case: int) -> None:
+    name, args, kwargs = CASES[case]
+    want = jax_value(getattr(jnp, name), *args, **kwargs) if name not in CONCRETE or "size" in kwargs \
+        else _call(jnp, name, args, kwargs)
+    assert_same(_call(tnp, name, args, kwargs), want, rtol=1e-6, atol=1e-12, what=f"{name} eager")
+    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
+    if name == "delete":
+        arrays = [0]  # (the indices to delete are static)
+    if not arrays or (name in CONCRETE and "size" not in kwargs):
+        return
+
+    def staged(*xs: Any) -> Any:
+        full = list(args)
+        for i, x in zip(arrays, xs):
+            full[i] = x
+        return _call(tnp, name, tuple(full), kwargs)
+
+    assert_same(tdx.jit(staged)(*[args[i] for i in arrays]), want, rtol=1e-6, atol=1e-12, what=f"{name} jit")
+
+
+@pytest.mark.parametrize("name, args", [
+    ("tril_indices", (4,)), ("tril_indices", (3, 1, 5)), ("triu_indices", (4, -1)), ("triu_indices", (2, 0, 3)),
+    ("tril_indices_from", (M,)), ("triu_indices_from", (M, 1)), ("diag_indices", (3,)), ("diag_indices", (2, 3)),
+    ("diag_indices_from", (np.zeros((3, 3, 3)),)),
+])
+def test_index_helpers_against_jax(name: str, args: tuple[Any, ...]) -> None:
+    assert_same(getattr(tnp, name)(*args), getattr(jnp, name)(*args), what=name)
+
+
+def test_apply_along_and_over_axes_and_fromfunction() -> None:
+    for ax in (0, 1, 2):
+        for f, g in ((lambda v: tnp.sort(v)[:2], lambda v: jnp.sort(v)[:2]), (tnp.sum, jnp.sum),
+                     (lambda v: tnp.outer(v, v), lambda v: jnp.outer(v, v))):
+            assert_same(tnp.apply_along_axis(f, ax, T), jnp.apply_along_axis(g, ax, T), rtol=1e-12)
+    got = tdx.jit(lambda t: tnp.apply_along_axis(lambda v: tnp.cumsum(v) * 2.0, 1, t))(T)
+    assert_same(got, jnp.apply_along_axis(lambda v: jnp.cumsum(v) * 2.0, 1, T), rtol=1e-12)
+    assert_same(tnp.apply_over_axes(tnp.sum, T, [0, 2]), jnp.apply_over_axes(jnp.sum, T, [0, 2]), rtol=1e-12)
+    assert_same(tnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=np.int32),
+                jnp.fromfunction(lambda i, j: i * 10 + j, (2, 3), dtype=np.int32))
+    assert_same(tnp.fromfunction(lambda i, j: i - j, (3, 2)), jnp.fromfunction(lambda i, j: i - j, (3, 2)))
+    assert tnp.iscomplexobj(M) is False and tnp.isrealobj(tnp.asarray(M)) is True
+
+
+@pytest.mark.parametrize("name, f", [
+    ("divmod/modf", lambda m, x: m.divmod(x, 0.7)[1] + m.modf(x * 3)[0]),
+    ("select", lambda m, x: m.select([x > 0.5, x < -0.5], [x * x, m.sin(x)], default=1.0)),
+    ("delete", lambda m, x: m.delete(x, 1, axis=1).sum() + m.delete(x, np.array([0, 2]), axis=0).sum()),
+    ("put_along_axis", lambda m, x: m.put_along_axis(x, np.array([[1], [0], [3]]), x[:, :1] * 3, 1, inplace=False)),
+    ("fill_diagonal", lambda m, x: m.fill_diagonal(x, x[0, 0] * 2, inplace=False)),
+    ("cumulative_sum", lambda m, x: m.cumulative_sum(x, axis=1, include_initial=True)),
+    ("vecdot/matvec", lambda m, x: m.vecdot(x, x) + m.matvec(x, x[0])),
+    ("polyval", lambda m, x: m.polyval(x[0], x)), ("polymul", lambda m, x: m.polymul(x[0], x[1])),
+    ("polyint/polyder", lambda m, x: m.polyint(x[0], 2) + m.polyder(m.polyval(x[1], x[2]) * x[2, :], 1).sum()),
+    ("vander", lambda m, x: m.vander(x[0], 3)),
+    ("angle", lambda m, x: m.angle(x) * x),
+])
+def test_grads_against_jax(name: str, f: Callable[[Any, Any], Any]) -> None:
+    got = tdx.grad(lambda x: tnp.sum(tnp.sin(f(tnp, x))))(M)
+    want = jax.jit(jax.grad(lambda x: jnp.sum(jnp.sin(f(jnp, x)))))(M)
+    assert_same(got, want, rtol=1e-9, atol=1e-12, what=name)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: tnp.select([M > 0], [M, M]), "length"),
+    (lambda: tnp.select([I], [M]), "boolean"),
+    (lambda: tnp.select([], []), "non-empty"),
+    (lambda: tnp.delete(M, 7, axis=1), "out of bounds"),
+    (lambda: tnp.compress(M > 0, M), "1D"),
+    (lambda: tdx.jit(lambda c: tnp.compress(c, M, axis=0))(np.array([True, False, True])), "static size"),
+    (lambda: tnp.put_along_axis(M, np.array([[0]]), 1.0, 1), "inplace=False"),
+    (lambda: tnp.fill_diagonal(M, 1.0), "inplace=False"),
+    (lambda: tnp.fill_diagonal(T, 1.0, inplace=False), "equal length"),
+    (lambda: tnp.cumulative_sum(M), "axis"),
+    (lambda: tnp.vecdot(M, T[:, :, :3]), "differ"),
+    (lambda: tnp.rollaxis(T, 0, 5), "start"),
+    (lambda: tnp.resize(M, (-1, 2)), "non-negative"),
+    (lambda: tnp.polyder(P, -1), "positive"),
+    (lambda: tnp.polyint(P, 2, k=np.ones(3)), "length 1 or m"),
+    (lambda: tnp.vander(M), "one-dimensional"),
+    (lambda: tnp.bitwise_count(M), "integers"),
+    (lambda: tnp.diag_indices_from(M), "equal length"),
+    (lambda: tnp.tril_indices_from(T), "2-D"),
+])
+def test_errors(call: Callable[[], Any], match: str) -> None:
+    with pytest.raises((PrimitiveTypeError, tdx.core.errors.ConcretizationError), match=match):
+        call()
+
+
+def test_compress_grad_and_vmap() -> None:
+    c = np.array([True, False, True])
+    got = tdx.grad(lambda x: tnp.sum(tnp.sin(tnp.compress(c, x, axis=0))))(M)
+    want = jax.grad(lambda x: jnp.sum(jnp.sin(jnp.compress(c, x, axis=0))))(M)  # (JAX's needs c concrete: no jit)
+    assert_same(got, want, rtol=1e-12)
+    got = tdx.vmap(lambda x: tnp.extract(x > 0, x, size=3))(T)
+    assert_same(got, np.stack([np.asarray(jnp.extract(t > 0, t, size=3)) for t in T]))
