@@ -353,6 +353,7 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         # in tests/test_slicing.py, test_shaping.py, test_clamp.py
         "slice", "dynamic_slice", "dynamic_update_slice", "concatenate", "pad", "rev", "iota",
         "squeeze", "clamp",
+        "stop_gradient",  # in tests/test_stop_gradient.py
         # in tests/test_gather_scatter.py and tests/test_indexing.py
         "gather", "scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max",
         # in tests/test_reductions.py, test_cumulative.py, test_sorting.py

@@ -249,6 +249,7 @@ def _jax_scatter(name: str) -> Ref:
 
 REFERENCE: dict[str, Ref] = {
     "neg": _unary(np.negative),
+    "stop_gradient": _unary(np.asarray),
     "sin": _unary(np.sin),
     "cos": _unary(np.cos),
     "exp": _unary(np.exp),

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from typing import TypeVar as _TypeVar
 from typing import overload as _overload
 
 import numpy as np
 from pyrsistent import pmap
 
 from .core.array import Array, ArrayLike
-from .core.dtypes import DType, canonicalize_explicit
+from . import tree as _tree
+from .core.dtypes import DType, canonicalize_explicit, is_float
 from .core.errors import PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive
 from .core.trace import Tracer, Value, aval_of, bind1
@@ -59,6 +61,7 @@ from .primitives import (
 )
 from .primitives._params import params_of as _params
 from .primitives.bitcast import bitcast_convert_type_p, reduce_precision_p
+from .primitives.elementwise import stop_gradient_p
 from .primitives.dot import DimensionNumbers
 
 __all__ = [
@@ -83,7 +86,7 @@ __all__ = [
     # the PRNG's block cipher (primitives/prng.py)
     "threefry2x32",
     # special functions and bitwise operations (primitives/special.py, bitwise.py)
-    "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitcast_convert_type", "reduce_precision",
+    "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitcast_convert_type", "reduce_precision", "stop_gradient",
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sinh", "tan",
@@ -296,6 +299,22 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
 def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
     d = canonicalize_explicit(np.dtype(new_dtype), "convert_element_type")  # x64 off: JAX's warning
     return bind1(convert_element_type_p, (x,), _params(("new_dtype", d)))
+
+
+_Tree = _TypeVar("_Tree")
+
+
+def stop_gradient(x: _Tree) -> _Tree:
+    """``x``, with a zero derivative (``jax.lax.stop_gradient``): every float
+    leaf of the pytree ``x`` goes through the ``stop_gradient`` primitive;
+    integer and bool leaves, which have no derivative, are returned as they are."""
+
+    def stop(leaf: object) -> object:
+        if isinstance(leaf, (Array, np.ndarray, np.generic, float)) and is_float(aval_of(leaf).dtype):
+            return bind1(stop_gradient_p, (leaf,), NO_PARAMS)
+        return leaf
+
+    return _tree.map(stop, x)
 
 
 def bitcast_convert_type(operand: ArrayLike, new_dtype: DType | type) -> Array:

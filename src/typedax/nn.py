@@ -7,8 +7,8 @@ Differences from JAX, none of them in values:
   written so that differentiating its formula gives JAX's derivative: ``relu``
   is ``x`` where ``x > 0`` (and where it is NaN), else 0, so its derivative at
   0 is 0, as JAX's.
-- typedax has no ``stop_gradient``: ``softmax``, ``log_softmax`` and
-  ``logsumexp`` subtract the maximum without it. Their values are JAX's, and
+- ``softmax``, ``log_softmax`` and ``logsumexp`` subtract the maximum
+  without ``stop_gradient`` (JAX wraps it in one). Their values are JAX's, and
   so are their derivatives: the maximum's contributions cancel (the shift
   enters as ``x - m`` and leaves as ``+ m``, or cancels in a ratio), up to
   rounding.

@@ -976,10 +976,8 @@ def _gamma_one(key: Array, alpha: Array, log_space: bool) -> Array:
 
 
 def _detach(x: Array) -> Array:
-    """``x`` with a zero derivative (``stop_gradient``): its bits, read back
-    (``bitcast_convert_type``'s derivative is zero); XLA folds it away."""
-    d = aval_of(x).dtype
-    return lax.bitcast_convert_type(lax.bitcast_convert_type(x, _UINT[8 * d.itemsize]), d)
+    """``x`` with a zero derivative (JAX's ``stop_gradient`` there)."""
+    return lax.stop_gradient(x)
 
 
 def _gamma_impl(

@@ -41,6 +41,7 @@ from .structural import (
     move_batch_axis,
     primal_aval,
     types_str as _types,
+    zero_jvp,
     zero_like,
     zero_of,
     zeros_like_aval,
@@ -821,12 +822,32 @@ def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 
     return bind1(clamp_p, (weak(min, "min"), x, weak(max, "max")), NO_PARAMS)
 
 
+# -- stop_gradient: the identity, with a zero derivative (JAX's stop_gradient_p) ------
+def _stop_gradient_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    return [np.array(args[0])]  # a copy: a result owns its value
+
+
+def _stop_gradient_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    _check_arity("stop_gradient", avals, 1)
+    return [avals[0]]
+
+
+def _stop_gradient_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    return [args[0]]
+
+
+stop_gradient_p = Primitive(
+    "stop_gradient", _stop_gradient_impl, _stop_gradient_abstract,
+    rules_for=lambda p: Rules(jvp=zero_jvp(p), batch=elementwise_batch(p), lower=_stop_gradient_lower),
+)
+
+
 FAMILY = Family(
     "elementwise",
     (
         abs_p, neg_p, sin_p, cos_p, exp_p, log_p, tanh_p, logistic_p, sqrt_p, floor_p, ceil_p,
         add_p, sub_p, mul_p, div_p, max_p, min_p, pow_p, rem_p,
         greater_p, less_p, ge_p, le_p, eq_p, ne_p,
-        integer_pow_p, select_n_p, convert_element_type_p, clamp_p,
+        integer_pow_p, select_n_p, convert_element_type_p, clamp_p, stop_gradient_p,
     ),
 )

@@ -1,9 +1,9 @@
 """Special functions, named and computed as ``jax.scipy.special``'s.
 
-typedax has no ``custom_jvp`` and no ``stop_gradient``; where JAX uses them
+typedax has no ``custom_jvp``; where JAX uses it (or ``stop_gradient``)
 the formulas here are arranged so that their derivatives are JAX's:
 ``logsumexp`` subtracts the maximum without ``stop_gradient`` (its
-contributions to the derivative cancel); ``xlogy``/``xlog1py`` (0 where
+contributions to the derivative cancel, so the result is the same); ``xlogy``/``xlog1py`` (0 where
 ``x == 0`` unless ``y`` is NaN) feed ``log`` a safe argument where ``x == 0`` (their derivative in ``x`` there is
 ``log(y)``, as JAX's rule gives, and no NaN leaks into gradients).
 """

@@ -189,4 +189,5 @@ ELEMENTWISE: dict[str, Builder] = {
     "integer_pow": integer_pow,
     "select_n": select_n,
     "convert_element_type": convert_element_type,
+    "stop_gradient": unary(ANY, _anywhere, lambda r: r),  # the identity; its derivative is zero
 }

@@ -59,6 +59,7 @@ _NOT_SMOOTH: Final[frozenset[str]] = _NOT_FLOAT_VALUED | {
     "floor", "ceil",  # jump at the integers
     "rem",  # jumps where x / y crosses an integer
     "abs",  # a kink at 0
+    "stop_gradient",  # its derivative is zero by definition, not the identity's
     "clamp",  # kinks at min and max
     "cummax", "cummin", "sort",  # kinks where elements tie
 } | _SPECIAL_NOT_SMOOTH | _BITCAST_NOT_SMOOTH | _WINDOWED_NOT_SMOOTH
