@@ -166,6 +166,7 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.mul": lambda A: lax.mul(A(F), A(G)),
     "lax.ne": lambda A: lax.ne(A(F), A(G)),
     "lax.neg": lambda A: lax.neg(A(F)),
+    "lax.stop_gradient": lambda A: lax.stop_gradient(A(F)),
     "lax.pow": lambda A: lax.pow(A(F), A(G)),
     "lax.reduce_max": lambda A: lax.reduce_max(A(F), (0,)),
     "lax.reduce_max(no axes)": lambda A: lax.reduce_max(A(F), ()),
