@@ -307,6 +307,9 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.polyder": lambda A: tnp.polyder(A(V)), "tnp.polyint": lambda A: tnp.polyint(A(V)),
     "tnp.vander": lambda A: tnp.vander(A(V)),
     **{f"tnp.{n}": (lambda fn: lambda A: fn(5))(getattr(tnp, n)) for n in ("hamming", "hanning", "bartlett", "blackman")},
+    "tnp.partition": lambda A: tnp.partition(A(F), 1), "tnp.argpartition": lambda A: tnp.argpartition(A(F), 1),
+    "tnp.lexsort": lambda A: tnp.lexsort([A(F[0]), A(F[1])]), "tnp.gcd": lambda A: tnp.gcd(A(I32), A(J32)),
+    "tnp.lcm": lambda A: tnp.lcm(A(I32), A(J32)), "tnp.interp": lambda A: tnp.interp(A(F), A(V[[1, 2, 0]]), A(V)),
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),

@@ -15,7 +15,7 @@ import pytest
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax.core.errors import PrimitiveTypeError
+from typedax.core.errors import AxisError, ConcretizationError, PrimitiveTypeError
 
 from _numpy_oracle import assert_same, jax_value
 
@@ -64,6 +64,13 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
     ("vander", (P,), {}), ("vander", (I[0], 3), {"increasing": True}), ("vander", (P, 0), {}),
     ("hamming", (7,), {}), ("hanning", (6,), {}), ("bartlett", (5,), {}), ("blackman", (8,), {}), ("hamming", (1,), {}),
     ("bartlett", (0,), {}),
+    ("partition", (M, 2), {}), ("partition", (T, 0, 1), {}), ("partition", (I.astype(np.uint32), 3), {}),
+    ("argpartition", (M, 1), {}), ("argpartition", (T, 1, 0), {}), ("argpartition", (I, -1), {}),
+    ("lexsort", ((I[0], I[1], I[2]),), {}), ("lexsort", (I,), {"axis": 0}),
+    ("gcd", (I, J), {}), ("gcd", (I, np.int32(4)), {}), ("lcm", (I, J), {}), ("lcm", (I.astype(np.uint16), np.uint16(6)), {}),
+    ("interp", (np.linspace(-1, 5, 13), np.array([0.0, 1.0, 3.0, 4.0]), P), {}),
+    ("interp", (M, np.array([-1.0, 0.0, 2.0]), P[:3]), {"left": -9.0, "right": "extrapolate"}),
+    ("interp", (np.linspace(-1, 5, 13), np.array([0.0, 1.0, 3.0, 4.0]), P), {"period": 3.5}),
 ]
 
 
@@ -130,6 +137,7 @@ def test_apply_along_and_over_axes_and_fromfunction() -> None:
     ("polyint/polyder", lambda m, x: m.polyint(x[0], 2) + m.polyder(m.polyval(x[1], x[2]) * x[2, :], 1).sum()),
     ("vander", lambda m, x: m.vander(x[0], 3)),
     ("angle", lambda m, x: m.angle(x) * x),
+    ("partition", lambda m, x: m.partition(x, 2)), ("interp", lambda m, x: m.interp(x, np.array([-1.0, 0.0, 2.0]), x[0, :3])),
 ])
 def test_grads_against_jax(name: str, f: Callable[[Any, Any], Any]) -> None:
     got = tdx.grad(lambda x: tnp.sum(tnp.sin(f(tnp, x))))(M)
@@ -157,9 +165,14 @@ def test_grads_against_jax(name: str, f: Callable[[Any, Any], Any]) -> None:
     (lambda: tnp.bitwise_count(M), "integers"),
     (lambda: tnp.diag_indices_from(M), "equal length"),
     (lambda: tnp.tril_indices_from(T), "2-D"),
+    (lambda: tnp.gcd(M, M), "integers"),
+    (lambda: tnp.partition(M, 4), "out of bounds"),
+    (lambda: tnp.lexsort([M[0], M[1, :2]]), "same shape"),
+    (lambda: tnp.interp(M, M, M), "one-dimensional"),
+    (lambda: tnp.interp(M, P, P[:2]), "same size"),
 ])
 def test_errors(call: Callable[[], Any], match: str) -> None:
-    with pytest.raises((PrimitiveTypeError, tdx.core.errors.ConcretizationError), match=match):
+    with pytest.raises((PrimitiveTypeError, AxisError, ConcretizationError), match=match):
         call()
 
 

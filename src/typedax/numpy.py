@@ -1443,6 +1443,12 @@ from ._numpy.polynomial import polymul as polymul  # noqa: E402
 from ._numpy.polynomial import polysub as polysub  # noqa: E402
 from ._numpy.polynomial import polyval as polyval  # noqa: E402
 from ._numpy.polynomial import vander as vander  # noqa: E402
+from ._numpy.elementwise import gcd as gcd  # noqa: E402
+from ._numpy.elementwise import lcm as lcm  # noqa: E402
+from ._numpy.searching import interp as interp  # noqa: E402
+from ._numpy.sorting import argpartition as argpartition  # noqa: E402
+from ._numpy.sorting import lexsort as lexsort  # noqa: E402
+from ._numpy.sorting import partition as partition  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1471,4 +1477,5 @@ __all__ += [
     "nancumsum", "polyadd", "polyder", "polyint", "polymul", "polysub", "polyval",
     "put_along_axis", "real", "resize", "rollaxis", "select", "tril_indices", "tril_indices_from",
     "triu_indices", "triu_indices_from", "unravel_index", "vander", "vecdot", "vecmat",
+    "argpartition", "gcd", "interp", "lcm", "lexsort", "partition",
 ]

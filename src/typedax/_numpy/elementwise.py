@@ -467,3 +467,42 @@ def copy(a: ArrayLike, order: None = None) -> Array:
     from .. import numpy as tnp
 
     return tnp.asarray(a)
+
+
+def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``jnp.gcd``: the greatest common divisor of integers (Euclid's algorithm in a ``while_loop``)."""
+    from .. import numpy as tnp
+
+    a, b = (tnp.asarray(v) for v in tnp._prepare2(x1, x2))
+    if a.dtype.kind not in "iu":
+        raise PrimitiveTypeError("gcd: Arguments to jax.numpy.gcd must be integers.")
+
+    def cond(xs: tuple[Array, Array]) -> Array:
+        return tnp.any(tnp.not_equal(xs[1], 0))
+
+    def body(xs: tuple[Array, Array]) -> tuple[Array, Array]:
+        p, q = xs
+        nz = tnp.not_equal(q, 0)
+        zero = tnp.zeros_like(q)
+        p, q = tnp.where(nz, q, p), tnp.where(nz, lax.rem(p, tnp.where(nz, q, tnp.ones_like(q))), zero)
+        swap = tnp.less(p, q)
+        return tnp.where(swap, q, p), tnp.where(swap, p, q)
+
+    absa = a if a.dtype.kind == "u" else tnp.abs(a)
+    absb = b if b.dtype.kind == "u" else tnp.abs(b)
+    g, _ = lax.while_loop(cond, body, (absa, absb))
+    return g
+
+
+def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
+    """``jnp.lcm``: the least common multiple of integers (0 where either is 0)."""
+    from .. import numpy as tnp
+
+    a, b = (tnp.asarray(v) for v in tnp._prepare2(x1, x2))
+    if a.dtype.kind not in "iu":
+        raise PrimitiveTypeError("lcm: Arguments to jax.numpy.lcm must be integers.")
+    a = a if a.dtype.kind == "u" else tnp.abs(a)
+    b = b if b.dtype.kind == "u" else tnp.abs(b)
+    d = gcd(a, b)
+    zero = tnp.equal(d, 0)
+    return tnp.where(zero, tnp.zeros_like(d), tnp.multiply(a, tnp.floor_divide(b, tnp.where(zero, tnp.ones_like(d), d))))

@@ -323,3 +323,54 @@ def histogram(a: ArrayLike, bins: ArrayLike | int = 10,
         widths = tnp.diff(edges)
         counts = tnp.divide(tnp.divide(counts, widths), tnp.sum(counts))
     return counts, edges
+
+
+def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | None = None,
+           right: ArrayLike | str | None = None, period: ArrayLike | None = None) -> Array:
+    """``jnp.interp``: piecewise-linear interpolation of the points ``(xp, fp)``
+    (``xp`` increasing) at ``x``; ``left``/``right`` (default ``fp[0]``/``fp[-1]``)
+    outside, or ``'extrapolate'``; periodic with ``period``."""
+    from .. import numpy as tnp
+
+    xa, xpa, fpa = (tnp.asarray(tnp._float(v)) for v in tnp._promote(tnp.asarray(x), tnp.asarray(xp), tnp.asarray(fp)))
+    if xpa.ndim != 1 or fpa.ndim != 1:
+        raise PrimitiveTypeError(f"interp: xp and fp must be one-dimensional, got shapes {xpa.shape} and {fpa.shape}")
+    if xpa.shape != fpa.shape:
+        raise PrimitiveTypeError(f"interp: xp and fp must be the same size, got {xpa.shape[0]} and {fpa.shape[0]}")
+    if xpa.shape[0] == 0:
+        raise PrimitiveTypeError("interp: xp and fp must not be empty")
+    if period is not None:
+        if np.ndim(np.asarray(period)) != 0 if not isinstance(period, Array) else period.ndim != 0:
+            raise PrimitiveTypeError(f"interp: period must be a scalar; got {period!r}")
+        pa = tnp.abs(tnp.astype(tnp.asarray(period), xa.dtype))
+        xa = tnp.remainder(xa, pa)
+        xpa = tnp.remainder(xpa, pa)
+        xpa, fpa = lax.sort_key_val(xpa, fpa)
+        xpa = tnp.concatenate([tnp.subtract(xpa[-1:], pa), xpa, tnp.add(xpa[:1], pa)])
+        fpa = tnp.concatenate([fpa[-1:], fpa, fpa[:1]])
+    n = xpa.shape[0]
+    i = tnp.clip(searchsorted(xpa, xa, side="right"), 1, max(n - 1, 1))
+    from .manipulation import take
+
+    i64 = tnp.astype(i, default_int())
+    lo = lax.sub(i64, np.ones((), i64.dtype))
+    hi = i64 if n > 1 else lo
+    df = tnp.subtract(take(fpa, hi, mode="clip"), take(fpa, lo, mode="clip"))
+    dx = tnp.subtract(take(xpa, hi, mode="clip"), take(xpa, lo, mode="clip"))
+    delta = tnp.subtract(xa, take(xpa, lo, mode="clip"))
+    eps = np.spacing(np.finfo(xa.dtype).eps)  # type: ignore[type-var]  # a float dtype here
+    dx0 = tnp.less_equal(tnp.abs(dx), eps)
+    f = tnp.where(dx0, take(fpa, lo, mode="clip"),
+                  tnp.add(take(fpa, lo, mode="clip"), tnp.multiply(tnp.divide(delta, tnp.where(dx0, 1.0, dx)), df)))
+    if period is None:
+        if isinstance(left, str):
+            if left != "extrapolate":
+                raise PrimitiveTypeError(f"interp: the only valid string value of left is 'extrapolate', got {left!r}")
+        else:
+            f = tnp.where(tnp.less(xa, xpa[0]), fpa[0] if left is None else left, f)
+        if isinstance(right, str):
+            if right != "extrapolate":
+                raise PrimitiveTypeError(f"interp: the only valid string value of right is 'extrapolate', got {right!r}")
+        else:
+            f = tnp.where(tnp.greater(xa, xpa[-1]), fpa[-1] if right is None else right, f)
+    return f
