@@ -180,3 +180,10 @@ def test_ldexp_and_isclose_under_vmap() -> None:
     assert_same(got, np.stack([np.ldexp(x[i], n[i]) for i in range(4)]))
     got = tdx.vmap(lambda a, b: tnp.isclose(a, b, atol=0.5))(x, x + 0.25)
     assert np.asarray(got).all()
+
+
+@pytest.mark.parametrize("dt", [np.float64, np.float32, np.float16])
+def test_signbit_reads_the_sign_bit(dt: type) -> None:
+    x = np.array([-0.0, 0.0, -np.nan, np.nan, -1.0, np.inf, -np.inf], dt)
+    check(tnp.signbit, jnp.signbit, x)
+    check(tnp.copysign, jnp.copysign, np.ones(7, dt), x)

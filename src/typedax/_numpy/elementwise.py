@@ -106,10 +106,9 @@ def cbrt(x: ArrayLike, /) -> Array:
 
 
 def signbit(x: ArrayLike, /) -> Array:
-    """``jnp.signbit``: ``x < 0`` for integers, False for bools; for floats
-    the sign bit of nonzero numbers and of signed zeros (``-0.0`` is True).
-    A NaN gives False whatever its sign bit (typedax has no bitcast; JAX
-    reads the bit of a negative NaN)."""
+    """``jnp.signbit``: ``x < 0`` for integers, False for bools; for floats the
+    sign bit itself (True for ``-0.0`` and a negative NaN), read by a bitcast
+    to the integer of the same width."""
     from .. import numpy as tnp
 
     a = tnp.asarray(x)
@@ -117,10 +116,10 @@ def signbit(x: ArrayLike, /) -> Array:
         return tnp.full(a.shape, False, bool_)
     if a.dtype.kind in "iu":
         return lax.lt(a, np.zeros((), a.dtype))
-    zero = np.zeros((), a.dtype)
-    one = tnp.full(a.shape, 1.0, a.dtype)
-    negative_zero = lax.bitwise_and(lax.eq(a, zero), lax.lt(lax.div(one, a), zero))
-    return lax.bitwise_or(lax.lt(a, zero), negative_zero)
+    if not is_float(a.dtype):
+        raise PrimitiveTypeError(f"signbit: not well defined for {a.dtype}")
+    bits = np.dtype(f"int{8 * a.dtype.itemsize}")
+    return lax.lt(lax.bitcast_convert_type(a, bits), np.zeros((), bits))
 
 
 def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Array:
