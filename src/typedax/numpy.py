@@ -516,6 +516,8 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     xs, ys = aval_of(a).shape, aval_of(b).shape
     if not xs or not ys:
         raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
+    if len(ys) <= 2:  # no batch dimension in y: x's leading axes are free ones
+        return lax.dot_general(a, b, (((len(xs) - 1,), (0,)), ((), ())))
     a_mat, b_mat = len(xs) > 1, len(ys) > 1
     a_bd: tuple[int | None, ...] = xs[:-2] if a_mat else ()
     b_bd: tuple[int | None, ...] = ys[:-2] if b_mat else ()

@@ -25,8 +25,24 @@ from .structural import check_arity, primal_aval, transpose, zero_like
 DimensionNumbers = tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]
 
 
+#: Checked dimension numbers by value (a model has a handful; each is read at
+#: every evaluation and abstract evaluation).
+_CHECKED: dict[object, DimensionNumbers] = {}
+
+
 def get_dimension_numbers(params: Params) -> DimensionNumbers:
     dn = _get("dot_general", params, "dimension_numbers")
+    try:
+        return _CHECKED[dn]
+    except (KeyError, TypeError):  # new, or unhashable (and then refused below)
+        pass
+    checked = _check_dimension_numbers(dn)
+    if len(_CHECKED) < 4096:
+        _CHECKED[dn] = checked
+    return checked
+
+
+def _check_dimension_numbers(dn: object) -> DimensionNumbers:
     parts: tuple[object, ...] = ()
     if isinstance(dn, tuple) and len(dn) == 2 and all(isinstance(p, tuple) and len(p) == 2 for p in dn):
         parts = tuple(q for p in dn if isinstance(p, tuple) for q in p)
@@ -46,10 +62,23 @@ def _free(ndim: int, contract: tuple[int, ...], batch: tuple[int, ...]) -> tuple
     return tuple(i for i in range(ndim) if i not in used)
 
 
+#: Result types by operand types and dimension numbers (checked once each).
+_OUT: dict[tuple[ShapedArray, ShapedArray, DimensionNumbers], ShapedArray] = {}
+
+
 def _dot_general_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("dot_general", avals, 2)
-    lhs, rhs = avals
-    (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    key = (avals[0], avals[1], get_dimension_numbers(params))
+    out = _OUT.get(key)
+    if out is None:
+        out = _dot_general_out(*key)
+        if len(_OUT) < 4096:
+            _OUT[key] = out
+    return [out]
+
+
+def _dot_general_out(lhs: ShapedArray, rhs: ShapedArray, dn: DimensionNumbers) -> ShapedArray:
+    (lc, rc), (lb, rb) = dn
 
     def where() -> str:  # built only when there is an error to report
         return f"dot_general({lhs.str_short()}, {rhs.str_short()}, dimension_numbers={((lc, rc), (lb, rb))})"
@@ -70,12 +99,15 @@ def _dot_general_abstract(avals: Sequence[ShapedArray], params: Params) -> list[
         + tuple(lhs.shape[i] for i in _free(lhs.ndim, lc, lb))
         + tuple(rhs.shape[i] for i in _free(rhs.ndim, rc, rb))
     )
-    return [ShapedArray(shape, lhs.dtype)]
+    return ShapedArray(shape, lhs.dtype)
 
 
 def _dot_general_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     lhs, rhs = args
     (lc, rc), (lb, rb) = get_dimension_numbers(params)
+    if not lb and lc == (lhs.ndim - 1,) and rc == (0,) and 1 <= rhs.ndim <= 2 and lhs.ndim >= 1:
+        # the last axis of lhs with the first of rhs: NumPy's matmul gives dot_general's layout
+        return [np.asarray(np.matmul(lhs, rhs), dtype=lhs.dtype)]
     lf, rf = _free(lhs.ndim, lc, lb), _free(rhs.ndim, rc, rb)
     bshape = tuple(lhs.shape[i] for i in lb)
     lfs, rfs = tuple(lhs.shape[i] for i in lf), tuple(rhs.shape[i] for i in rf)
