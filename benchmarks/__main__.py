@@ -20,6 +20,7 @@ BENCHMARKS: tuple[str, ...] = (
     "nesting",
     "indexing",
     "convolution",
+    "numpy_block",
     "random",
 )
 
