@@ -310,6 +310,14 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.partition": lambda A: tnp.partition(A(F), 1), "tnp.argpartition": lambda A: tnp.argpartition(A(F), 1),
     "tnp.lexsort": lambda A: tnp.lexsort([A(F[0]), A(F[1])]), "tnp.gcd": lambda A: tnp.gcd(A(I32), A(J32)),
     "tnp.lcm": lambda A: tnp.lcm(A(I32), A(J32)), "tnp.interp": lambda A: tnp.interp(A(F), A(V[[1, 2, 0]]), A(V)),
+    "tnp.unique_values": lambda A: tnp.unique_values(A(I32)), "tnp.unique_counts": lambda A: tnp.unique_counts(A(I32))[1],
+    "tnp.unique_inverse": lambda A: tnp.unique_inverse(A(F))[1], "tnp.unique_all": lambda A: tnp.unique_all(A(F))[0],
+    **{f"tnp.{n}": (lambda fn: lambda A: fn(A(I32), A(J32)))(getattr(tnp, n)) for n in (
+        "intersect1d", "union1d", "setdiff1d", "setxor1d")},
+    "tnp.gradient": lambda A: tnp.gradient(A(V)), "tnp.trim_zeros": lambda A: tnp.trim_zeros(A(V)),
+    "tnp.block": lambda A: tnp.block([[A(F), A(G)]]), "tnp.diagflat": lambda A: tnp.diagflat(A(F)),
+    "tnp.choose": lambda A: tnp.choose(A(IDX), [A(F), A(G)], mode="clip"),
+    "tnp.ix_": lambda A: tnp.ix_(A(IDX[:, 0]), A(IDX[:, 0]))[1],
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -431,7 +439,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
+NOT_ARRAY_FUNCTIONS = {"index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

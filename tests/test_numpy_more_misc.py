@@ -183,3 +183,82 @@ def test_compress_grad_and_vmap() -> None:
     assert_same(got, want, rtol=1e-12)
     got = tdx.vmap(lambda x: tnp.extract(x > 0, x, size=3))(T)
     assert_same(got, np.stack([np.asarray(jnp.extract(t > 0, t, size=3)) for t in T]))
+
+
+NANS = np.array([3.0, 1.0, 3.0, np.nan, np.nan, 2.0])
+SET_A = np.array([3, 1, 3, 2, 5], np.int32)
+SET_B = np.array([1, 5, 7, 7], np.int32)
+
+
+@pytest.mark.parametrize("name", ["unique_values", "unique_counts", "unique_inverse", "unique_all"])
+@pytest.mark.parametrize("x", [NANS, I], ids=["nans", "ints"])
+def test_unique_array_api_against_jax(name: str, x: Any) -> None:
+    got, want = getattr(tnp, name)(x), getattr(jnp, name)(x)
+    if isinstance(want, tuple):
+        assert type(got).__name__.lstrip("_") == type(want).__name__.lstrip("_")
+        assert getattr(got, "_fields") == getattr(want, "_fields")
+    assert_same(got, want, what=name)
+
+
+@pytest.mark.parametrize("name", ["intersect1d", "union1d", "setdiff1d", "setxor1d"])
+@pytest.mark.parametrize("kw", [{}, {"size": 7}, {"size": 2}, {"size": 6, "fill_value": -1}])
+def test_set_operations_against_jax(name: str, kw: dict[str, Any]) -> None:
+    assert_same(getattr(tnp, name)(SET_A, SET_B, **kw), getattr(jnp, name)(SET_A, SET_B, **kw), what=name)
+    assert_same(getattr(tnp, name)(M[0], M[0, :2], **kw), getattr(jnp, name)(M[0], M[0, :2], **kw), what=name)
+
+
+def test_set_operations_traced() -> None:
+    got = tdx.jit(lambda a, b: tnp.union1d(a, b, size=8))(SET_A, SET_B)
+    assert_same(got, jnp.union1d(SET_A, SET_B, size=8))
+    assert_same(tnp.intersect1d(SET_A, SET_B, return_indices=True), jnp.intersect1d(SET_A, SET_B, return_indices=True))
+    for name in ("intersect1d", "setdiff1d", "setxor1d", "unique_values"):
+        with pytest.raises(ConcretizationError):
+            tdx.jit(lambda a, name=name: getattr(tnp, name)(*((a, a) if name != "unique_values" else (a,))))(SET_A)
+
+
+@pytest.mark.parametrize("args, kw", [
+    ((np.arange(6.0) ** 2,), {}), ((M,), {}), ((M, 0.5), {}), ((M, 2.0, 0.5), {}), ((T,), {"axis": (2, 0)}),
+    ((T, 3.0), {"axis": -1}), ((I,), {}), ((I[0],), {}),
+])
+def test_gradient_against_jax(args: tuple[Any, ...], kw: dict[str, Any]) -> None:
+    assert_same(tnp.gradient(*args, **kw), jnp.gradient(*args, **kw), rtol=1e-12)
+
+
+def test_gradient_grad_and_jit() -> None:
+    def both(x: Any) -> Any:
+        g = tnp.gradient(x, 0.5)
+        return tnp.stack(g) if isinstance(g, list) else g
+
+    got = tdx.grad(lambda x: tnp.sum(tnp.sin(both(x))))(M)
+    want = jax.jit(jax.grad(lambda x: jnp.sum(jnp.sin(jnp.stack(jnp.gradient(x, 0.5))))))(M)
+    assert_same(got, want, rtol=1e-12)
+    assert_same(tdx.jit(both)(M), jnp.stack(jnp.gradient(M, 0.5)), rtol=1e-12)
+
+
+def test_block_choose_diagflat_ix_trim_zeros() -> None:
+    parts: Any = [[M[:2, :2], M[:2, 2:]], [M[2:]]]
+    assert_same(tnp.block(parts), jnp.block(parts))
+    mixed: Any = [np.arange(3.0), 2.0]
+    assert_same(tnp.block(mixed), jnp.block(mixed))
+    grid: Any = [[M, I], [I, M]]
+    assert_same(tdx.jit(lambda a, b: tnp.block([[a, b], [b, a]]))(M, I), jnp.block(grid))
+    for mode in ("wrap", "clip"):
+        idx = np.array([[0, 1, 2, 5], [-1, 2, 1, 0], [1, 1, 0, 3]])
+        assert_same(tnp.choose(idx, [M, I, 0.5], mode=mode), jnp.choose(idx, [M, I, 0.5], mode=mode))
+    for k in (0, 1, -2):
+        assert_same(tnp.diagflat(M[:2, :2], k), jnp.diagflat(M[:2, :2], k))
+    assert_same(tnp.ix_(np.array([0, 2]), np.arange(3)), jnp.ix_(np.array([0, 2]), np.arange(3)))
+    assert_same(tnp.asarray(M)[tnp.ix_(np.array([0, 2]), np.array([1, 3]))], M[np.ix_([0, 2], [1, 3])])
+    for trim in ("fb", "f", "b"):
+        z = np.array([0, 0, 1, 0, 2, 0])
+        assert_same(tnp.trim_zeros(z, trim), jnp.trim_zeros(z, trim))
+    assert tnp.s_[1:2] == jnp.s_[1:2] and tnp.index_exp[0] == jnp.index_exp[0]
+    checks: list[tuple[Callable[[], object], str]] = [
+        (lambda: tnp.block([(M,)]), "tuples"), (lambda: tnp.block([]), "empty"),
+        (lambda: tnp.block([[M], M]), "depths"), (lambda: tnp.choose(np.array([0]), [M]), "raise"),
+        (lambda: tnp.ix_(np.array([True])), "Boolean"), (lambda: tnp.gradient(np.ones(1)), "too small"),
+        (lambda: tnp.gradient(M, np.ones(3)), "Non-constant"),
+    ]
+    for call, match in checks:
+        with pytest.raises(PrimitiveTypeError, match=match):
+            call()

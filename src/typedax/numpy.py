@@ -1451,6 +1451,22 @@ from ._numpy.searching import interp as interp  # noqa: E402
 from ._numpy.sorting import argpartition as argpartition  # noqa: E402
 from ._numpy.sorting import lexsort as lexsort  # noqa: E402
 from ._numpy.sorting import partition as partition  # noqa: E402
+from ._numpy.setops import intersect1d as intersect1d  # noqa: E402
+from ._numpy.setops import setdiff1d as setdiff1d  # noqa: E402
+from ._numpy.setops import setxor1d as setxor1d  # noqa: E402
+from ._numpy.setops import union1d as union1d  # noqa: E402
+from ._numpy.setops import unique_all as unique_all  # noqa: E402
+from ._numpy.setops import unique_counts as unique_counts  # noqa: E402
+from ._numpy.setops import unique_inverse as unique_inverse  # noqa: E402
+from ._numpy.setops import unique_values as unique_values  # noqa: E402
+from ._numpy.manipulation import gradient as gradient  # noqa: E402
+from ._numpy.manipulation import trim_zeros as trim_zeros  # noqa: E402
+from ._numpy.creation import block as block  # noqa: E402
+from ._numpy.creation import diagflat as diagflat  # noqa: E402
+from ._numpy.indexing import choose as choose  # noqa: E402
+from ._numpy.indexing import index_exp as index_exp  # noqa: E402
+from ._numpy.indexing import ix_ as ix_  # noqa: E402
+from ._numpy.indexing import s_ as s_  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1480,4 +1496,6 @@ __all__ += [
     "put_along_axis", "real", "resize", "rollaxis", "select", "tril_indices", "tril_indices_from",
     "triu_indices", "triu_indices_from", "unravel_index", "vander", "vecdot", "vecmat",
     "argpartition", "gcd", "interp", "lcm", "lexsort", "partition",
+    "block", "choose", "diagflat", "gradient", "index_exp", "intersect1d", "ix_", "s_", "setdiff1d",
+    "setxor1d", "trim_zeros", "union1d", "unique_all", "unique_counts", "unique_inverse", "unique_values",
 ]

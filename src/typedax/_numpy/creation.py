@@ -233,3 +233,36 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
     if axis != 0:
         res = moveaxis(res, 0, axis)
     return tnp.astype(res, d)
+
+
+def diagflat(v: ArrayLike, k: int = 0) -> Array:
+    """``jnp.diagflat``: the flattened ``v`` on the k-th diagonal of a square matrix."""
+    from .. import numpy as tnp
+
+    return diag(tnp.ravel(v), k)
+
+
+BlockArg = ArrayLike | Sequence["BlockArg"]
+
+
+def block(arrays: BlockArg) -> Array:
+    """``jnp.block``: an array assembled from nested lists of blocks (the
+    innermost lists join along the last axis, the next along the one before, ...)."""
+    from .. import numpy as tnp
+
+    def build(xs: BlockArg) -> tuple[Array, int]:
+        if isinstance(xs, tuple):
+            raise PrimitiveTypeError(f"block: jax.numpy.block does not allow tuples, got {xs!r}")
+        if isinstance(xs, Sequence):
+            if not isinstance(xs, list) or not xs:
+                raise PrimitiveTypeError("block: jax.numpy.block does not allow empty list arguments")
+            parts = [build(x) for x in xs]
+            depth = parts[0][1]
+            if any(d != depth for _, d in parts[1:]):
+                raise PrimitiveTypeError("block: Mismatched list depths in jax.numpy.block")
+            rank = max(depth, max(p.ndim for p, _ in parts))
+            arrs = [lax.reshape(p, (1,) * (rank - p.ndim) + p.shape) for p, _ in parts]
+            return tnp.concatenate(arrs, axis=rank - depth), depth + 1
+        return tnp.asarray(xs), 1
+
+    return build(arrays)[0]

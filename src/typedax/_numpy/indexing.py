@@ -239,3 +239,50 @@ def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fi
     from .. import numpy as tnp
 
     return compress(tnp.ravel(condition), tnp.ravel(arr), size=size, fill_value=fill_value)
+
+
+s_ = np.s_
+index_exp = np.index_exp
+
+
+def ix_(*args: ArrayLike) -> tuple[Array, ...]:
+    """``jnp.ix_``: 1-d index arrays shaped to broadcast against each other
+    (an open mesh for ``x[ix_(rows, cols)]``)."""
+    from .. import numpy as tnp
+
+    out: list[Array] = []
+    for i, a in enumerate(args):
+        x = tnp.asarray(a)
+        if x.ndim != 1:
+            raise PrimitiveTypeError(f"ix_: Arguments to jax.numpy.ix_ must be 1-dimensional, got shape {x.shape}")
+        if x.dtype == bool_:
+            raise PrimitiveTypeError("ix_: Boolean arguments to jax.numpy.ix_ are not supported.")
+        out.append(lax.reshape(x, tuple(x.shape[0] if j == i else 1 for j in range(len(args)))))
+    return tuple(out)
+
+
+def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise") -> Array:
+    """``jnp.choose``: ``choices[a[i]][i]`` (all broadcast); ``mode`` ``'wrap'``
+    or ``'clip'`` (JAX does not support ``'raise'``)."""
+    from .. import numpy as tnp
+    from .manipulation import broadcast_arrays
+
+    if out is not None:
+        raise PrimitiveTypeError("choose: The 'out' argument to jnp.choose is not supported.")
+    if mode == "raise":
+        raise PrimitiveTypeError("choose: The 'raise' mode to jnp.choose is not supported.")
+    if mode not in ("wrap", "clip"):
+        raise PrimitiveTypeError(f"choose: mode should be one of 'wrap', 'clip', or 'raise'; got {mode!r}")
+    idx = tnp.asarray(a)
+    if idx.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"choose: a must be integers, got {idx.dtype}")
+    n = len(choices)
+    if n == 0:
+        raise PrimitiveTypeError("choose: choices must not be empty")
+    idx = tnp.remainder(idx, n) if mode == "wrap" else tnp.clip(idx, 0, n - 1)
+    arrays = broadcast_arrays(idx, *tnp._promote(*choices))
+    idx_b, rest = arrays[0], arrays[1:]
+    out_v = rest[0]
+    for i in range(1, n):
+        out_v = tnp.where(tnp.equal(idx_b, i), rest[i], out_v)
+    return out_v

@@ -886,3 +886,69 @@ def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike, axes:
             raise PrimitiveTypeError("apply_over_axes: function is not returning an array of the correct shape")
         x = b
     return x
+
+
+def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None = None,
+             edge_order: int | None = None) -> Array | list[Array]:
+    """``jnp.gradient``: central differences inside, one-sided at the edges,
+    with constant spacings ``varargs`` (one for all axes, or one per axis)."""
+    from .. import numpy as tnp
+
+    if edge_order is not None:
+        raise PrimitiveTypeError("gradient: The 'edge_order' argument to jnp.gradient is not supported.")
+    a = tnp.asarray(tnp._float(tnp.asarray(f)))
+    if axis is None:
+        axes: tuple[int, ...] = tuple(range(a.ndim))
+    elif isinstance(axis, (int, np.integer)):
+        axes = (tnp._axis("gradient", axis, a.ndim),)
+    else:
+        axes = tuple(tnp._axis("gradient", v, a.ndim) for v in axis)
+    if not axes:
+        return []
+    if builtins.min(a.shape[i] for i in axes) < 2:
+        raise PrimitiveTypeError("gradient: Shape of array too small to calculate a numerical gradient, "
+                                 "at least (edge_order + 1) elements are required.")
+    if len(varargs) == 0:
+        dx: list[ArrayLike] = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        dx = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        dx = list(varargs)
+    else:
+        raise PrimitiveTypeError("gradient: Invalid number of spacing arguments")
+    if builtins.any(np.ndim(np.asarray(d)) != 0 if not isinstance(d, Array) else d.ndim != 0 for d in dx):
+        raise PrimitiveTypeError("gradient: Non-constant spacing not implemented")
+
+    def along(h: ArrayLike, ax: int) -> Array:
+        n = a.shape[ax]
+
+        def sl(lo: int, hi: int) -> Array:
+            return lax.slice_in_dim(a, lo, hi, axis=ax)
+
+        g = tnp.concatenate([tnp.subtract(sl(1, 2), sl(0, 1)),
+                             tnp.multiply(tnp.subtract(sl(2, n), sl(0, n - 2)), 0.5),
+                             tnp.subtract(sl(n - 1, n), sl(n - 2, n - 1))], ax)
+        return tnp.divide(g, h)
+
+    grads = [along(h, ax) for ax, h in zip(axes, dx)]
+    return grads[0] if len(axes) == 1 else grads
+
+
+def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
+    """``jnp.trim_zeros``: the 1-d array without its leading (``'f'``) and
+    trailing (``'b'``) zeros (the result's length depends on the values: a
+    concrete input only)."""
+    from .. import numpy as tnp
+    from ..core.errors import ConcretizationError
+
+    x = tnp.asarray(filt)
+    if isinstance(x, Tracer):
+        raise ConcretizationError("trim_zeros: the output's length depends on the values of a traced array")
+    if x.ndim != 1:
+        raise PrimitiveTypeError(f"trim_zeros: filt must be 1-D, got shape {x.shape}")
+    nz = np.flatnonzero(np.asarray(x))
+    if nz.size == 0:
+        return lax.slice_in_dim(x, 0, 0)
+    lo = int(nz[0]) if "f" in trim.lower() else 0
+    hi = int(nz[-1]) + 1 if "b" in trim.lower() else x.shape[0]
+    return lax.slice_in_dim(x, lo, hi)
