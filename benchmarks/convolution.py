@@ -58,14 +58,6 @@ EAGER_CASES: list[tuple[str, tuple[int, ...], tuple[int, ...], tuple[str, str, s
 ]
 
 
-def _best(f: Callable[[], object], n: int = 20) -> float:
-    best = float("inf")
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            f()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
 def eager() -> list[tuple[str, float, float]]:
@@ -84,11 +76,7 @@ def eager() -> list[tuple[str, float, float]]:
             return jax.lax.conv_general_dilated(jx, jw, (1, 1), "SAME", dimension_numbers=dn).block_until_ready()
 
         np.testing.assert_allclose(np.asarray(t()), np.asarray(j()), rtol=1e-4, atol=1e-4)
-        best_t, best_j = float("inf"), float("inf")
-        for _ in range(2):  # alternate, so both see the same load
-            best_t = min(best_t, _best(t))
-            best_j = min(best_j, _best(j))
-        rows.append((name, best_t, best_j))
+        rows.append((name, *per_call_pair(t, j, 20, rounds=7)))
     return rows
 
 

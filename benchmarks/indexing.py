@@ -15,7 +15,6 @@ typedax / JAX (below 1: typedax is faster).
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -27,6 +26,8 @@ import numpy as np  # noqa: E402
 import typedax as tdx  # noqa: E402
 import typedax.numpy as tnp  # noqa: E402
 
+from .jit import per_call_pair  # noqa: E402
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 #: issue 11: eager indexing at least 3x faster than JAX's (ratio <= 1/3); the
@@ -35,21 +36,8 @@ TARGET_EAGER = 1 / 3
 TARGET_EMBEDDING = 1.05
 
 
-def _per_call(f: Callable[[], object], n: int) -> float:
-    best = float("inf")
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            f()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
-def _pair(t: Callable[[], object], j: Callable[[], object], n: int) -> tuple[float, float]:
-    t(), j()  # warm up (JAX compiles its eager ops on first use)
-    tt = min(_per_call(t, n) for _ in range(2))
-    jt = min(_per_call(j, n) for _ in range(2))
-    return tt, jt
 
 
 def _ready(f: Callable[[], object]) -> Callable[[], object]:
@@ -75,7 +63,7 @@ def eager() -> list[tuple[str, float, float]]:
     ]
     rows = []
     for name, t, j in cases:
-        tt, jt = _pair(_ready(t), _ready(j), 300)
+        tt, jt = per_call_pair(_ready(t), _ready(j), 300, rounds=7)
         rows.append((name, tt, jt))
     return rows
 
@@ -100,7 +88,7 @@ def embedding() -> tuple[float, float]:
     vj, gj = step_j(jt_, ji)
     np.testing.assert_allclose(float(vt), float(vj), rtol=1e-5)
     np.testing.assert_allclose(np.asarray(gt), np.asarray(gj), rtol=1e-5, atol=1e-6)
-    return _pair(
+    return per_call_pair(
         lambda: step_t(tt_, ti)[1].block_until_ready(),
         lambda: step_j(jt_, ji)[1].block_until_ready(),
         200,

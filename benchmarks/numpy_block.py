@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -31,6 +30,8 @@ import numpy as np  # noqa: E402
 import typedax as tdx  # noqa: E402
 import typedax.numpy as tnp  # noqa: E402
 from typedax import nn  # noqa: E402
+
+from .jit import per_call_pair  # noqa: E402
 
 TARGET_TRACE = 5.0
 TARGET_EAGER = 0.2
@@ -81,19 +82,8 @@ LOSS_T = _block(tnp, nn.softmax, nn.gelu)
 LOSS_J = _block(jnp, jax.nn.softmax, jax.nn.gelu)
 
 
-def _best(f: Callable[[], object], n: int, rounds: int = 5) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            f()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
-def _pair(t: Callable[[], object], j: Callable[[], object], n: int) -> tuple[float, float]:
-    t(), j()
-    return min(_best(t, n) for _ in range(2)), min(_best(j, n) for _ in range(2))
 
 
 def tracing() -> list[tuple[str, float, float]]:
@@ -103,8 +93,14 @@ def tracing() -> list[tuple[str, float, float]]:
     for name, ft, fj in (("make_jaxpr(loss)", LOSS_T, LOSS_J),
                          ("make_jaxpr(grad(loss))", tdx.grad(LOSS_T), jax.grad(LOSS_J))):
         # a fresh function each time: JAX caches traces by function identity
-        rows.append((name, *_pair(lambda: tdx.make_jaxpr(lambda a, b: ft(a, b))(p, x),
-                                  lambda: jax.make_jaxpr(lambda a, b: fj(a, b))(p, x), 5)))
+
+        def trace_t(ft: Callable[..., Any] = ft) -> None:
+            tdx.make_jaxpr(lambda a, b: ft(a, b))(p, x)
+
+        def trace_j(fj: Callable[..., Any] = fj) -> None:
+            jax.make_jaxpr(lambda a, b: fj(a, b))(p, x)
+
+        rows.append((name, *per_call_pair(trace_t, trace_j, 5)))
     return rows
 
 
@@ -120,7 +116,7 @@ def eager() -> list[tuple[str, float, float]]:
         ("nn.softmax(x)", lambda: nn.softmax(ta), lambda: jax.nn.softmax(ja)),
         ("x * 2.0 + 1.0", lambda: ta * 2.0 + 1.0, lambda: ja * 2.0 + 1.0),
     ]
-    return [(name, *_pair(lambda: t().block_until_ready(), lambda: j().block_until_ready(), 200))
+    return [(name, *per_call_pair(lambda: t().block_until_ready(), lambda: j().block_until_ready(), 200))
             for name, t, j in cases]
 
 
@@ -133,7 +129,7 @@ def jit_grad() -> tuple[float, float]:
     # the numbers agree before they are timed
     for a, b in zip(gt(pt, xt), gj(pj, xj)):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=2e-3, atol=2e-5)
-    return _pair(lambda: gt(pt, xt).w2.block_until_ready(), lambda: gj(pj, xj).w2.block_until_ready(), 20)
+    return per_call_pair(lambda: gt(pt, xt).w2.block_until_ready(), lambda: gj(pj, xj).w2.block_until_ready(), 20)
 
 
 def main() -> None:

@@ -15,7 +15,6 @@ best of 7 rounds, typedax and JAX alternating; the ratio is typedax / JAX
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -26,6 +25,8 @@ import numpy as np  # noqa: E402
 import typedax as tdx  # noqa: E402
 from typedax import random as tr  # noqa: E402
 
+from .jit import per_call_pair  # noqa: E402
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 #: issue 14: eager normal and split at least 3x faster than JAX's (ratio <= 1/3);
@@ -34,23 +35,8 @@ TARGET_EAGER = 1 / 3
 TARGET_JIT = 1.05
 
 
-def _per_call(f: Callable[[], object], n: int) -> float:
-    best = float("inf")
-    for _ in range(7):
-        t0 = time.perf_counter()
-        for _ in range(n):
-            f()
-        best = min(best, (time.perf_counter() - t0) / n)
-    return best
 
 
-def _pair(t: Callable[[], object], j: Callable[[], object], n: int) -> tuple[float, float]:
-    t(), j()  # warm up (both compile on first use)
-    tt, jt = float("inf"), float("inf")
-    for _ in range(2):
-        tt = min(tt, _per_call(t, n))
-        jt = min(jt, _per_call(j, n))
-    return tt, jt
 
 
 def _ready(f: Callable[[], object]) -> Callable[[], object]:
@@ -87,7 +73,7 @@ def main() -> None:
         a, b = np.asarray(t()), np.asarray(j())
         assert a.dtype == b.dtype and a.shape == b.shape
         np.testing.assert_allclose(a, b, rtol=1e-14)  # the same bits (normal: to the last ulps)
-        tt, jt = _pair(_ready(t), _ready(j), 300)
+        tt, jt = per_call_pair(_ready(t), _ready(j), 300, rounds=7)
         target = f"<= {TARGET_JIT}" if jitted else (
             f"<= {TARGET_EAGER:.3f}" if name.startswith(("normal", "split(key, 1000)")) else "")
         print(f"{name:30} {tt * 1e6:8.2f}us {jt * 1e6:8.2f}us {tt / jt:7.3f}  {target}")
