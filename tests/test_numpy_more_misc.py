@@ -262,3 +262,69 @@ def test_block_choose_diagflat_ix_trim_zeros() -> None:
     for call, match in checks:
         with pytest.raises(PrimitiveTypeError, match=match):
             call()
+
+
+def test_dtype_names_and_predicates() -> None:
+    import ml_dtypes
+
+    for name in ("float_", "int_", "uint", "double", "single"):
+        assert getattr(tnp, name) == np.dtype(getattr(jnp, name)), name
+    assert tnp.ndarray is tdx.Array and tnp.dtype("float32") == jnp.dtype("float32")
+    pairs = [(ml_dtypes.bfloat16, np.floating), (np.float16, np.inexact), (np.int32, np.integer), (np.int32, np.floating),
+             (np.float32, np.float32), (ml_dtypes.bfloat16, ml_dtypes.bfloat16), (np.uint8, np.signedinteger),
+             (np.float64, np.number), (np.bool_, np.generic), (np.dtype("int64"), tnp.signedinteger)]
+    for a, b in pairs:
+        assert tnp.issubdtype(a, b) == jnp.issubdtype(a, b), (a, b)
+    kinds: list[tuple[Any, Any]] = [(np.float32, "real floating"), (np.int32, "integral"), (np.bool_, "bool"), (np.uint8, ("signed integer", "bool")),
+                 (ml_dtypes.bfloat16, "real floating"), (np.float32, np.float32), (np.int8, "numeric")]
+    for d, k in kinds:
+        assert tnp.isdtype(d, k) == jnp.isdtype(d, k), (d, k)
+    assert tnp.can_cast(np.int32, np.float64) == jnp.can_cast(np.int32, np.float64)
+    assert tnp.iterable([1]) and not tnp.iterable(1)
+    with pytest.raises(PrimitiveTypeError, match="kind"):
+        tnp.isdtype(np.float32, "reals")
+
+
+def test_vectorize_against_jax() -> None:
+    x, y = M, M[0]
+    f: Callable[[Any, Any], Any] = lambda a, b: a * b + 1.0
+    assert_same(tnp.vectorize(f)(x, y), jnp.vectorize(f)(x, y), rtol=1e-12)
+    assert_same(tdx.jit(tnp.vectorize(f))(x, y), jnp.vectorize(f)(x, y), rtol=1e-12)
+    dot = tnp.vectorize(lambda a, b: tnp.sum(a * b), signature="(n),(n)->()")
+    assert_same(dot(T, M), jnp.vectorize(lambda a, b: jnp.sum(a * b), signature="(n),(n)->()")(T, M), rtol=1e-12)
+    colsum = tnp.vectorize(lambda m: tnp.sum(m, axis=0) * m[0], signature="(n,m)->(m)")
+    want = jnp.vectorize(lambda m: jnp.sum(m, axis=0) * m[0], signature="(n,m)->(m)")(T)
+    assert_same(colsum(T), want, rtol=1e-12)
+    scaled = tnp.vectorize(lambda a, s: a * s, excluded={1})
+    assert_same(scaled(M, 2.0), M * 2.0)
+    got = tdx.grad(lambda a: tnp.sum(dot(a, M)))(T)
+    assert_same(got, jax.grad(lambda a: jnp.sum(jnp.vectorize(lambda u, v: jnp.sum(u * v), signature="(n),(n)->()")(a, M)))(T), rtol=1e-12)
+    with pytest.raises(PrimitiveTypeError, match="signature"):
+        tnp.vectorize(f, signature="(n)->(")
+    with pytest.raises(PrimitiveTypeError, match="core dimension"):
+        dot(M, np.ones(5))
+
+
+def test_piecewise_and_ravel_multi_index_against_jax() -> None:
+    x = M
+    conds = [x < -0.3, x > 0.7]
+    funcs: list[Any] = [lambda v: -v, lambda v: v * 2, 7.0]
+    assert_same(tnp.piecewise(x, conds, funcs), jnp.piecewise(x, conds, funcs), rtol=1e-12)
+    assert_same(tnp.piecewise(x, conds, funcs[:2]), jnp.piecewise(x, conds, funcs[:2]), rtol=1e-12)
+    got = tdx.jit(lambda a: tnp.piecewise(a, [a < -0.3, a > 0.7], funcs))(x)
+    assert_same(got, jnp.piecewise(x, conds, funcs), rtol=1e-12)
+    assert_same(tdx.grad(lambda a: tnp.sum(tnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x),
+                jax.grad(lambda a: jnp.sum(jnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x))
+    idx = (np.array([0, 1, 2, 5]), np.array([3, 0, 1, -1]))
+    for mode in ("wrap", "clip"):
+        for order in ("C", "F"):
+            assert_same(tnp.ravel_multi_index(idx, (3, 4), mode=mode, order=order),
+                        jnp.ravel_multi_index(idx, (3, 4), mode=mode, order=order))
+    assert_same(tdx.jit(lambda i, j: tnp.ravel_multi_index((i, j), (3, 4), mode="wrap"))(*idx),
+                jnp.ravel_multi_index(idx, (3, 4), mode="wrap"))
+    ok = (np.array([0, 2]), np.array([3, 1]))
+    assert_same(tnp.ravel_multi_index(ok, (3, 4)), jnp.ravel_multi_index(ok, (3, 4)))
+    with pytest.raises(PrimitiveTypeError, match="invalid entry"):
+        tnp.ravel_multi_index(idx, (3, 4))
+    with pytest.raises(PrimitiveTypeError, match="functions are expected"):
+        tnp.piecewise(x, conds, funcs[:1])

@@ -1467,6 +1467,30 @@ from ._numpy.indexing import choose as choose  # noqa: E402
 from ._numpy.indexing import index_exp as index_exp  # noqa: E402
 from ._numpy.indexing import ix_ as ix_  # noqa: E402
 from ._numpy.indexing import s_ as s_  # noqa: E402
+from ._numpy.functional import can_cast as can_cast  # noqa: E402
+from ._numpy.functional import character as character  # noqa: E402
+from ._numpy.functional import complexfloating as complexfloating  # noqa: E402
+from ._numpy.functional import double as double  # noqa: E402
+from ._numpy.functional import dtype as dtype  # noqa: E402
+from ._numpy.functional import flexible as flexible  # noqa: E402
+from ._numpy.functional import float_ as float_  # noqa: E402
+from ._numpy.functional import floating as floating  # noqa: E402
+from ._numpy.functional import generic as generic  # noqa: E402
+from ._numpy.functional import inexact as inexact  # noqa: E402
+from ._numpy.functional import int_ as int_  # noqa: E402
+from ._numpy.functional import integer as integer  # noqa: E402
+from ._numpy.functional import isdtype as isdtype  # noqa: E402
+from ._numpy.functional import issubdtype as issubdtype  # noqa: E402
+from ._numpy.functional import iterable as iterable  # noqa: E402
+from ._numpy.functional import ndarray as ndarray  # noqa: E402
+from ._numpy.functional import number as number  # noqa: E402
+from ._numpy.functional import piecewise as piecewise  # noqa: E402
+from ._numpy.functional import ravel_multi_index as ravel_multi_index  # noqa: E402
+from ._numpy.functional import signedinteger as signedinteger  # noqa: E402
+from ._numpy.functional import single as single  # noqa: E402
+from ._numpy.functional import uint as uint  # noqa: E402
+from ._numpy.functional import unsignedinteger as unsignedinteger  # noqa: E402
+from ._numpy.functional import vectorize as vectorize  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1498,4 +1522,8 @@ __all__ += [
     "argpartition", "gcd", "interp", "lcm", "lexsort", "partition",
     "block", "choose", "diagflat", "gradient", "index_exp", "intersect1d", "ix_", "s_", "setdiff1d",
     "setxor1d", "trim_zeros", "union1d", "unique_all", "unique_counts", "unique_inverse", "unique_values",
+    "can_cast", "character", "complexfloating", "double", "dtype", "flexible", "float_",
+    "floating", "generic", "inexact", "int_", "integer", "isdtype", "issubdtype", "iterable",
+    "ndarray", "number", "piecewise", "ravel_multi_index", "signedinteger", "single", "uint",
+    "unsignedinteger", "vectorize",
 ]
