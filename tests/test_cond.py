@@ -53,10 +53,11 @@ def test_pytree_operands_and_results() -> None:
 
     a = np.array([1.0, 2.0])
     b = np.array([0.5, 0.25])
-    out = lax.cond(np.bool_(True), t, f, {"a": a, "b": b})
+    ops: dict[str, Value] = {"a": a, "b": b}  # the operands have the type the branches take
+    out = lax.cond(np.bool_(True), t, f, ops)
     assert isinstance(out, tuple)
     np.testing.assert_allclose(np.asarray(out[0]), a + b)
-    out = lax.cond(False, t, f, {"a": a, "b": b})
+    out = lax.cond(False, t, f, ops)
     assert isinstance(out, tuple)
     np.testing.assert_allclose(np.asarray(out[0]), a - b)
     np.testing.assert_allclose(np.asarray(out[1]), b)

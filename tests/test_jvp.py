@@ -31,7 +31,7 @@ def first_order_primitives() -> list[Primitive]:
 
 def deriv(f: object) -> object:
     def d(x: Value) -> Value:
-        _, t = tdx.jvp(f, (x,), (1.0,))  # type: ignore[arg-type]  # f is a unary function
+        _, t = tdx.jvp(f, (x,), (1.0,))  # type: ignore[call-overload]  # f is a unary function
         return t  # type: ignore[no-any-return]  # jvp returns f's output type
 
     return d
@@ -244,7 +244,7 @@ def test_python_scalar_tangent_takes_primal_dtype() -> None:
 
 # -- individual rules against their definitions -----------------------------------
 def jvp1(f: object, x: Value, t: Value) -> F64:
-    _, out = tdx.jvp(f, (x,), (t,))  # type: ignore[arg-type]  # f is unary
+    _, out = tdx.jvp(f, (x,), (t,))  # type: ignore[call-overload]  # f is unary
     return arr(out)
 
 
@@ -390,7 +390,7 @@ def test_tangent_tree_mismatch() -> None:
 
 def test_primals_must_be_a_tuple() -> None:
     with pytest.raises(TangentTypeError, match="tuples or lists"):
-        tdx.jvp(lax.sin, 1.0, 1.0)  # type: ignore[arg-type]  # the error under test
+        tdx.jvp(lax.sin, 1.0, 1.0)  # type: ignore[call-overload]  # the error under test
 
 
 def test_jvp_flat_arity_mismatch() -> None:

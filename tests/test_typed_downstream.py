@@ -242,7 +242,7 @@ CAUGHT: frozenset[tuple[str, str]] = frozenset({
     ("value_and_grad", "wrong-type"), ("value_and_grad", "result-misuse"),
     ("vmap", "wrong-keyword"), ("vmap", "missing-argument"), ("vmap", "wrong-type"),
     ("vmap", "result-misuse"),
-    ("jvp", "wrong-keyword"), ("jvp", "result-misuse"),
+    ("jvp", "wrong-keyword"), ("jvp", "result-misuse"), ("jvp", "missing-argument"), ("jvp", "wrong-type"),
     ("vjp", "wrong-keyword"), ("vjp", "result-misuse"), ("vjp", "wrong-cotangent-type"),
     ("vjp", "missing-argument"), ("vjp", "wrong-type"),
     ("jacfwd", "wrong-keyword"), ("jacfwd", "missing-argument"), ("jacfwd", "wrong-type"),
@@ -254,16 +254,16 @@ CAUGHT: frozenset[tuple[str, str]] = frozenset({
     ("scan", "wrong-keyword"), ("scan", "missing-argument"), ("scan", "wrong-type-xs"),
     ("scan", "result-misuse"),
     ("cond", "wrong-keyword"), ("cond", "wrong-type-pred"), ("cond", "result-misuse"),
+    ("cond", "missing-argument"), ("cond", "wrong-type"),
 })
 
 #: ... and those the signatures let through (marked ``(not caught)``):
-#: ``jvp``/``cond`` take ``f: Callable[..., T]`` and the arguments
-#: for it as ``object``s, ``scan`` takes ``init: object``, and ``tree.map``
-#: takes ``f: Callable[..., object]`` (a lambda's parameters are ``Any``).
+#: ``scan`` takes ``init: object``, and ``tree.map`` takes
+#: ``f: Callable[..., object]`` (a lambda's parameters are ``Any``). (``jvp``
+#: and ``cond`` tie their function's parameters to the primals / operands
+#: with a ``TypeVarTuple``, so a missing or mistyped one is caught.)
 NOT_CAUGHT: frozenset[tuple[str, str]] = frozenset({
-    ("jvp", "missing-argument"), ("jvp", "wrong-type"),
     ("scan", "wrong-type"),
-    ("cond", "missing-argument"), ("cond", "wrong-type"),
     ("tree.map", "leaf-misuse"),
 })
 

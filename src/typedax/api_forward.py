@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import ParamSpec, TypeAlias, TypeVar, cast, overload
+from typing import Any, ParamSpec, TypeAlias, TypeVar, TypeVarTuple, Unpack, cast, overload
 
 import numpy as np
 
@@ -24,6 +24,7 @@ __all__ = ["AxisSpec", "jacfwd", "jvp", "vmap"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 AxisSpec: TypeAlias = (
     int | None | tuple["AxisSpec", ...] | list["AxisSpec"] | Mapping[str, "AxisSpec"]
@@ -38,6 +39,12 @@ def _values(leaves: Sequence[object]) -> list[Value]:
 
 
 # -- jvp ----------------------------------------------------------------------------
+@overload
+def jvp(
+    f: Callable[[Unpack[Ts]], T], primals: tuple[Unpack[Ts]], tangents: Sequence[object]
+) -> tuple[T, T]: ...
+@overload
+def jvp(f: Callable[..., T], primals: list[Any], tangents: Sequence[object]) -> tuple[T, T]: ...
 def jvp(
     f: Callable[..., T], primals: Sequence[object], tangents: Sequence[object]
 ) -> tuple[T, T]:

@@ -74,9 +74,9 @@ def mistakes(params: Params, x: tdx.Array, y: tdx.Array) -> None:
     total: float = tdx.vmap(f)(x)  # vmap/result-misuse E: assignment
 
     # jvp: primals and tangents are Sequence[object], f is Callable[..., T]
-    tdx.jvp(f, (x,), (x,), scale=2.0)  # jvp/wrong-keyword E: call-arg
-    tdx.jvp(g2, (x,), (x,))  # jvp/missing-argument (not caught)
-    tdx.jvp(f, ("x",), ("x",))  # jvp/wrong-type (not caught)
+    tdx.jvp(f, (x,), (x,), scale=2.0)  # jvp/wrong-keyword E: call-overload
+    tdx.jvp(g2, (x,), (x,))  # jvp/missing-argument E: arg-type
+    tdx.jvp(f, ("x",), ("x",))  # jvp/wrong-type E: arg-type
     tdx.jvp(f, (x,), (x,))[1].shape()  # jvp/result-misuse E: operator
 
     # vjp: f is Callable[[*Ts], T] and the primals are *Ts
@@ -113,8 +113,8 @@ def mistakes(params: Params, x: tdx.Array, y: tdx.Array) -> None:
 
     # lax.cond: true_fun and false_fun are Callable[..., T], operands *object
     lax.cond(x > 0, f, f, x, scale=2.0)  # cond/wrong-keyword E: call-arg
-    lax.cond(x > 0, g2, g2, x)  # cond/missing-argument (not caught)
-    lax.cond(x > 0, f, f, "x")  # cond/wrong-type (not caught)
+    lax.cond(x > 0, g2, g2, x)  # cond/missing-argument E: arg-type
+    lax.cond(x > 0, f, f, "x")  # cond/wrong-type E: arg-type
     lax.cond("yes", f, f, x)  # cond/wrong-type-pred E: arg-type
     lax.cond(x > 0, f, f, x).shape()  # cond/result-misuse E: operator
 

@@ -11,7 +11,7 @@ DCE prunes both; lowering emits ``stablehlo.case``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeVar
+from typing import NamedTuple, TypeVar, TypeVarTuple, Unpack
 
 from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
@@ -56,6 +56,7 @@ from .common import (
 
 
 T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
 
 
 PRED_TYPE = ShapedArray((), bool_)
@@ -260,9 +261,9 @@ cond_p = Primitive(
 
 def cond(
     pred: Value,
-    true_fun: Callable[..., T],
-    false_fun: Callable[..., T],
-    *operands: object,
+    true_fun: Callable[[Unpack[Ts]], T],
+    false_fun: Callable[[Unpack[Ts]], T],
+    *operands: Unpack[Ts],
 ) -> T:
     """``true_fun(*operands)`` if ``pred`` else ``false_fun(*operands)``.
 
