@@ -355,7 +355,7 @@ def _jax_threefry2x32(args: Sequence[Arr], p: Params) -> tuple[Arr, ...]:
     import jax.numpy as jnp
     from jax._src.random.threefry2x32 import threefry2x32_p
 
-    outs = threefry2x32_p.bind(*(jnp.asarray(a, jnp.uint32) for a in args))
+    outs = threefry2x32_p.bind(*(jnp.asarray(a, jnp.uint32) for a in args))  # type: ignore[no-untyped-call]  # jax leaves bind unannotated
     return tuple(np.asarray(o) for o in outs)
 
 
