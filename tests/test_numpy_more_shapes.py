@@ -16,7 +16,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax.core.errors import AxisError, PrimitiveTypeError
 
-from _numpy_oracle import assert_same, jax_value, check, grad_check
+from _numpy_oracle import Table, assert_same, by_name, check, grad_check
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -88,25 +88,12 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
 ]
 
 
-def _call(mod: Any, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    return getattr(mod, name)(*args, **kwargs)
+TABLE = Table(CASES, by_name, static=lambda name, i: name == "repeat" and i == 1)
 
 
 @pytest.mark.parametrize("case", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_against_jax(case: int) -> None:
-    name, args, kwargs = CASES[case]
-    want = jax_value(getattr(jnp, name), *args, **kwargs)
-    assert_same(_call(tnp, name, args, kwargs), want, what=f"{name} eager")
-    arrays = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.ndim > 0]
-
-    def staged(*xs: Any) -> Any:
-        full = list(args)
-        for i, x in zip(arrays, xs):
-            full[i] = x
-        return _call(tnp, name, tuple(full), kwargs)
-
-    if arrays and not (name == "repeat" and not isinstance(args[1], int)):
-        assert_same(tdx.jit(staged)(*[args[i] for i in arrays]), want, what=f"{name} jit")
+    TABLE.check(case)
 
 
 @pytest.mark.parametrize("name, args", [
