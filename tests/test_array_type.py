@@ -321,6 +321,7 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.piecewise": lambda A: tnp.piecewise(A(F), [A(B)], [lambda v: v * 2, 0.5]),
     "tnp.ravel_multi_index": lambda A: tnp.ravel_multi_index((A(IDX[:, 0]), A(IDX[:, 0])), (2, 3), mode="clip"),
     "tnp.vectorize": lambda A: tnp.vectorize(lambda a, b: a * b)(A(F), A(V)),
+    "tnp.insert": lambda A: tnp.insert(A(F), 1, A(V[:2]), axis=1),
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),
@@ -442,7 +443,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
+NOT_ARRAY_FUNCTIONS = {"ogrid", "mgrid", "unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

@@ -313,3 +313,41 @@ def test_piecewise_and_ravel_multi_index_against_jax() -> None:
         tnp.ravel_multi_index(idx, (3, 4))
     with pytest.raises(PrimitiveTypeError, match="functions are expected"):
         tnp.piecewise(x, conds, funcs[:1])
+
+
+INSERTS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+    ((M, 1, 9.0), {}), ((M, np.array([0, 2]), np.array([7.0, 8.0])), {"axis": 1}),
+    ((M, 1, np.array([1.0, 2.0, 3.0])), {"axis": 1}), ((M, slice(0, 2), -1.0), {"axis": 0}),
+    ((np.arange(5), np.array([3, -1, 0]), np.array([10, 20, 30])), {}), ((M, 2, np.array([[5.0, 6.0, 7.0, 8.0]])), {"axis": 0}),
+    ((I, np.array([1]), np.array([[1], [2], [3]])), {"axis": 1}),
+]
+
+
+@pytest.mark.parametrize("case", range(len(INSERTS)))
+def test_insert_against_jax(case: int) -> None:
+    args, kw = INSERTS[case]
+    assert_same(tnp.insert(*args, **kw), jnp.insert(*args, **kw))
+    if case == 1:
+        got = tdx.jit(lambda m, i, v: tnp.insert(m, i, v, axis=1))(*args)
+        assert_same(got, jnp.insert(*args, **kw))
+
+        def loss(m: Any, v: Any) -> tdx.Array:
+            return tnp.sum(tnp.sin(tnp.insert(m, args[1], v, axis=1)))
+
+        both: tuple[int, ...] = (0, 1)
+        g = tdx.grad(loss, argnums=both)(M, args[2])
+
+        def jax_loss(m: Any, v: Any) -> Any:
+            return jnp.sum(jnp.sin(jnp.insert(m, args[1], v, axis=1)))
+
+        w = jax.grad(jax_loss, argnums=(0, 1))(M, args[2])
+        assert_same(g, w, rtol=1e-12)
+
+
+def test_mgrid_ogrid_against_jax() -> None:
+    assert_same(tnp.mgrid[0:3], jnp.mgrid[0:3])
+    assert_same(tnp.mgrid[0:3, 0:4], jnp.mgrid[0:3, 0:4])
+    assert_same(tnp.mgrid[0:1:5j, 2:4], jnp.mgrid[0:1:5j, 2:4], rtol=1e-12)
+    assert_same(tnp.mgrid[-1:1:0.5], jnp.mgrid[-1:1:0.5], rtol=1e-12)
+    assert_same(tnp.ogrid[0:3, 0:4], jnp.ogrid[0:3, 0:4])
+    assert_same(tnp.ogrid[0:2:3j], jnp.ogrid[0:2:3j], rtol=1e-12)

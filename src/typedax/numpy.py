@@ -1491,6 +1491,9 @@ from ._numpy.functional import single as single  # noqa: E402
 from ._numpy.functional import uint as uint  # noqa: E402
 from ._numpy.functional import unsignedinteger as unsignedinteger  # noqa: E402
 from ._numpy.functional import vectorize as vectorize  # noqa: E402
+from ._numpy.indexing import insert as insert  # noqa: E402
+from ._numpy.creation import mgrid as mgrid  # noqa: E402
+from ._numpy.creation import ogrid as ogrid  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1525,5 +1528,5 @@ __all__ += [
     "can_cast", "character", "complexfloating", "double", "dtype", "flexible", "float_",
     "floating", "generic", "inexact", "int_", "integer", "isdtype", "issubdtype", "iterable",
     "ndarray", "number", "piecewise", "ravel_multi_index", "signedinteger", "single", "uint",
-    "unsignedinteger", "vectorize",
+    "unsignedinteger", "vectorize", "insert", "mgrid", "ogrid",
 ]

@@ -266,3 +266,44 @@ def block(arrays: BlockArg) -> Array:
         return tnp.asarray(xs), 1
 
     return build(arrays)[0]
+
+
+def _grid_axis(op: str, s: slice) -> Array:
+    """One axis of ``mgrid``/``ogrid``: ``arange(start, stop, step)``, or
+    ``linspace`` for an imaginary step (``0:1:5j`` is 5 points)."""
+    from .. import numpy as tnp
+
+    start = 0 if s.start is None else s.start
+    step = 1 if s.step is None else s.step
+    if s.stop is None:
+        raise PrimitiveTypeError(f"{op}: a slice needs a stop, got {s!r}")
+    if isinstance(step, complex):
+        return tnp.linspace(start, s.stop, int(abs(step)))
+    return tnp.arange(start, s.stop, step)
+
+
+class _Mgrid:
+    """``jnp.mgrid``: ``mgrid[0:3, 0:4]`` is the dense grid of the ranges, stacked."""
+
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array:
+        from .. import numpy as tnp
+
+        if isinstance(key, slice):
+            return _grid_axis("mgrid", key)
+        axes = [_grid_axis("mgrid", k) for k in key]
+        if not axes:
+            return tnp.arange(0)
+        return tnp.stack(meshgrid(*axes, indexing="ij"), 0)
+
+
+class _Ogrid:
+    """``jnp.ogrid``: ``ogrid[0:3, 0:4]`` is the open (broadcastable) grid of the ranges."""
+
+    def __getitem__(self, key: slice | tuple[slice, ...]) -> Array | list[Array]:
+        if isinstance(key, slice):
+            return _grid_axis("ogrid", key)
+        return meshgrid(*[_grid_axis("ogrid", k) for k in key], indexing="ij", sparse=True)
+
+
+mgrid = _Mgrid()
+ogrid = _Ogrid()

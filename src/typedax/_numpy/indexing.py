@@ -286,3 +286,53 @@ def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: s
     for i in range(1, n):
         out_v = tnp.where(tnp.equal(idx_b, i), rest[i], out_v)
     return out_v
+
+
+def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int | None = None) -> Array:
+    """``jnp.insert``: ``values`` inserted before the indices ``obj`` (a
+    scalar, a 1-d array -- traced too -- or a slice) along ``axis`` (the
+    flattened array when None), as JAX computes it: the new positions by a
+    sort of the indices, then two scatters."""
+    from .. import numpy as tnp
+    from .searching import nonzero
+
+    a = tnp.asarray(arr)
+    if axis is None:
+        a, ax = tnp.ravel(a), 0
+    else:
+        ax = tnp._axis("insert", axis, a.ndim)
+    n_input = a.shape[ax]
+    if isinstance(obj, slice):
+        indices = tnp.asarray(np.arange(*obj.indices(n_input)))
+    else:
+        indices = tnp.asarray(obj)
+    if indices.ndim > 1:
+        raise PrimitiveTypeError(f"insert: obj must be a slice, a one-dimensional array, or a scalar; got {obj!r}")
+    if indices.dtype.kind not in "iu":
+        if indices.size == 0 and not isinstance(obj, Array):
+            indices = tnp.astype(indices, default_int())
+        else:
+            raise PrimitiveTypeError(f"insert: index array must be integer typed; got {obj!r}")
+    v = tnp.astype(tnp.asarray(values), a.dtype)
+    if v.ndim < a.ndim:
+        v = lax.reshape(v, (1,) * (a.ndim - v.ndim) + v.shape)
+    if indices.size == 1:
+        index = lax.reshape(indices, ())
+        if indices.ndim == 0:
+            from .manipulation import moveaxis
+
+            v = moveaxis(v, 0, ax)
+        indices = tnp.full((v.shape[ax],), index)
+    n_insert = int(np.broadcast_shapes(indices.shape, (v.shape[ax],))[0])
+    indices = tnp.broadcast_to(indices, (n_insert,))
+    out_shape = tuple(d + n_insert if i == ax else d for i, d in enumerate(a.shape))
+    out = tnp.zeros(out_shape, a.dtype)
+    indices = tnp.where(tnp.less(indices, 0), tnp.add(indices, n_input), indices)
+    indices = tnp.clip(indices, 0, n_input)
+    order = tnp.argsort(indices)
+    values_ind = indices.at[order].add(lax.iota(indices.dtype, n_insert))
+    mask = tnp.full((n_input + n_insert,), True, bool_).at[values_ind].set(False)
+    (arr_ind,) = nonzero(mask, size=n_input)
+    lead = (slice(None),) * ax
+    out = out.at[lead + (values_ind,)].set(v)
+    return out.at[lead + (arr_ind,)].set(a)
