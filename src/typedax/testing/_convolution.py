@@ -69,7 +69,9 @@ def conv_general_dilated(env: Env) -> Built | None:
         ld = env.draw(st.integers(1, 2))
         rd = env.draw(st.integers(1, 2))
         room = _dilate(size, ld) - _dilate(k, rd)  # padding may take this much away
-        lo = env.draw(st.integers(max(-1, -room), 2))
+        if room < -4:  # a window wider than the input by more than padding (at most 2 + 2) adds
+            return None
+        lo = env.draw(st.integers(max(-1, -room - 2), 2))
         hi = env.draw(st.integers(max(-1, -room - lo), 2))
         strides.append(env.draw(st.integers(1, 2)))
         lhs_dil.append(ld)
