@@ -322,6 +322,9 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.ravel_multi_index": lambda A: tnp.ravel_multi_index((A(IDX[:, 0]), A(IDX[:, 0])), (2, 3), mode="clip"),
     "tnp.vectorize": lambda A: tnp.vectorize(lambda a, b: a * b)(A(F), A(V)),
     "tnp.insert": lambda A: tnp.insert(A(F), 1, A(V[:2]), axis=1),
+    "tnp.frexp": lambda A: tnp.frexp(A(F))[0], "tnp.spacing": lambda A: tnp.spacing(A(F)),
+    "tnp.unwrap": lambda A: tnp.unwrap(A(F)), "tnp.put": lambda A: tnp.put(A(F), A(IDX), A(V[:2]), inplace=False),
+    "tnp.poly": lambda A: tnp.poly(A(V)), "tnp.polydiv": lambda A: tnp.polydiv(A(V), A(V[:2]))[1],
     # end of issue 12's entries
     "lax.reduce_sum": lambda A: lax.reduce_sum(A(F), (0, 1)),
     "lax.reduce_sum(no axes)": lambda A: lax.reduce_sum(A(F), ()),

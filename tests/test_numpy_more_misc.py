@@ -351,3 +351,29 @@ def test_mgrid_ogrid_against_jax() -> None:
     assert_same(tnp.mgrid[-1:1:0.5], jnp.mgrid[-1:1:0.5], rtol=1e-12)
     assert_same(tnp.ogrid[0:3, 0:4], jnp.ogrid[0:3, 0:4])
     assert_same(tnp.ogrid[0:2:3j], jnp.ogrid[0:2:3j], rtol=1e-12)
+
+
+def test_frexp_spacing_unwrap_put_poly_polydiv_against_jax() -> None:
+    x = np.array([0.0, -0.0, 1.0, -3.5, 1e-300, np.inf, -np.inf, np.nan, 1e300, 0.75, 7.0])  # (no subnormals:
+    for d in (np.float64, np.float32):  # XLA flushes them, eager NumPy keeps them: docs/architecture.md)
+        xx = x.astype(d)
+        assert_same(tnp.frexp(xx), jnp.frexp(xx))
+        assert_same(tdx.jit(tnp.frexp)(xx), jnp.frexp(xx))
+        assert_same(tnp.spacing(xx), jnp.spacing(xx))
+    assert_same(tnp.frexp(I), jnp.frexp(I))
+    p = np.cumsum(R.uniform(-4, 4, size=(3, 20)), 1)
+    for kw in ({}, {"axis": 0}, {"discont": 4.0}, {"period": 5.0}):
+        assert_same(tnp.unwrap(p, **kw), jnp.unwrap(p, **kw), rtol=1e-12)
+    assert_same(tnp.unwrap(I, period=8), jnp.unwrap(I, period=8))
+    assert_same(tdx.grad(lambda q: tnp.sum(tnp.sin(tnp.unwrap(q))))(p), jax.grad(lambda q: jnp.sum(jnp.sin(jnp.unwrap(q))))(p), rtol=1e-12)
+    for mode in (None, "clip", "wrap"):
+        args = (M, np.array([1, 5, 20, -1]), np.array([9.0, 8.0]))
+        assert_same(tnp.put(*args, mode=mode, inplace=False), jnp.put(*args, mode=mode, inplace=False))
+    with pytest.raises(PrimitiveTypeError, match="inplace=False"):
+        tnp.put(M, np.array([0]), 1.0)
+    assert_same(tnp.poly(P), jnp.poly(P), rtol=1e-12)
+    assert_same(tnp.poly(2.0), jnp.poly(2.0))
+    u, v = np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([2.0, 1.0, 3.0])
+    assert_same(tnp.polydiv(u, v), jnp.polydiv(u, v), rtol=1e-12)
+    assert_same(tdx.jit(tnp.polydiv)(u, v), jnp.polydiv(u, v), rtol=1e-12)
+    assert_same(tnp.polydiv(v, u), jnp.polydiv(v, u), rtol=1e-12)

@@ -1494,6 +1494,12 @@ from ._numpy.functional import vectorize as vectorize  # noqa: E402
 from ._numpy.indexing import insert as insert  # noqa: E402
 from ._numpy.creation import mgrid as mgrid  # noqa: E402
 from ._numpy.creation import ogrid as ogrid  # noqa: E402
+from ._numpy.elementwise import frexp as frexp  # noqa: E402
+from ._numpy.elementwise import spacing as spacing  # noqa: E402
+from ._numpy.manipulation import unwrap as unwrap  # noqa: E402
+from ._numpy.indexing import put as put  # noqa: E402
+from ._numpy.polynomial import poly as poly  # noqa: E402
+from ._numpy.polynomial import polydiv as polydiv  # noqa: E402
 
 __all__ += [
     "acos", "acosh", "allclose", "array_equal", "array_equiv", "asin", "asinh", "atan", "atan2",
@@ -1528,5 +1534,6 @@ __all__ += [
     "can_cast", "character", "complexfloating", "double", "dtype", "flexible", "float_",
     "floating", "generic", "inexact", "int_", "integer", "isdtype", "issubdtype", "iterable",
     "ndarray", "number", "piecewise", "ravel_multi_index", "signedinteger", "single", "uint",
-    "unsignedinteger", "vectorize", "insert", "mgrid", "ogrid",
+    "unsignedinteger", "vectorize", "insert", "mgrid", "ogrid", "frexp", "spacing", "unwrap", "put",
+    "poly", "polydiv",
 ]

@@ -6,13 +6,15 @@ powers, closeness tests, and ``ndim``/``shape``/``size``.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import bool_, default_float, is_float
+from ..core.dtypes import DType, bool_, default_float, is_float
 from ..core.errors import PrimitiveTypeError
+from ..core.ir import NDArray
 from ..core.trace import aval_of
 
 e = math.e
@@ -505,3 +507,50 @@ def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     d = gcd(a, b)
     zero = tnp.equal(d, 0)
     return tnp.where(zero, tnp.zeros_like(d), tnp.multiply(a, tnp.floor_divide(b, tnp.where(zero, tnp.ones_like(d), d))))
+
+
+def _float_bits(d: DType) -> tuple[np.dtype[np.signedinteger[Any]], Any]:
+    return np.dtype(f"int{8 * d.itemsize}"), np.finfo(d)
+
+
+def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
+    """``jnp.frexp``: ``(m, e)`` with ``x == m * 2**e`` and ``0.5 <= |m| < 1``
+    (``m = x``, ``e = 0`` at zeros, infinities and NaNs; int32 exponents), by
+    reading the float's bits as JAX does."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(tnp._float(x))
+    d = a.dtype
+    it, info = _float_bits(d)
+    nmant, nexp, minexp = int(info.nmant), int(info.nexp), int(info.minexp)
+    mask = (1 << nexp) - 1
+    bias = 1 - minexp
+    tiny = lax.lt(lax.abs(a), np.asarray(info.tiny, d))
+    scaled = lax.select(tiny, lax.mul(a, np.asarray(float(1 << nmant), d)), a)
+    bits = lax.bitcast_convert_type(scaled, it)
+    e = lax.select(tiny, tnp.full(a.shape, -nmant, it), tnp.zeros(a.shape, it))
+
+    def c(v: int) -> NDArray:
+        return np.asarray(v, it)
+
+    e = lax.add(e, lax.add(lax.sub(lax.bitwise_and(lax.shift_right_arithmetic(bits, c(nmant)), c(mask)), c(bias)), c(1)))
+    bits = lax.bitwise_and(bits, c(~(mask << nmant)))
+    bits = lax.bitwise_or(bits, c((bias - 1) << nmant))
+    m = lax.bitcast_convert_type(bits, d)
+    special = lax.bitwise_or(lax.bitwise_or(tnp.isinf(a), tnp.isnan(a)), lax.eq(a, np.zeros((), d)))
+    e = lax.select(special, tnp.zeros(a.shape, it), e)
+    return lax.select(special, a, m), lax.convert_element_type(e, np.int32)
+
+
+def spacing(x: ArrayLike, /) -> Array:
+    """``jnp.spacing``: the distance from ``x`` to the next float away from
+    zero (the smallest subnormal, signed, where that is 0)."""
+    from .. import numpy as tnp
+
+    a = tnp.asarray(tnp._float(x))
+    inf = tnp.full(a.shape, np.inf, a.dtype)
+    if a.dtype == np.float16:
+        return lax.sub(lax.nextafter(a, inf), a)
+    result = lax.sub(lax.nextafter(a, copysign(inf, a)), a)
+    tiny = np.finfo(a.dtype).smallest_subnormal  # type: ignore[type-var]  # a float dtype here
+    return lax.select(lax.eq(result, np.zeros((), a.dtype)), copysign(tnp.full(a.shape, tiny, a.dtype), a), result)

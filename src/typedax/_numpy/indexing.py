@@ -336,3 +336,33 @@ def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int 
     lead = (slice(None),) * ax
     out = out.at[lead + (values_ind,)].set(v)
     return out.at[lead + (arr_ind,)].set(a)
+
+
+def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, inplace: bool = True) -> Array:
+    """``jnp.put`` with ``inplace=False``: ``v`` (tiled to ``ind``'s size) at the
+    flat indices ``ind``; out of bounds dropped, clipped (``'clip'``) or wrapped (``'wrap'``)."""
+    from .. import numpy as tnp
+    from .manipulation import tile
+
+    if inplace:
+        raise PrimitiveTypeError(
+            "put: jax.numpy.put cannot modify arrays in-place, because JAX arrays are immutable. "
+            "Pass inplace=False to instead return an updated array."
+        )
+    x = tnp.asarray(a)
+    idx = tnp.ravel(tnp.asarray(ind))
+    vals = tnp.ravel(tnp.asarray(v))
+    if not x.size or not idx.size or not vals.size:
+        return x
+    if vals.shape[0] != idx.shape[0]:
+        vals = lax.slice_in_dim(tile(vals, -(-idx.shape[0] // vals.shape[0])), 0, idx.shape[0])
+    scatter_mode = "drop"
+    if mode == "clip":
+        idx, scatter_mode = tnp.clip(idx, 0, x.size - 1), "promise_in_bounds"
+    elif mode == "wrap":
+        idx, scatter_mode = tnp.remainder(idx, x.size), "promise_in_bounds"
+    elif mode == "raise":
+        raise PrimitiveTypeError("put: The 'raise' mode to jnp.put is not supported.")
+    elif mode is not None:
+        raise PrimitiveTypeError(f"put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
+    return x.at[unravel_index(idx, x.shape)].set(vals, mode=scatter_mode)

@@ -952,3 +952,24 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
     lo = int(nz[0]) if "f" in trim.lower() else 0
     hi = int(nz[-1]) + 1 if "b" in trim.lower() else x.shape[0]
     return lax.slice_in_dim(x, lo, hi)
+
+
+def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1, period: ArrayLike = 2 * np.pi) -> Array:
+    """``jnp.unwrap``: jumps larger than ``discont`` (default ``period / 2``)
+    along ``axis`` replaced by their complement modulo ``period``."""
+    from .. import numpy as tnp
+
+    pa, per = (tnp.asarray(v) for v in tnp._promote(p, period))
+    ax = tnp._axis("unwrap", axis, pa.ndim)
+    if pa.shape[ax] == 0:
+        return pa
+    integral = pa.dtype.kind in "iu"
+    disc = (tnp.floor_divide(per, 2) if integral else tnp.divide(per, 2)) if discont is None else discont
+    interval = tnp.floor_divide(per, 2) if integral else tnp.divide(per, 2)
+    dd = diff(pa, axis=ax)
+    ddmod = tnp.subtract(tnp.mod(tnp.add(dd, interval), per), interval)
+    ddmod = tnp.where(tnp.logical_and(tnp.equal(ddmod, tnp.negative(interval)), tnp.greater(dd, 0)), interval, ddmod)
+    correct = tnp.where(tnp.less(tnp.abs(dd), disc), 0, tnp.subtract(ddmod, dd))
+    n = pa.shape[ax]
+    rest = tnp.add(lax.slice_in_dim(pa, 1, n, axis=ax), tnp.cumsum(correct, axis=ax))
+    return tnp.concatenate([lax.slice_in_dim(pa, 0, 1, axis=ax), rest], ax)

@@ -188,3 +188,42 @@ def blackman(M: int) -> Array:
     d = n.dtype
     return lax.add(lax.sub(np.asarray(0.42, d), lax.mul(np.asarray(0.5, d), _cos(n, 2.0, m))),
                    lax.mul(np.asarray(0.08, d), _cos(n, 4.0, m)))
+
+
+def poly(seq_of_zeros: ArrayLike) -> Array:
+    """``jnp.poly``: the coefficients of the monic polynomial with these
+    (1-d) zeros (a square matrix's eigenvalues need an eigensolver typedax lacks)."""
+    from .. import numpy as tnp
+
+    (z,) = _inexact(seq_of_zeros)
+    if z.ndim == 0:
+        z = lax.reshape(z, (1,))
+    if z.ndim == 2 and z.shape[0] == z.shape[1] and z.shape[0] != 0:
+        raise PrimitiveTypeError("poly: the zeros of a square matrix need its eigenvalues (no eigensolver in typedax yet)")
+    if z.ndim != 1:
+        raise PrimitiveTypeError("poly: input must be 1d or non-empty square 2d array.")
+    if z.shape[0] == 0:
+        return tnp.ones((), z.dtype)
+    a = tnp.ones((1,), z.dtype)
+    for k in range(z.shape[0]):
+        root = lax.index_in_dim(z, k, 0, keepdims=True)
+        a = tnp.convolve(a, tnp.concatenate([tnp.ones((1,), z.dtype), lax.neg(root)]), mode="full")
+    return a
+
+
+def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
+    """``jnp.polydiv``: the quotient and remainder of ``u / v`` (long
+    division, unrolled over the static degrees, as JAX)."""
+    from .. import numpy as tnp
+
+    if trim_leading_zeros:
+        raise PrimitiveTypeError("polydiv: trim_leading_zeros=True is not supported (it needs concrete values)")
+    ua, va = _inexact(u, v)
+    m, n = ua.shape[0] - 1, va.shape[0] - 1
+    scale = lax.div(np.ones((), ua.dtype), lax.index_in_dim(va, 0, 0, keepdims=False))
+    q = tnp.zeros((max(m - n + 1, 1),), ua.dtype)
+    for k in range(0, m - n + 1):
+        d = lax.mul(scale, lax.index_in_dim(ua, k, 0, keepdims=False))
+        q = q.at[k].set(d)
+        ua = ua.at[k:k + n + 1].add(tnp.multiply(lax.neg(d), va))
+    return q, ua
