@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Literal, overload
 
 import numpy as np
 
@@ -246,6 +247,15 @@ def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Ar
     return tnp.sum(tnp.not_equal(x, tnp.zeros((), x.dtype)), axis=axis, dtype=default_int(), keepdims=keepdims)
 
 
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, returned: Literal[False] = False,
+            keepdims: bool = False) -> Array: ...
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, *, returned: Literal[True],
+            keepdims: bool = False) -> tuple[Array, Array]: ...
+@overload
+def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, returned: bool = False,
+            keepdims: bool = False) -> Array | tuple[Array, Array]: ...
 def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, returned: bool = False,
             keepdims: bool = False) -> Array | tuple[Array, Array]:
     """``jnp.average``: the mean, or the ``weights``-weighted mean (``weights``
@@ -447,9 +457,7 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
         w_sum = tnp.full((), X.shape[1], d)
         fact = lax.sub(w_sum, np.asarray(dof, d))
     else:
-        avg_t = average(X, axis=1, weights=w, returned=True)
-        assert isinstance(avg_t, tuple)
-        avg, w_sum = avg_t
+        avg, w_sum = average(X, axis=1, weights=w, returned=True)
         w_sum = lax.index_in_dim(w_sum, 0, 0, keepdims=False)
         if dof == 0:
             fact = w_sum
