@@ -157,3 +157,19 @@ def test_det_inv_solve_errors() -> None:
         linalg.solve(SQ, V)
     with pytest.raises(PrimitiveTypeError, match="rows"):
         linalg.solve(BATCH, BATCH[:, 0])  # JAX: a batch of vectors is b[..., None]
+
+
+def test_32_bit_mode() -> None:
+    """With x64 off the index arithmetic of tri/eye/diag and the eliminations stays 32-bit."""
+    a = (SQ + 4 * np.eye(4)).astype(np.float32)
+    cases: list[tuple[Callable[[], tdx.Array], Any]] = [
+        (lambda: tnp.eye(3, k=1), np.eye(3, k=1)), (lambda: tnp.tri(3, 4, -1), np.tri(3, 4, -1)),
+        (lambda: tnp.tril(a), np.tril(a)), (lambda: tnp.diag(a[0], 1), np.diag(a[0], 1)),
+        (lambda: linalg.det(a), np.linalg.det(a)), (lambda: linalg.inv(a), np.linalg.inv(a)),
+        (lambda: linalg.solve(a, a[0]), np.linalg.solve(a, a[0])),
+    ]
+    with tdx.config.context(enable_x64=False):
+        for f, want in cases:
+            for got in (f(), tdx.jit(f)()):
+                assert np.asarray(got).dtype == np.float32
+                np.testing.assert_allclose(np.asarray(got), want, rtol=2e-4, atol=1e-5)

@@ -37,9 +37,9 @@ def _dtype(op: str, dtype: DType | type | None, default: DType) -> DType:
 
 def _tri_mask(n: int, m: int, k: int) -> Array:
     """``i + k >= j`` for the (n, m) grid: True on and below the k-th diagonal."""
-    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 0)
-    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 1)
-    return lax.ge(lax.add(rows, np.asarray(k, np.int64)), cols)
+    rows = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
+    return lax.ge(lax.add(rows, np.asarray(k, np.int32)), cols)
 
 
 def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = None) -> Array:
@@ -47,9 +47,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = N
     n = _dim("eye", "N", N)
     m = n if M is None else _dim("eye", "M", M)
     off = _offset("eye", k)
-    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 0)
-    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, m), 1)
-    mask = lax.eq(lax.add(rows, np.asarray(off, np.int64)), cols)
+    rows = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
+    mask = lax.eq(lax.add(rows, np.asarray(off, np.int32)), cols)
     return lax.convert_element_type(mask, _dtype("eye", dtype, default_float()))
 
 
@@ -127,9 +127,9 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     n = x.shape[0] + abs(off)
     padded = lax.pad(x, np.zeros((), x.dtype), [(0, abs(off), 0)])
     full = lax.broadcast_in_dim(padded, (n, n), (0,) if off >= 0 else (1,))
-    rows = lax.broadcasted_iota(np.dtype(np.int64), (n, n), 0)
-    cols = lax.broadcasted_iota(np.dtype(np.int64), (n, n), 1)
-    mask = lax.eq(lax.add(rows, np.asarray(off, np.int64)), cols)
+    rows = lax.broadcasted_iota(np.dtype(np.int32), (n, n), 0)
+    cols = lax.broadcasted_iota(np.dtype(np.int32), (n, n), 1)
+    mask = lax.eq(lax.add(rows, np.asarray(off, np.int32)), cols)
     return lax.select(mask, full, tnp.zeros_like(full))
 
 

@@ -146,7 +146,7 @@ def _eliminate(a: Array, b: Array, jordan: bool) -> tuple[Array, Array, Array]:
     n = a.shape[-1]
     batch = a.shape[:-2]
     d = a.dtype
-    rows = lax.broadcasted_iota(np.dtype(np.int64), batch + (n,), len(batch))
+    rows = lax.broadcasted_iota(np.dtype(np.int32), batch + (n,), len(batch))
     sign = tnp.ones(batch, d)
     zero = np.zeros((), d)
 
@@ -155,23 +155,23 @@ def _eliminate(a: Array, b: Array, jordan: bool) -> tuple[Array, Array, Array]:
         rk = lax.index_in_dim(m, k, m.ndim - 2, keepdims=True)
         idx = tnp.broadcast_to(lax.reshape(p, batch + (1, 1)), batch + (1, c))
         rp = take_along_axis(m, idx, -2, mode="clip")
-        is_k = tnp.broadcast_to(lax.reshape(lax.eq(rows, np.asarray(k, np.int64)), batch + (n, 1)), m.shape)
+        is_k = tnp.broadcast_to(lax.reshape(lax.eq(rows, np.asarray(k, np.int32)), batch + (n, 1)), m.shape)
         is_p = tnp.broadcast_to(lax.reshape(lax.eq(rows, lax.reshape(p, batch + (1,))), batch + (n, 1)), m.shape)
         return lax.select(is_k, tnp.broadcast_to(rp, m.shape), lax.select(is_p, tnp.broadcast_to(rk, m.shape), m))
 
     for k in range(n):
         col = lax.index_in_dim(a, k, a.ndim - 1, keepdims=False)  # (..., n)
-        candidates = lax.select(lax.ge(rows, np.asarray(k, np.int64)), lax.abs(col), tnp.full(col.shape, -1.0, d))
-        p = lax.convert_element_type(tnp.argmax(candidates, axis=-1), np.int64)
+        candidates = lax.select(lax.ge(rows, np.asarray(k, np.int32)), lax.abs(col), tnp.full(col.shape, -1.0, d))
+        p = lax.convert_element_type(tnp.argmax(candidates, axis=-1), np.int32)
         a = swap(a, k, p)
         b = swap(b, k, p)
-        sign = lax.select(lax.ne(p, np.asarray(k, np.int64)), lax.neg(sign), sign)
+        sign = lax.select(lax.ne(p, np.asarray(k, np.int32)), lax.neg(sign), sign)
         pivot_row = lax.index_in_dim(a, k, a.ndim - 2, keepdims=True)  # (..., 1, n)
         pivot = lax.index_in_dim(pivot_row, k, a.ndim - 1, keepdims=False)  # (..., 1)
         singular = lax.eq(pivot, zero)
         safe = lax.select(singular, tnp.full(pivot.shape, 1.0, d), pivot)
         col = lax.index_in_dim(a, k, a.ndim - 1, keepdims=False)
-        others = lax.ne(rows, np.asarray(k, np.int64)) if jordan else lax.gt(rows, np.asarray(k, np.int64))
+        others = lax.ne(rows, np.asarray(k, np.int32)) if jordan else lax.gt(rows, np.asarray(k, np.int32))
         use = lax.bitwise_and(others, lax.bitwise_not(tnp.broadcast_to(singular, col.shape)))
         factors = lax.select(use, lax.div(col, tnp.broadcast_to(safe, col.shape)), tnp.zeros(col.shape, d))
         f = lax.reshape(factors, batch + (n, 1))
