@@ -86,7 +86,7 @@ def test_norm_errors(call: Any, err: type[Exception], match: str) -> None:
 
 
 METHODS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
-    ("std", (), {}), ("std", (1,), {"ddof": 1, "keepdims": True}), ("std", (0,), {"where": M > 0}),
+    ("std", (), {}), ("var", (), {}), ("var", (1,), {"ddof": 1, "keepdims": True}), ("std", (1,), {"ddof": 1, "keepdims": True}), ("std", (0,), {"where": M > 0}),
     ("clip", (-0.5, 0.5), {}), ("clip", (None, 0.0), {}), ("round", (), {}), ("round", (2,), {}),
     ("cumsum", (1,), {}), ("cumsum", (), {}), ("cumprod", (0,), {}), ("argmax", (), {}), ("argmax", (1,), {"keepdims": True}),
     ("argmin", (0,), {}), ("prod", (1,), {}), ("all", (), {}), ("any", (1,), {}),
@@ -116,6 +116,8 @@ def test_more_array_methods() -> None:
     assert_same(got, jnp.asarray(I).nonzero(size=3, fill_value=-1))
     assert_same(tdx.grad(lambda a: a.std() + a.std(1).sum() + a.clip(-0.5, 0.5).sum())(M),
                 jax.jit(jax.grad(lambda a: a.std() + a.std(1).sum() + a.clip(-0.5, 0.5).sum()))(M), rtol=1e-10)
+    # x.var() on tracers too (staging's tracers keep their IR variable as ``ir_var``)
+    assert_same(tdx.jit(tdx.grad(lambda a: a.var(0).sum()))(M), jax.jit(jax.grad(lambda a: a.var(0).sum()))(M), rtol=1e-10)
 
 
 SQ = R.normal(size=(4, 4))

@@ -106,6 +106,9 @@ class _NumpyOps(Protocol):
     def std(self, a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
             out: None = None, ddof: int = 0, keepdims: bool = False, /, *,
             where: ArrayLike | None = None) -> Array: ...
+    def var(self, a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+            out: None = None, ddof: int = 0, keepdims: bool = False, /, *,
+            where: ArrayLike | None = None) -> Array: ...
     def repeat(self, a: ArrayLike, repeats: ArrayLike, axis: int | None = None, /, *,
                total_repeat_length: int | None = None) -> Array: ...
     def take(self, a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = None,
@@ -379,8 +382,7 @@ class Array:
     def astype(self, dtype: DType | type) -> Array:
         return (_TNP or _load_numpy()).astype(self, dtype)
 
-    # -- methods that call typedax.numpy's functions of issue 12 (as jax.Array's; no
-    # ``x.var()``: the staging and partial-evaluation tracers use ``.var`` for their IR variable) --
+    # -- methods that call typedax.numpy's functions of issue 12 (as jax.Array's) --
     def all(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
         return (_TNP or _load_numpy()).all(self, axis, keepdims)
 
@@ -436,6 +438,10 @@ class Array:
     def std(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None, ddof: int = 0,
             keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
         return (_TNP or _load_numpy()).std(self, axis, dtype, None, ddof, keepdims, where=where)
+
+    def var(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None, ddof: int = 0,
+            keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+        return (_TNP or _load_numpy()).var(self, axis, dtype, None, ddof, keepdims, where=where)
 
     def repeat(self, repeats: ArrayLike, axis: int | None = None, *, total_repeat_length: int | None = None) -> Array:
         return (_TNP or _load_numpy()).repeat(self, repeats, axis, total_repeat_length=total_repeat_length)

@@ -87,17 +87,17 @@ _LAMBDA = LambdaBindingRecipe()
 class PartialEvalTracer(Tracer):
     """An unknown value: the variable ``var`` of the jaxpr being recorded."""
 
-    __slots__ = ("var", "recipe")
+    __slots__ = ("ir_var", "recipe")
     _trace: PartialEvalTrace
 
     def __init__(self, trace: PartialEvalTrace, var: Var, recipe: Recipe) -> None:
         self._trace = trace
-        self.var = var
+        self.ir_var = var
         self.recipe = recipe
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self.ir_var.aval
 
     def concrete(self, why: str) -> NDArray:
         raise ConcretizationError(
@@ -146,7 +146,7 @@ class PartialEvalTrace(Trace):
         if type(x) in _SCALARS:
             return Lit.of(x), None  # type: ignore[arg-type]  # type(x) checked just above
         t = self.instantiate_const(x)
-        return t.var, t
+        return t.ir_var, t
 
     def stage(self, prim: Primitive, args: Sequence[Value], params: Params) -> list[PartialEvalTracer]:
         """Record ``prim(args)`` as an equation; its outputs are unknown."""
@@ -222,18 +222,18 @@ def _toposort_recipes(
     stack = list(outs)
     while stack:
         t = stack.pop()
-        if t.var in seen:
+        if t.ir_var in seen:
             continue
-        seen.add(t.var)
+        seen.add(t.ir_var)
         r = t.recipe
         if isinstance(r, JaxprEqnRecipe):
             if r.seq not in eqns:
                 eqns[r.seq] = r
                 stack.extend(r.parents)
         elif isinstance(r, ConstRecipe):
-            consts[t.var] = t
+            consts[t.ir_var] = t
         else:
-            lambdas.add(t.var)
+            lambdas.add(t.ir_var)
     return [eqns[k] for k in sorted(eqns)], list(consts.values()), lambdas
 
 
@@ -243,7 +243,7 @@ def tracers_to_jaxpr(
     """The jaxpr computing ``tracers_out`` from ``tracers_in``: its inputs are
     one binder per constant (values returned alongside), then ``tracers_in``."""
     recipes, consts, lambdas = _toposort_recipes(tracers_out)
-    in_vars = [t.var for t in tracers_in]
+    in_vars = [t.ir_var for t in tracers_in]
     missing = lambdas - set(in_vars)
     if missing:
         raise JaxprTypeError(
@@ -255,9 +255,9 @@ def tracers_to_jaxpr(
         assert isinstance(t.recipe, ConstRecipe)
         vals.append(t.recipe.val)
     jaxpr = Jaxpr(
-        tuple(t.var for t in consts) + tuple(in_vars),
+        tuple(t.ir_var for t in consts) + tuple(in_vars),
         tuple(r.eqn for r in recipes),
-        tuple(t.var for t in tracers_out),
+        tuple(t.ir_var for t in tracers_out),
     )
     return jaxpr, vals
 

@@ -25,18 +25,18 @@ _LIT_TYPES = (bool, int, float)
 
 
 class JaxprTracer(Tracer):
-    """A staged value: it stands for the variable ``var`` of the jaxpr being built."""
+    """A staged value: it stands for the variable ``ir_var`` of the jaxpr being built."""
 
-    __slots__ = ("var",)
+    __slots__ = ("ir_var",)
     _trace: JaxprTrace
 
     def __init__(self, trace: JaxprTrace, var: Var) -> None:
         self._trace = trace
-        self.var = var
+        self.ir_var = var
 
     @property
     def aval(self) -> ShapedArray:
-        return self.var.aval
+        return self.ir_var.aval
 
     def concrete(self, why: str) -> NDArray:
         raise ConcretizationError(
@@ -49,7 +49,7 @@ class JaxprTracer(Tracer):
 
 _new = object.__new__
 _set_tracer_trace: Callable[[JaxprTracer, JaxprTrace], None] = Tracer.__dict__["_trace"].__set__
-_set_tracer_var: Callable[[JaxprTracer, Var], None] = JaxprTracer.__dict__["var"].__set__
+_set_tracer_var: Callable[[JaxprTracer, Var], None] = JaxprTracer.__dict__["ir_var"].__set__
 
 
 def _new_tracer(trace: JaxprTrace, var: Var) -> JaxprTracer:
@@ -82,7 +82,7 @@ class JaxprTrace(Trace):
     def atom(self, x: Value) -> Atom:
         """The jaxpr atom for an operand: its var, a literal, or a constvar."""
         if type(x) is JaxprTracer and x._trace is self:
-            return x.var
+            return x.ir_var
         if type(x) in _LIT_TYPES:
             if X32_POSSIBLE[0]:  # x64 off: the literal takes its canonical type
                 return Lit.of(x, aval_of(x).dtype)  # type: ignore[arg-type]  # as below
@@ -111,7 +111,7 @@ class JaxprTrace(Trace):
         # The hot path of tracing: kept to one pass per list, and the IR nodes
         # built with the fast constructors.
         ins = tuple([
-            x.var if type(x) is JaxprTracer and x._trace is self else self.atom(x) for x in args
+            x.ir_var if type(x) is JaxprTracer and x._trace is self else self.atom(x) for x in args
         ])
         avals = prim.abstract_eval([a.aval for a in ins], params)
         if len(avals) == 1:
@@ -150,6 +150,6 @@ def trace_to_jaxpr_flat(
         # theirs during a trace was undone when the trace re-enabled it.
         with using_trace(trace):
             outs = fun(list(args))
-            return trace.build([a.var for a in args], outs)
+            return trace.build([a.ir_var for a in args], outs)
     finally:
         trace.alive = False
