@@ -3,6 +3,10 @@ creation and integer functions, core/promotion.py) with its message."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -12,6 +16,8 @@ from typedax.core.array import ArrayImpl, from_numpy
 from typedax.core.avals import ShapedArray
 from typedax.core.errors import PrimitiveTypeError
 from typedax.core.promotion import node_of_dtype
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 
 def test_asarray_refuses_what_is_not_an_array() -> None:
@@ -73,8 +79,22 @@ def test_a_dtype_outside_the_lattice_is_refused() -> None:
         node_of_dtype(np.dtype(np.complex64))
 
 
-def test_integer_power_with_an_array_exponent_is_refused_not_answered_in_float() -> None:
+@pytest.mark.parametrize(
+    "base, exponent",
+    [
+        (np.array([0, 1, 2, 5, -3, 0], np.int32), np.array([0, 3, 2, 5, 3, -1], np.int32)),
+        (np.array([2, -3, 1, -1, 2]), np.array([-1, 3, -1, -1, -2])),  # negative exponents: JAX's bits
+        (np.array([2, 3], np.uint8), np.array([3, 1], np.uint8)),
+        (np.array([True, False]), np.array([True, True])),  # bools power as int32
+        (np.array([2], np.int8), np.array([3], np.uint8)),
+        (np.array([3, 7], np.int64), np.array([40, 63], np.int64)),  # wrapping around
+    ],
+)
+def test_integer_powers_with_array_exponents_are_jaxs(base: np.ndarray[Any, Any], exponent: np.ndarray[Any, Any]) -> None:
+    want = np.asarray(jnp.power(base, exponent))
+    for got in (tnp.power(base, exponent), tdx.jit(tnp.power)(base, exponent), tnp.asarray(base) ** exponent):
+        g = np.asarray(got)
+        assert g.dtype == want.dtype
+        np.testing.assert_array_equal(g, want)
     i = tnp.asarray(np.array([2, 3], np.int32))
-    with pytest.raises(PrimitiveTypeError, match=r"power: int32 \*\* int32 with an array exponent is not supported yet"):
-        i ** i
     assert (i**2).dtype == np.int32  # a Python int exponent is integer_pow, as in JAX

@@ -220,13 +220,24 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y)
     d = aval_of(a).dtype
     if d.kind in "biu":
-        # JAX keeps the integer type (an integer power loop); typedax has no
-        # such primitive yet, and a float result would be a silent difference
-        raise PrimitiveTypeError(
-            f"power: {d.name} ** {d.name} with an array exponent is not supported yet (JAX "
-            "gives an integer result); use a Python int exponent, or convert to float first"
-        )
+        return _pow_int_int(a, b)
     return lax.pow(a, b)
+
+
+def _pow_int_int(x: Value, y: Value) -> Array:
+    """Integer (and bool) powers as JAX's: binary exponentiation unrolled over
+    six exponent bits (more overflows for any base above 1); ``0 ** y`` is 0
+    for ``y != 0``, and a negative exponent gives what its low bits give."""
+    if aval_of(x).dtype == bool_:  # as JAX: bools power as int32 (with x64 too)
+        x, y = lax.convert_element_type(x, int32), lax.convert_element_type(y, int32)
+    d = aval_of(x).dtype
+    zero, one = np.zeros((), d), np.ones((), d)
+    acc = where(lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero)), zero, one)
+    for _ in range(6):
+        acc = where(lax.ne(lax.bitwise_and(y, one), zero), lax.mul(acc, x), acc)
+        x = lax.mul(x, x)
+        y = lax.shift_right_logical(y, one)
+    return asarray(acc)
 
 
 def negative(x: ArrayLike) -> Array:
