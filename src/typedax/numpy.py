@@ -216,6 +216,8 @@ def minimum(x: ArrayLike, y: ArrayLike) -> Array:
 
 def power(x: ArrayLike, y: ArrayLike) -> Array:
     if type(y) is int:
+        if aval_of(x).dtype == bool_:  # as JAX: a bool base powers as int32
+            x = lax.convert_element_type(x, int32)
         return lax.integer_pow(x, y)
     a, b = _prepare2(x, y)
     d = aval_of(a).dtype
