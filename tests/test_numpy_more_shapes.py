@@ -222,3 +222,16 @@ def test_fliplr_flipud() -> None:
     check(tnp.fliplr, jnp.fliplr, T234)
     check(tnp.flipud, jnp.flipud, V3)
     grad_check(tnp.flipud, jnp.flipud, M34)
+
+
+def test_along_axis_indices_below_minus_n_are_out_of_bounds() -> None:
+    """An index in [-2n, -n) is out of bounds (filled, clipped to 0, or
+    dropped), not counted from the end twice."""
+    x, i = np.arange(4.0), np.array([-5, -1, 4, 2])
+    for kw in ({}, {"mode": "clip"}, {"mode": "fill", "fill_value": -7.0}):
+        want = np.asarray(jnp.take_along_axis(x, i, 0, **kw))
+        np.testing.assert_array_equal(np.asarray(tnp.take_along_axis(x, i, 0, **kw)), want)
+    np.testing.assert_array_equal(np.asarray(tnp.take_along_axis(np.arange(8.0).reshape(2, 4), np.array([-9, 3]), None)),
+                                  np.asarray(jnp.take_along_axis(np.arange(8.0).reshape(2, 4), np.array([-9, 3]), None)))
+    np.testing.assert_array_equal(np.asarray(tnp.put_along_axis(x, np.array([-5, -1]), 9.0, 0, inplace=False)),
+                                  np.asarray(jnp.put_along_axis(x, np.array([-5, -1]), 9.0, axis=0, inplace=False)))

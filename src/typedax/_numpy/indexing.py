@@ -15,6 +15,7 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import bool_, default_int
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Tracer
+from .manipulation import along_axis_index
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -147,8 +148,7 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     n = x.shape[ax]
     arr_shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
     out_shape = broadcast_shapes(idx.shape, arr_shape)
-    if idx.dtype.kind == "i":
-        idx = lax.select(lax.lt(idx, np.zeros((), idx.dtype)), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    idx = along_axis_index(idx, n, mode)
     index: list[object] = []
     for i, d in enumerate(out_shape):
         if i == ax:

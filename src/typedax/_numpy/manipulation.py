@@ -484,8 +484,8 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
     out_shape = broadcast_shapes(idx.shape, arr_shape)
     if n == 0:
         return tnp.zeros(out_shape, x.dtype)
-    if mode != "promise_in_bounds" and idx.dtype.kind == "i":
-        idx = lax.select(lax.lt(idx, np.zeros((), idx.dtype)), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    if mode != "promise_in_bounds":
+        idx = along_axis_index(idx, n, mode)
     index: list[object] = []
     for i, d in enumerate(out_shape):
         if i == ax:
@@ -495,6 +495,19 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
             index.append(r.reshape(tuple(d if j == i else 1 for j in range(len(out_shape)))))
     m = "fill" if mode is None else mode
     return x.at[tuple(index)].get(mode=m, fill_value=fill_value)
+
+
+def along_axis_index(idx: Array, n: int, mode: str | None) -> Array:
+    """Negative indices counted from the end, once: one still negative (below
+    ``-n``) is out of bounds -- clipped to 0 with ``mode='clip'``, else made
+    ``n`` so that ``.at[]`` fills or drops it (``.at[]`` would count it from
+    the end a second time)."""
+    if idx.dtype.kind != "i":
+        return idx
+    zero = np.zeros((), idx.dtype)
+    shifted = lax.select(lax.lt(idx, zero), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+    outside = np.asarray(0 if mode == "clip" else n, idx.dtype)
+    return lax.select(lax.lt(shifted, zero), lax.broadcast_in_dim(outside, shifted.shape, ()), shifted)
 
 
 # -- differences -------------------------------------------------------------------------
