@@ -133,3 +133,14 @@ def test_errors_for_what_jax_refuses() -> None:
         tnp.asarray(x) + (-1)  # JAX wraps only by accident of its x32 path; typedax refuses
     with pytest.raises(OverflowError):
         tnp.asarray(x) + 2**16
+
+
+def test_python_values_enter_an_explicit_dtype_directly() -> None:
+    """As JAX: an int out of the requested type's range is an OverflowError
+    (not wrapped), and uint64 takes values above int64's range."""
+    for bad in ([300], [-1]):
+        with pytest.raises(OverflowError):
+            tnp.array(bad, dtype=tnp.uint8)
+    assert int(tnp.array(2**64 - 1, dtype=tnp.uint64)) == 2**64 - 1
+    np.testing.assert_array_equal(np.asarray(tnp.array([2**63], dtype=tnp.uint64)), np.array([2**63], np.uint64))
+    assert tnp.asarray([1.7, 2], dtype=np.int32).tolist() == [1, 2]  # as jnp: floats truncate

@@ -81,19 +81,23 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
     it is; a NumPy array is copied: arrays are immutable, NumPy's are not)."""
     if isinstance(a, Array):
         return a if dtype is None else astype(a, dtype)
+    # Python values go straight into an explicit dtype (NumPy refuses ints out
+    # of its range, as JAX does); through the default type first they would
+    # wrap (300 as uint8) or overflow it (2**63 as uint64)
+    want = None if dtype is None else canonicalize_explicit(np.dtype(dtype), "asarray")
     if isinstance(a, (list, tuple)):
         leaves = list(_nested_leaves(a))
         if builtins.any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
             raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
-        value = np.array(a, dtype=result_type(*leaves) if leaves else default_float())
+        value = np.array(a, dtype=want or (result_type(*leaves) if leaves else default_float()))
     elif isinstance(a, (bool, int, float)):
-        value = np.array(a, dtype=result_type(a))
+        value = np.array(a, dtype=want or result_type(a))
     elif isinstance(a, (np.ndarray, np.generic)):
         value = np.array(a, dtype=canonicalize_dtype(a.dtype))  # x64 off: 64 bits enter as 32
     else:
         raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array")
-    if dtype is not None:
-        value = value.astype(canonicalize_explicit(np.dtype(dtype), "asarray"))
+    if want is not None and value.dtype != want:
+        value = value.astype(want)
     aval_of(value)  # refuses the dtypes typedax lacks
     return from_numpy(value)
 
