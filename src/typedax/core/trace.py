@@ -143,7 +143,7 @@ def _has_half(avals: Sequence[ShapedArray]) -> bool:
 #: other primitives (each of which rounds on its own).
 NATIVE_ON_HALF: frozenset[str] = frozenset({
     "bitcast_convert_type", "reduce_precision", "nextafter", "cond", "while", "scan", "jit",
-    "cumsum", "cumprod",  # XLA folds short axes in the 16-bit type, rounding each step
+    "reduce_window_sum", "reduce_window", "select_and_scatter_add",  # XLA folds windows in 16 bits
 })
 
 

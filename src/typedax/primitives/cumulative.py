@@ -30,12 +30,12 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType
+from ..core.dtypes import FLOATING, HALF, INTEGER, DType, float32
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero
 from ..core.trace import Value, aval_of, bind1
-from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, full
+from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, full, tensor_type
 from ._params import get_bool, get_int, params_of
 from .elementwise import (
     _max,
@@ -155,8 +155,15 @@ def _cumulative(
         ones = (1,) * nd
         pads = tuple(((0, n - 1) if reverse else (n - 1, 0)) if i == axis else (0, 0) for i in range(nd))
         w = Window(tuple(n if i == axis else 1 for i in range(nd)), ones, pads, ones, ones)
+        x = args[0]
+        if a.dtype in HALF:  # folded in float32, rounded once: as eager evaluation (core/trace.py)
+            wide = ShapedArray(a.shape, float32)
+            init = full(identity(float32), ShapedArray((), float32))
+            out = hlo_reduce_window([wide], [hlo.convert(tensor_type(wide), x)], [init], w,
+                                    lambda b: [body(b[0], b[1], float32)])[0]
+            return [hlo.convert(tensor_type(a), out)]
         init = full(identity(a.dtype), ShapedArray((), a.dtype))
-        return hlo_reduce_window([a], [args[0]], [init], w, lambda b: [body(b[0], b[1], a.dtype)])
+        return hlo_reduce_window([a], [x], [init], w, lambda b: [body(b[0], b[1], a.dtype)])
 
     def rules(p: Primitive) -> Rules:
         return Rules(
