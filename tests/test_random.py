@@ -391,3 +391,40 @@ def test_nn_initializers_match_jax() -> None:
         ti.orthogonal()(k, (3,))
     with pytest.raises(RandomKeyError, match="mode"):
         ti.variance_scaling(1.0, "fan_all", "normal")  # type: ignore[arg-type]  # the error under test
+
+
+# -- review findings ------------------------------------------------------------------------
+def test_randint_over_a_whole_32_bit_range_matches_jax() -> None:
+    """The span wraps to 0 there; XLA must not fold a remainder by a constant
+    zero (it killed the process with SIGFPE)."""
+    for lo, hi, d in ((0, 2**32, np.uint32), (-(2**31), 2**31, np.int32)):
+        want = np.asarray(jax.random.randint(jax.random.PRNGKey(0), (5,), lo, hi, d))
+        np.testing.assert_array_equal(np.asarray(tr.randint(tr.PRNGKey(0), (5,), lo, hi, d)), want)
+        np.testing.assert_array_equal(
+            np.asarray(tr.randint(tr.PRNGKey(0), (5,), np.array(lo), np.array(hi), d)), want)
+
+
+def test_typed_keys_index_with_arrays_and_traced_indices() -> None:
+    k = tr.split(tr.key(0), 4)
+    jk = jax.random.split(jax.random.key(0), 4)
+    assert k[np.array([0, 2])].shape == (2,)
+    want = np.asarray(jax.vmap(lambda i: jax.random.normal(jk[i]))(np.arange(3)))
+    np.testing.assert_allclose(np.asarray(tdx.vmap(lambda i: tr.normal(k[i]))(np.arange(3))), want, rtol=1e-12)
+    np.testing.assert_allclose(float(tdx.jit(lambda ks, i: tr.normal(ks[i]))(k, 2)), want[2], rtol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["uniform", "normal", "exponential"])
+@pytest.mark.parametrize("dtype", [np.dtype(np.float16), np.dtype(jnp.bfloat16)], ids=str)
+def test_16_bit_samplers_match_jax(name: str, dtype: np.dtype[Any]) -> None:
+    t = np.asarray(getattr(tr, name)(tr.PRNGKey(0), (64,), dtype))
+    j = np.asarray(getattr(jax.random, name)(jax.random.PRNGKey(0), (64,), dtype))
+    assert t.dtype == j.dtype
+    np.testing.assert_array_equal(t.view(np.uint16), j.view(np.uint16))
+
+
+def test_multivariate_normal_gradient_wrt_cov_is_jaxs() -> None:
+    """The covariance is symmetrized before its factorization, as JAX's."""
+    cov = np.eye(2) * 2
+    got = tdx.grad(lambda c: tnp.sum(tr.multivariate_normal(tr.PRNGKey(4), np.zeros(2), c)))(tnp.asarray(cov))
+    want = jax.grad(lambda c: jnp.sum(jax.random.multivariate_normal(jax.random.PRNGKey(4), np.zeros(2), c)))(cov)
+    np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-10)

@@ -69,6 +69,7 @@ from .core.dtypes import (
     canonicalize_explicit,
     default_float,
     default_int,
+    finfo,
     int_range,
     uint8,
     uint16,
@@ -139,7 +140,8 @@ class KeyArray:
     def __getitem__(self, idx: object) -> KeyArray:
         if not isinstance(idx, tuple):
             idx = (idx,)
-        return KeyArray(self.data[(*idx, Ellipsis)] if Ellipsis not in idx else self.data[idx])
+        has_ellipsis = any(i is Ellipsis for i in idx)  # not ``in``: it compares arrays with ==
+        return KeyArray(self.data[idx] if has_ellipsis else self.data[(*idx, Ellipsis)])
 
     def __len__(self) -> int:
         if not self.shape:
@@ -455,11 +457,14 @@ def _uniform_impl(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple
     maxval = _to_rank(lax.convert_element_type(maxval, dtype), len(shape))
     nbits, nmant = _float_bits(dtype)
     u = _UINT[nbits]
-    b = _random_bits(key, nbits, shape)
+    rng_bits = 8 if nmant < 8 else nbits  # as JAX: bfloat16 draws 8 random bits
+    b = _random_bits(key, rng_bits, shape)
+    if rng_bits != nbits:
+        b = lax.convert_element_type(b, u)
     # JAX puts the top ``nmant`` bits in the mantissa of a float in [1, 2) and
     # subtracts 1; the same float, exactly, is those bits (an integer below
     # 2**nmant, so converted exactly) times 2**-nmant
-    mantissa = lax.convert_element_type(lax.shift_right_logical(b, np.asarray(nbits - nmant, u)), dtype)
+    mantissa = lax.convert_element_type(lax.shift_right_logical(b, np.asarray(rng_bits - nmant, u)), dtype)
     floats = lax.mul(mantissa, np.asarray(2.0 ** -nmant, dtype))
     span = lax.sub(maxval, minval)
     scaled = lax.add(lax.mul(floats, _bcast(span, shape)), _bcast(minval, shape))
@@ -484,13 +489,13 @@ def uniform(
 
 
 def _float_bits(dtype: DType) -> tuple[int, int]:
-    """The width and the mantissa bits of a float dtype."""
-    return 8 * dtype.itemsize, {4: 23, 8: 52}[dtype.itemsize]
+    """The width and the mantissa bits of a float dtype (float16 and bfloat16 too)."""
+    return 8 * dtype.itemsize, int(finfo(dtype).nmant)
 
 
 def _tiny(dtype: DType) -> float:
     """The smallest normal number of a float dtype."""
-    return float(np.ldexp(1.0, {4: -126, 8: -1022}[dtype.itemsize]))
+    return float(finfo(dtype).smallest_normal)
 
 
 def _is_static_scalar(x: object) -> bool:
@@ -769,10 +774,18 @@ def _randint_impl(key: Array, minval: ArrayLike, maxval: ArrayLike, shape: tuple
     one = tnp.ones(shape, u)
     span = lax.select(lax.le(maxval, minval), one, span)
     span = lax.select(tnp.logical_and(out_of_range, lax.gt(maxval, minval)), lax.add(span, one), span)
-    multiplier = lax.rem(_bcast(np.asarray(2 ** (nbits // 2), u), shape), span)
-    multiplier = lax.rem(lax.mul(multiplier, multiplier), span)
-    offset = lax.add(lax.mul(lax.rem(higher, span), multiplier), lax.rem(lower, span))
-    offset = lax.rem(offset, span)
+    # a span of the type's whole range wraps to 0, and x rem 0 is x (XLA's rule); it
+    # is spelled out so that XLA never folds a constant remainder by zero (it
+    # crashes the process: the bounds are constants in the static-bounds jit)
+    whole = lax.eq(span, tnp.zeros(shape, u))
+    safe = lax.select(whole, one, span)
+
+    def rem(x: Array) -> Array:
+        return lax.select(whole, x, lax.rem(x, safe))
+
+    multiplier = rem(_bcast(np.asarray(2 ** (nbits // 2), u), shape))
+    multiplier = rem(lax.mul(multiplier, multiplier))
+    offset = rem(lax.add(lax.mul(rem(higher), multiplier), rem(lower)))
     return lax.add(minval, lax.convert_element_type(offset, dtype))
 
 
@@ -1189,8 +1202,11 @@ def dirichlet(key: KeyLike, alpha: ArrayLike, shape: Shape | None = None,
 # -- linear algebra the multivariate samplers need ----------------------------------------
 def _cholesky(a: Array) -> Array:
     """The lower Cholesky factor of the positive definite ``a[..., n, n]``
-    (column by column; ``n`` is static)."""
+    (column by column; ``n`` is static), of ``a`` symmetrized first, as
+    ``jnp.linalg.cholesky(symmetrize_input=True)``: so a gradient w.r.t. ``a``
+    spreads over both triangles, as JAX's."""
     n = aval_of(a).shape[-1]
+    a = tnp.multiply(tnp.add(a, tnp.swapaxes(a, -1, -2)), 0.5)
     cols: list[Array] = []
     for j in range(n):
         lj = [c[..., j] for c in cols]  # L[..., j, :j]
