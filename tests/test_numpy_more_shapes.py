@@ -235,3 +235,19 @@ def test_along_axis_indices_below_minus_n_are_out_of_bounds() -> None:
                                   np.asarray(jnp.take_along_axis(np.arange(8.0).reshape(2, 4), np.array([-9, 3]), None)))
     np.testing.assert_array_equal(np.asarray(tnp.put_along_axis(x, np.array([-5, -1]), 9.0, 0, inplace=False)),
                                   np.asarray(jnp.put_along_axis(x, np.array([-5, -1]), 9.0, axis=0, inplace=False)))
+
+
+def test_creation_ends_and_steps_are_jaxs() -> None:
+    """Review findings: 16-bit aranges counted in float64 and rounded once,
+    geomspace's ends exact (so an integer dtype keeps 1000), and
+    cumulative_sum widening narrow integers."""
+    for d in (jnp.float16, jnp.bfloat16):
+        np.testing.assert_array_equal(np.asarray(tnp.arange(0, 3, 0.3, dtype=d)).astype(np.float64),
+                                      np.asarray(jnp.arange(0, 3, 0.3, dtype=d)).astype(np.float64))
+    np.testing.assert_array_equal(np.asarray(tnp.geomspace(1, 1000, 4, dtype=np.int64)), [1, 9, 99, 1000])
+    np.testing.assert_allclose(np.asarray(tnp.geomspace(np.array([1.0, 2.0]), np.array([100.0, 200.0]), 3, axis=1)),
+                               np.asarray(jnp.geomspace(np.array([1.0, 2.0]), np.array([100.0, 200.0]), 3, axis=1)))
+    for f in ("cumulative_sum", "cumulative_prod"):
+        for d in (np.int8, np.uint8, np.bool_, np.int32):
+            x = np.ones(3, d)
+            assert getattr(tnp, f)(x).dtype == getattr(jnp, f)(x).dtype, (f, d)

@@ -757,7 +757,9 @@ def arange(
     if stop is None and step is None:
         n = args[0]
         return lax.iota(d, int(np.ceil(n)) if n > 0 else 0)
-    return asarray(np.arange(*args, dtype=d))
+    # 16-bit floats: counted in float64 and rounded once, as JAX (in the
+    # 16-bit type each step would add its rounding error)
+    return asarray(np.arange(*args, dtype=np.float64 if d in HALF else d).astype(d))
 
 
 def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - jnp's names

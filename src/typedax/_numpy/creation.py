@@ -230,6 +230,11 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
     sign = tnp.sign(s)
     res = tnp.multiply(sign, logspace(tnp.log10(tnp.divide(s, sign)), tnp.log10(tnp.divide(e, sign)), num,
                                       endpoint=endpoint, base=10.0, dtype=cd, axis=0))
+    # the ends exactly (as NumPy and JAX): 10 ** log10(1000) is 999.99...
+    if num > 0:
+        res = res.at[0].set(s)
+    if num > 1 and endpoint:
+        res = res.at[-1].set(e)
     if axis != 0:
         res = moveaxis(res, 0, axis)
     return tnp.astype(res, d)

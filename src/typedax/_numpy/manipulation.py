@@ -768,6 +768,8 @@ def _cumulative_api(op: str, x: ArrayLike, axis: int | None, dtype: DType | type
     if a.ndim == 0:
         raise PrimitiveTypeError(f"{op}: The input must be non-scalar to take a cumulative {'sum' if sum_ else 'product'}")
     ax = tnp._axis(op, axis, a.ndim)
+    if dtype is None and sum_:  # as JAX: narrow integers widen, as in sum (products keep theirs)
+        dtype = tnp._sum_dtype(a.dtype)
     out = (tnp.cumsum if sum_ else tnp.cumprod)(a, ax, dtype)
     if include_initial:
         shape = tuple(1 if i == ax else d for i, d in enumerate(out.shape))
