@@ -172,3 +172,13 @@ def test_signbit_reads_the_sign_bit(dt: type) -> None:
     x: Any = np.array([-0.0, 0.0, -np.nan, np.nan, -1.0, np.inf, -np.inf], dt)
     check(tnp.signbit, jnp.signbit, x)
     check(tnp.copysign, jnp.copysign, np.ones(7, dt), x)
+
+
+def test_frexp_mantissa_differentiates_as_jax() -> None:
+    """d m / d x = 2**-e (the mantissa was read from the bits: derivative 0)."""
+    for v in (6.0, -0.3, 3.0):
+        want = float(jax.grad(lambda x: jnp.frexp(x)[0])(v))
+        assert float(tdx.grad(lambda x: tnp.frexp(x)[0])(v)) == pytest.approx(want)
+        assert float(tdx.jit(tdx.grad(lambda x: tnp.frexp(x)[0]))(v)) == pytest.approx(want)
+    x = np.array([0.0, np.inf, -np.inf, np.nan, -2.5])
+    np.testing.assert_array_equal(np.asarray(tnp.frexp(x)[0]), np.asarray(jnp.frexp(x)[0]))

@@ -539,7 +539,14 @@ def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     m = lax.bitcast_convert_type(bits, d)
     special = lax.bitwise_or(lax.bitwise_or(tnp.isinf(a), tnp.isnan(a)), lax.eq(a, np.zeros((), d)))
     e = lax.select(special, tnp.zeros(a.shape, it), e)
-    return lax.select(special, a, m), lax.convert_element_type(e, np.int32)
+    m = lax.select(special, a, m)
+    # the bits carry no derivative; dm/dx is 2**-e (m / x), attached at value 0:
+    # m + (x - stop(x)) * stop(m / x)
+    one = tnp.ones(a.shape, d)
+    slope = lax.select(special, one, lax.div(m, lax.select(special, one, a)))
+    slope = lax.select(tnp.isfinite(slope), slope, tnp.zeros(a.shape, d))  # 2**1074 overflows
+    moving = lax.add(m, lax.mul(lax.sub(a, lax.stop_gradient(a)), lax.stop_gradient(slope)))
+    return lax.select(special, m, moving), lax.convert_element_type(e, np.int32)
 
 
 def spacing(x: ArrayLike, /) -> Array:
