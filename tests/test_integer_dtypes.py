@@ -144,3 +144,15 @@ def test_python_values_enter_an_explicit_dtype_directly() -> None:
     assert int(tnp.array(2**64 - 1, dtype=tnp.uint64)) == 2**64 - 1
     np.testing.assert_array_equal(np.asarray(tnp.array([2**63], dtype=tnp.uint64)), np.array([2**63], np.uint64))
     assert tnp.asarray([1.7, 2], dtype=np.int32).tolist() == [1, 2]  # as jnp: floats truncate
+
+
+@pytest.mark.parametrize("dtype", (np.int8, np.int32, np.int64, np.uint8, np.uint32), ids=lambda d: d.__name__)
+def test_floor_divide_and_remainder_are_jaxs_including_by_zero(dtype: type[np.integer[Any]]) -> None:
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(1)
+    x = np.concatenate([rng.integers(info.min, info.max, 30, dtype=dtype, endpoint=True), np.array([0, 4, info.max, info.min], dtype)])
+    y = np.concatenate([rng.integers(info.min, info.max, 30, dtype=dtype, endpoint=True), np.zeros(4, dtype)])
+    for name in ("floor_divide", "remainder"):
+        want = np.asarray(getattr(jnp, name)(x, y))
+        _same(want, getattr(tnp, name)(x, y))
+        _same(want, tdx.jit(getattr(tnp, name))(x, y))

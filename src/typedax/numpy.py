@@ -497,6 +497,10 @@ def _truncated_rem(op: str, x: ArrayLike, y: ArrayLike) -> tuple[Value, Value, A
 def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """The remainder with the sign of the divisor (Python's ``%``), as NumPy;
     ``x % 0`` is what ``lax.rem`` gives (NumPy: 0 for integers, NaN for floats)."""
+    a, b = _prepare2(x, y)
+    if aval_of(b).dtype.kind in "iu":  # as JAX: an integer x % 0 is 0 (the divisor taken as 1)
+        y = where(lax.eq(b, _zero(b)), 1, b)
+        x = a
     _, b, r, fix = _truncated_rem("remainder", x, y)
     return lax.select(fix, lax.add(r, b), r)
 
@@ -510,6 +514,10 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     a, b, r, fix = _truncated_rem("floor_divide", x, y)
     if not is_float(aval_of(a).dtype):
         q = lax.div(a, b)  # truncates toward zero
+        if aval_of(a).dtype.kind == "u":
+            return q
+        # JAX's rule (so x // 0 agrees too): one less where the signs differ and rem != 0
+        fix = _and(lax.ne(lax.sign(a), lax.sign(b)), lax.ne(r, _zero(r)))
         return lax.select(fix, lax.sub(q, 1), q)
     d = lax.div(lax.sub(a, r), b)
     d = lax.select(fix, lax.sub(d, 1.0), d)
