@@ -156,3 +156,10 @@ def test_floor_divide_and_remainder_are_jaxs_including_by_zero(dtype: type[np.in
         want = np.asarray(getattr(jnp, name)(x, y))
         _same(want, getattr(tnp, name)(x, y))
         _same(want, tdx.jit(getattr(tnp, name))(x, y))
+
+
+def test_result_type_of_dtypes_and_abs_of_unsigned_are_jaxs() -> None:
+    for args in ((tnp.uint8, tnp.int8), (np.float32, "int8"), (np.int32, float), (np.int8, 2), (tnp.bfloat16, np.float16)):
+        assert tnp.result_type(*args) == jnp.result_type(*args), args
+    u = np.array([0, 3, 255], np.uint8)
+    _same(jnp.abs(u), tnp.abs(u))

@@ -50,13 +50,20 @@ _SCALAR_TYPES = (bool, int, float)
 _PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
 
 
-def _node(x: Value) -> Node:
+def _node(x: Value | DType | type | str) -> Node:
     n = _PY_NODES.get(type(x))
-    return n if n is not None else node_of_dtype(aval_of(x).dtype)
+    if n is not None:
+        return n
+    if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and issubclass(x, np.generic)):
+        return node_of_dtype(np.dtype(x))  # a dtype (np.float32, "int8", tnp.uint8) is strong
+    if isinstance(x, type) and x in _PY_NODES:
+        return _PY_NODES[x]  # the Python types themselves are weak, as in JAX
+    return node_of_dtype(aval_of(x).dtype)  # an array-like: the rest is checked above
 
 
-def result_type(*xs: ArrayLike) -> DType:
-    """The dtype JAX's promotion gives these operands (Python scalars weak)."""
+def result_type(*xs: ArrayLike | DType | type | str) -> DType:
+    """The dtype JAX's promotion gives these operands or dtypes (Python
+    scalars and the Python types weak)."""
     node = _node(xs[0])
     for x in xs[1:]:
         node = join(node, _node(x))
@@ -455,7 +462,7 @@ def ravel(x: ArrayLike) -> Array:
 
 
 def abs(x: ArrayLike) -> Array:  # noqa: A001 - NumPy's name
-    if aval_of(x).dtype == bool_:
+    if aval_of(x).dtype == bool_ or aval_of(x).dtype.kind == "u":  # as JAX: unchanged
         return asarray(x)
     return lax.abs(x)
 
