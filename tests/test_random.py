@@ -428,3 +428,12 @@ def test_multivariate_normal_gradient_wrt_cov_is_jaxs() -> None:
     got = tdx.grad(lambda c: tnp.sum(tr.multivariate_normal(tr.PRNGKey(4), np.zeros(2), c)))(tnp.asarray(cov))
     want = jax.grad(lambda c: jnp.sum(jax.random.multivariate_normal(jax.random.PRNGKey(4), np.zeros(2), c)))(cov)
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-10)
+
+
+def test_typed_keys_compare_elementwise() -> None:
+    k = tr.key(0)
+    assert bool(k == tr.key(0)) and bool(k != tr.key(1)) and not bool(k == tr.key(1))
+    np.testing.assert_array_equal(np.asarray(tr.split(k, 3) == tr.split(k, 3)), [True, True, True])
+    assert not bool(tdx.jit(lambda a, b: a == b)(k, tr.key(1)))
+    with pytest.raises(TypeError):
+        hash(k)

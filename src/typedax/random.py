@@ -116,7 +116,7 @@ class KeyDType:
 KEY_DTYPE = KeyDType()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class KeyArray:
     """An array of typed PRNG keys (``jax.random.key``): its ``shape`` is the
     shape of the key array; ``data`` holds the ``uint32[*shape, 2]`` words.
@@ -136,6 +136,18 @@ class KeyArray:
     @property
     def dtype(self) -> KeyDType:
         return KEY_DTYPE
+
+    def __eq__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as JAX's key arrays
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return tnp.all(lax.eq(self.data, other.data), axis=-1)
+
+    def __ne__(self, other: object) -> Array:  # type: ignore[override]  # as __eq__
+        if not isinstance(other, KeyArray):
+            return NotImplemented
+        return tnp.any(lax.ne(self.data, other.data), axis=-1)
+
+    __hash__ = None  # type: ignore[assignment]  # key arrays are unhashable (== is elementwise), as JAX's
 
     def __getitem__(self, idx: object) -> KeyArray:
         if not isinstance(idx, tuple):
