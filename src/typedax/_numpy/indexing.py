@@ -15,7 +15,7 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import bool_, default_int
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Tracer
-from .manipulation import along_axis_index
+from .manipulation import along_axis
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -128,7 +128,6 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     """``jnp.put_along_axis`` with ``inplace=False``: ``values`` placed at
     ``indices`` along ``axis`` (the indexing of ``take_along_axis``)."""
     from .. import numpy as tnp
-    from .manipulation import broadcast_shapes
 
     if inplace:
         raise PrimitiveTypeError("put_along_axis: JAX arrays are immutable, must use inplace=False")
@@ -145,18 +144,8 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
             f"put_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
         )
     ax = tnp._axis("put_along_axis", axis, x.ndim)
-    n = x.shape[ax]
-    arr_shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
-    out_shape = broadcast_shapes(idx.shape, arr_shape)
-    idx = along_axis_index(idx, n, mode)
-    index: list[object] = []
-    for i, d in enumerate(out_shape):
-        if i == ax:
-            index.append(tnp.broadcast_to(idx, out_shape))
-        else:
-            r = np.arange(d) if x.shape[i] == d else np.zeros(d, np.int64)
-            index.append(r.reshape(tuple(d if j == i else 1 for j in range(len(out_shape)))))
-    return x.at[tuple(index)].set(values, mode="drop" if mode is None else mode)
+    index, _ = along_axis(x.shape, idx, ax, "drop" if mode is None else mode)
+    return x.at[index].set(values, mode="drop" if mode is None else mode)
 
 
 def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0) -> Array:

@@ -479,35 +479,37 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
                 f"take_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
             )
         ax = tnp._axis("take_along_axis", axis, x.ndim)
-    n = x.shape[ax]
-    arr_shape = tuple(1 if i == ax else d for i, d in enumerate(x.shape))
-    out_shape = broadcast_shapes(idx.shape, arr_shape)
-    if n == 0:
+    index, out_shape = along_axis(x.shape, idx, ax, mode)
+    if x.shape[ax] == 0:
         return tnp.zeros(out_shape, x.dtype)
-    if mode != "promise_in_bounds":
-        idx = along_axis_index(idx, n, mode)
+    m = "fill" if mode is None else mode
+    return x.at[index].get(mode=m, fill_value=fill_value)
+
+
+def along_axis(shape: tuple[int, ...], idx: Array, ax: int, mode: str | None) -> tuple[tuple[object, ...], tuple[int, ...]]:
+    """The ``.at[]`` index of ``take_along_axis``/``put_along_axis`` (``idx``
+    along ``ax``, every other axis broadcast against an ``arange``) and the
+    shape it selects. Negative indices count from the end once: one still
+    negative (below ``-n``) is out of bounds -- clipped to 0 with
+    ``mode='clip'``, else made ``n`` so that ``.at[]`` fills or drops it
+    (``.at[]`` would count it from the end a second time)."""
+    from .. import numpy as tnp
+
+    n = shape[ax]
+    out_shape = broadcast_shapes(idx.shape, tuple(1 if i == ax else d for i, d in enumerate(shape)))
+    if mode != "promise_in_bounds" and idx.dtype.kind == "i":
+        zero = np.zeros((), idx.dtype)
+        shifted = lax.select(lax.lt(idx, zero), lax.add(idx, np.asarray(n, idx.dtype)), idx)
+        outside = np.asarray(0 if mode == "clip" else n, idx.dtype)
+        idx = lax.select(lax.lt(shifted, zero), lax.broadcast_in_dim(outside, shifted.shape, ()), shifted)
     index: list[object] = []
     for i, d in enumerate(out_shape):
         if i == ax:
             index.append(tnp.broadcast_to(idx, out_shape))
         else:
-            r = np.arange(d) if x.shape[i] == d else np.zeros(d, np.int64)
+            r = np.arange(d) if shape[i] == d else np.zeros(d, np.int64)
             index.append(r.reshape(tuple(d if j == i else 1 for j in range(len(out_shape)))))
-    m = "fill" if mode is None else mode
-    return x.at[tuple(index)].get(mode=m, fill_value=fill_value)
-
-
-def along_axis_index(idx: Array, n: int, mode: str | None) -> Array:
-    """Negative indices counted from the end, once: one still negative (below
-    ``-n``) is out of bounds -- clipped to 0 with ``mode='clip'``, else made
-    ``n`` so that ``.at[]`` fills or drops it (``.at[]`` would count it from
-    the end a second time)."""
-    if idx.dtype.kind != "i":
-        return idx
-    zero = np.zeros((), idx.dtype)
-    shifted = lax.select(lax.lt(idx, zero), lax.add(idx, np.asarray(n, idx.dtype)), idx)
-    outside = np.asarray(0 if mode == "clip" else n, idx.dtype)
-    return lax.select(lax.lt(shifted, zero), lax.broadcast_in_dim(outside, shifted.shape, ()), shifted)
+    return tuple(index), out_shape
 
 
 # -- differences -------------------------------------------------------------------------
