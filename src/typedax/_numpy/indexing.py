@@ -15,7 +15,7 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import bool_, default_int
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Tracer
-from .manipulation import along_axis
+from .manipulation import along_axis, along_axis_operands
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -132,20 +132,9 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
     if inplace:
         raise PrimitiveTypeError("put_along_axis: JAX arrays are immutable, must use inplace=False")
     x = tnp.asarray(arr)
-    idx = tnp.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise PrimitiveTypeError(f"put_along_axis: indices must be of integer type, got {idx.dtype}")
-    if axis is None:
-        if idx.ndim != 1:
-            raise PrimitiveTypeError(f"put_along_axis: indices must be 1D if axis=None, got shape {idx.shape}")
-        return lax.reshape(put_along_axis(tnp.ravel(x), idx, values, 0, inplace=False, mode=mode), x.shape)
-    if x.ndim != idx.ndim:
-        raise PrimitiveTypeError(
-            f"put_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
-        )
-    ax = tnp._axis("put_along_axis", axis, x.ndim)
-    index, _ = along_axis(x.shape, idx, ax, "drop" if mode is None else mode)
-    return x.at[index].set(values, mode="drop" if mode is None else mode)
+    flat, idx, ax = along_axis_operands("put_along_axis", x, indices, axis)
+    index, _ = along_axis(flat.shape, idx, ax, "drop" if mode is None else mode)
+    return lax.reshape(flat.at[index].set(values, mode="drop" if mode is None else mode), x.shape)
 
 
 def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0) -> Array:

@@ -465,25 +465,31 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
     the same rank (the other axes broadcast); ``mode`` as ``take`` (default ``'fill'``)."""
     from .. import numpy as tnp
 
-    x = tnp.asarray(arr)
-    idx = tnp.asarray(indices)
-    if idx.dtype.kind not in "iu":
-        raise PrimitiveTypeError(f"take_along_axis: indices must be of integer type, got {idx.dtype}")
-    if axis is None:
-        if idx.ndim != 1:
-            raise PrimitiveTypeError(f"take_along_axis: indices must be 1D if axis=None, got shape {idx.shape}")
-        x, ax = tnp.ravel(x), 0
-    else:
-        if x.ndim != idx.ndim:
-            raise PrimitiveTypeError(
-                f"take_along_axis: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
-            )
-        ax = tnp._axis("take_along_axis", axis, x.ndim)
+    x, idx, ax = along_axis_operands("take_along_axis", arr, indices, axis)
     index, out_shape = along_axis(x.shape, idx, ax, mode)
     if x.shape[ax] == 0:
         return tnp.zeros(out_shape, x.dtype)
     m = "fill" if mode is None else mode
     return x.at[index].get(mode=m, fill_value=fill_value)
+
+
+def along_axis_operands(op: str, arr: ArrayLike, indices: ArrayLike, axis: int | None) -> tuple[Array, Array, int]:
+    """``arr`` (flattened for ``axis=None``), ``indices`` and the axis of
+    ``take_along_axis``/``put_along_axis``, with JAX's checks."""
+    from .. import numpy as tnp
+
+    x, idx = tnp.asarray(arr), tnp.asarray(indices)
+    if idx.dtype.kind not in "iu":
+        raise PrimitiveTypeError(f"{op}: indices must be of integer type, got {idx.dtype}")
+    if axis is None:
+        if idx.ndim != 1:
+            raise PrimitiveTypeError(f"{op}: indices must be 1D if axis=None, got shape {idx.shape}")
+        return tnp.ravel(x), idx, 0
+    if x.ndim != idx.ndim:
+        raise PrimitiveTypeError(
+            f"{op}: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
+        )
+    return x, idx, tnp._axis(op, axis, x.ndim)
 
 
 def along_axis(shape: tuple[int, ...], idx: Array, ax: int, mode: str | None) -> tuple[tuple[object, ...], tuple[int, ...]]:
