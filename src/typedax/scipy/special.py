@@ -99,24 +99,27 @@ def _axes(ndim: int, axis: Axis) -> tuple[int, ...]:
 @overload
 def logsumexp(
     a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepdims: bool = False,
-    return_sign: Literal[False] = False,
+    return_sign: Literal[False] = False, where: ArrayLike | None = None,
 ) -> Array: ...
 
 
 @overload
 def logsumexp(
     a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepdims: bool = False, *,
-    return_sign: Literal[True],
+    return_sign: Literal[True], where: ArrayLike | None = None,
 ) -> tuple[Array, Array]: ...
 
 
 def logsumexp(
     a: ArrayLike, axis: Axis = None, b: ArrayLike | None = None, keepdims: bool = False,
-    return_sign: bool = False,
+    return_sign: bool = False, where: ArrayLike | None = None,
 ) -> Array | tuple[Array, Array]:
     """``log(sum(b * exp(a)))`` over ``axis``, computed as JAX does (shifted by
     the finite maximum); with ``return_sign`` also the sign of the sum (and the
-    log of its magnitude), else NaN where the sum is negative."""
+    log of its magnitude), else NaN where the sum is negative. With ``where``
+    only the entries where it is true count (an empty sum is 0: its log -inf)."""
+    if where is not None:
+        a = tnp.where(where, a, 0)
     if b is not None:
         x, w = _inexact2(a, b)
         shape = np.broadcast_shapes(aval_of(x).shape, aval_of(w).shape)
@@ -126,12 +129,18 @@ def logsumexp(
         x = _inexact(a)
     dtype = aval_of(x).dtype
     dims = _axes(aval_of(x).ndim, axis)
-    amax = tnp.max(x, dims, keepdims=keepdims)
+    if where is not None:
+        mask = tnp.broadcast_to(tnp.asarray(where), aval_of(x).shape)
+        amax = tnp.max(tnp.where(mask, x, -np.inf), dims, keepdims=keepdims)
+    else:
+        amax = tnp.max(x, dims, keepdims=keepdims)
     amax = tnp.where(tnp.isfinite(amax), amax, tnp.zeros_like(amax))
     amax_dims = amax if keepdims else tnp.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(x, amax_dims))
     if b is not None:
         exp_a = lax.mul(exp_a, w)
+    if where is not None:
+        exp_a = tnp.where(mask, exp_a, tnp.zeros_like(exp_a))
     sumexp = tnp.sum(exp_a, dims, keepdims=keepdims)
     sign = lax.sign(sumexp)
     out = lax.add(lax.log(tnp.abs(sumexp)), amax)
