@@ -27,7 +27,10 @@ Samplers follow ``jax._src.random`` step by step (``uniform`` fills the
 mantissa of a float in [1, 2); ``normal`` is ``sqrt(2) * erf_inv`` of a
 uniform on (-1, 1); ``randint`` takes twice the bits; ``permutation`` sorts
 by random keys; ``gamma`` is Marsaglia and Tsang's rejection sampler, one
-``while_loop`` per element under ``vmap``), so their results equal JAX's to
+``while_loop`` per element under ``vmap``; ``poisson`` is Knuth's algorithm
+or Hörmann's transformed rejection and ``binomial`` inversion or BTRS, each a
+``while_loop`` over the whole array; ``multinomial`` a ``scan`` of
+binomials), so their results equal JAX's to
 the last bit for the integer outputs and up to the last bits of
 transcendental functions for the float ones. Like JAX's, each sampler is a
 ``jit``-compiled function of its static arguments (shape, dtype): an eager
@@ -37,10 +40,16 @@ call runs one cached executable, and under ``jit`` the sampler is a nested
 Differentiation: keys are integer arrays, so their tangents are zero;
 samplers are differentiable with respect to their float parameters
 (``uniform``'s bounds, ``truncated_normal``'s, ``multivariate_normal``'s mean
-and covariance, ...) as JAX's are; ``gamma``, ``loggamma``, ``beta`` and
-``dirichlet`` with JAX's implicit reparameterization derivative
+and covariance, ``weibull_min``'s, ``wald``'s, ``triangular``'s, ...) as
+JAX's are (the counts of ``poisson``, ``geometric`` and ``binomial`` have a
+zero derivative); ``gamma``, ``loggamma``, ``beta`` and ``dirichlet`` with JAX's implicit reparameterization derivative
 (``random_gamma_grad``: the sample's derivative through the incomplete gamma
-function), attached without a primitive of their own.
+function), attached without a primitive of their own, and so ``t``, ``f``,
+``chisquare`` and ``generalized_normal``, which are made from them.
+
+``clone`` is the identity (typedax has no key-reuse checker), ``key_impl``
+is always ``"threefry2x32"`` and ``key_dtype()`` the ``key<fry>`` dtype:
+the one implementation typedax has.
 
 Shapes, ``num`` and similar arguments must be static Python integers; a
 traced value there, a float or out-of-range seed, or a key of the wrong
@@ -89,7 +98,9 @@ __all__ = [
     "random_bits", "uniform", "normal", "truncated_normal", "bernoulli", "categorical", "randint",
     "permutation", "choice", "shuffle", "gumbel", "exponential", "gamma", "loggamma", "beta",
     "dirichlet", "multivariate_normal", "orthogonal", "threefry_2x32", "laplace", "logistic",
-    "cauchy", "rademacher", "lognormal", "chisquare", "pareto", "rayleigh",
+    "cauchy", "rademacher", "lognormal", "chisquare", "pareto", "rayleigh", "poisson", "binomial",
+    "multinomial", "t", "f", "geometric", "maxwell", "double_sided_maxwell", "weibull_min",
+    "generalized_normal", "ball", "triangular", "wald", "clone", "key_impl", "key_dtype", "KeyDType",
 ]
 
 Shape: TypeAlias = Sequence[int]
@@ -1303,3 +1314,571 @@ def _moveaxis(x: Array, src: int, dst: int) -> Array:
     perm = [i for i in range(aval_of(x).ndim) if i != src]
     perm.insert(dst, src)
     return lax.transpose(x, tuple(perm))
+
+
+# -- the rest of jax.random: discrete samplers and more compositions --------------------
+def _int_dtype(name: str, dtype: object) -> DType:
+    d = default_int() if dtype is None else canonicalize_explicit(np.dtype(cast(DTypeLike, dtype)), name)
+    if d not in INTEGER:
+        raise RandomKeyError(f"dtype argument to `{name}` must be an int dtype, got {d}")
+    return d
+
+
+def _inexact_dtype(x: ArrayLike) -> DType:
+    """``x``'s dtype if a float, else the default float (``promote_dtypes_inexact``)."""
+    d = aval_of(x).dtype
+    return d if d in FLOATING else default_float()
+
+
+def _check_safe_cast(name: str, dtype: DType, *args: ArrayLike) -> None:
+    """JAX's ``_check_all_safe_to_cast``: each parameter converts to ``dtype``
+    without loss under the promotion rules (Python scalars are weak, so always)."""
+    for a in args:
+        if type(a) in (bool, int, float):
+            continue
+        ad = aval_of(a).dtype
+        if tnp.result_type(ad, dtype) != dtype:
+            raise RandomKeyError(f"In arguments to {name}, cannot safely cast argument of type {ad} to {dtype}")
+
+
+def _const(v: float, dtype: DType) -> np.ndarray[tuple[()], np.dtype[np.generic]]:
+    return np.asarray(v, dtype)
+
+
+def _loop_bound(max_iters: int) -> tuple[DType, int]:
+    """The dtype and bound of a while loop's iteration counter (``i < max_iters``)."""
+    it = default_int()
+    return it, min(max_iters, int_range(it)[1])
+
+
+def _poisson_knuth(key: Array, lam: Array, shape: tuple[int, ...], dtype: DType, max_iters: int) -> Array:
+    """Knuth's algorithm over the whole array at once, as JAX's: count the
+    uniforms (float32) whose running log-product stays above ``-lam``."""
+    f32 = np.dtype(np.float32)
+    it, bound = _loop_bound(max_iters)
+    neg_lam = lax.neg(lam)
+    one = tnp.ones(shape, dtype)
+
+    def body(c: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        i, k, rng, log_prod = c
+        ks = _split(rng, (2,))
+        k = lax.select(lax.gt(log_prod, neg_lam), lax.add(k, one), k)
+        u = _uniform_impl(ks[1], _const(0.0, f32), _const(1.0, f32), shape, f32)
+        return lax.add(i, _const(1, it)), k, ks[0], lax.add(log_prod, lax.log(u))
+
+    def cond(c: tuple[Array, Array, Array, Array]) -> Array:
+        return tnp.logical_and(tnp.any(lax.gt(c[3], neg_lam)), lax.lt(c[0], _const(bound, it)))
+
+    init = (tnp.zeros((), it), tnp.zeros(shape, dtype), key, tnp.zeros(shape, f32))
+    k = lax.while_loop(cond, body, init)[1]
+    return lax.sub(k, one)
+
+
+def _poisson_rejection(key: Array, lam: Array, shape: tuple[int, ...], dtype: DType, max_iters: int) -> Array:
+    """Hörmann's transformed rejection (PTRS), as JAX's: all elements draw
+    each round, and each keeps its first accepted proposal."""
+    f = aval_of(lam).dtype
+    it, bound = _loop_bound(max_iters)
+
+    def c(v: float) -> np.ndarray[tuple[()], np.dtype[np.generic]]:
+        return _const(v, f)
+
+    log_lam = lax.log(lam)
+    b = lax.add(c(0.931), lax.mul(c(2.53), lax.sqrt(lam)))
+    a = lax.add(c(-0.059), lax.mul(c(0.02483), b))
+    inv_alpha = lax.add(c(1.1239), lax.div(c(1.1328), lax.sub(b, c(3.4))))
+    v_r = lax.sub(c(0.9277), lax.div(c(3.6224), lax.sub(b, c(2.0))))
+
+    def body(st: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        i, k_out, accepted, rng = st
+        ks = _split(rng, (3,))
+        u = lax.sub(_uniform_impl(ks[1], c(0.0), c(1.0), shape, f), c(0.5))
+        v = _uniform_impl(ks[2], c(0.0), c(1.0), shape, f)
+        u_shifted = lax.sub(c(0.5), lax.abs(u))
+        k = lax.floor(lax.add(lax.add(lax.mul(lax.add(lax.div(lax.mul(c(2.0), a), u_shifted), b), u), lam),
+                              c(0.43)))
+        s = lax.log(lax.div(lax.mul(v, inv_alpha), lax.add(lax.div(a, lax.mul(u_shifted, u_shifted)), b)))
+        t_ = lax.sub(lax.add(lax.neg(lam), lax.mul(k, log_lam)), lax.lgamma(lax.add(k, c(1.0))))
+        accept1 = tnp.logical_and(lax.ge(u_shifted, c(0.07)), lax.le(v, v_r))
+        reject = tnp.logical_or(lax.lt(k, c(0.0)),
+                                tnp.logical_and(lax.lt(u_shifted, c(0.013)), lax.gt(v, u_shifted)))
+        accept = tnp.logical_or(accept1, tnp.logical_and(tnp.logical_not(reject), lax.le(s, t_)))
+        return (lax.add(i, _const(1, it)), lax.select(accept, k, k_out), tnp.logical_or(accepted, accept),
+                ks[0])
+
+    def cond(st: tuple[Array, Array, Array, Array]) -> Array:
+        return tnp.logical_and(tnp.any(tnp.logical_not(st[2])), lax.lt(st[0], _const(bound, it)))
+
+    init = (tnp.zeros((), it), tnp.full(shape, -1.0, f), tnp.zeros(shape, np.dtype(np.bool_)), key)
+    k = lax.while_loop(cond, body, init)[1]
+    return lax.convert_element_type(k, dtype)
+
+
+def _poisson_impl(key: Array, lam: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
+    f32 = np.dtype(np.float32)
+    lam = lax.convert_element_type(_bcast(lam, shape), f32)
+    use_knuth = tnp.logical_or(lax.ne(lam, lam), lax.lt(lam, _const(10.0, f32)))
+    lam_knuth = lax.select(use_knuth, lam, tnp.zeros(shape, f32))
+    # PTRS accepts at least 89% of proposals for large rates: a large one for
+    # the elements Knuth's algorithm serves
+    lam_rejection = lax.select(use_knuth, tnp.full(shape, 1e5, f32), lam)
+    max_iters = int_range(dtype)[1]
+    result = lax.select(use_knuth, _poisson_knuth(key, lam_knuth, shape, dtype, max_iters),
+                        _poisson_rejection(key, lam_rejection, shape, dtype, max_iters))
+    return lax.select(lax.eq(lam, tnp.zeros(shape, f32)), tnp.zeros(shape, dtype), result)
+
+
+_poisson_jit = jit(_poisson_impl, static_argnums=(2, 3))
+
+
+def poisson(key: KeyLike, lam: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Poisson(lam) integers (``jax.random.poisson``; default int dtype).
+
+    As JAX's: ``lam`` is taken in float32; rates below 10 (and NaN) by
+    Knuth's algorithm, the others by Hörmann's transformed rejection, both
+    looping over the whole array (so an element's value depends on the shape
+    it was drawn in, as in JAX); the counter of either loop stops at the
+    dtype's largest value. ``lam == 0`` gives 0, a NaN rate -1. No derivative
+    (integers)."""
+    data, _ = _key_of("poisson", key)
+    d = _int_dtype("poisson", dtype)
+    s = _float_param_shape("poisson", shape, lam)
+    if math.prod(s) == 0:
+        return tnp.zeros(s, d)
+    return _poisson_jit(data, lam, s, d)
+
+
+_STIRLING_TAIL = (
+    0.0810614667953272, 0.0413406959554092, 0.0276779256849983, 0.02079067210376509,
+    0.0166446911898211, 0.0138761288230707, 0.0118967099458917, 0.0104112652619720,
+    0.00925546218271273, 0.00833056343336287,
+)
+
+
+def _stirling_approx_tail(k: Array) -> Array:
+    """log(k!) minus its Stirling approximation: a table for k <= 9, a series
+    above (as JAX's, the series of k clamped to 9)."""
+    d = aval_of(k).dtype
+    use_table = lax.le(k, _const(9.0, d))
+    k = lax.clamp(_const(0.0, d), k, _const(9.0, d))
+    kp1 = lax.add(k, _const(1.0, d))
+    kp1sq = lax.mul(kp1, kp1)
+    inner = lax.sub(_const(1.0 / 360, d), lax.div(_const(1.0 / 1260, d), kp1sq))
+    approx = lax.div(lax.sub(_const(1.0 / 12, d), lax.div(inner, kp1sq)), kp1)
+    idx = lax.convert_element_type(lax.floor(k), np.dtype(np.int32))
+    table = tnp.asarray(np.asarray(_STIRLING_TAIL, d))
+    return lax.select(use_table, table[idx], approx)
+
+
+def _binomial_inversion(key: Array, count: Array, prob: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    """The number of geometric(prob) waiting times that fit in ``count`` trials."""
+    f = aval_of(prob).dtype
+    log1minusprob = lax.log1p(lax.neg(prob))
+    one = tnp.ones(shape, f)
+
+    def body(c: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        num_geom, geom_sum, rng = c
+        ks = _split(rng, (2,))
+        num_geom = lax.select(lax.le(geom_sum, count), lax.add(num_geom, one), num_geom)
+        u = _uniform_impl(ks[0], _const(0.0, f), _const(1.0, f), shape, f)
+        geom = lax.ceil(lax.div(lax.log(u), log1minusprob))
+        return num_geom, lax.add(geom_sum, geom), ks[1]
+
+    def cond(c: tuple[Array, Array, Array]) -> Array:
+        return tnp.any(lax.le(c[1], count))
+
+    k = lax.while_loop(cond, body, (tnp.zeros(shape, f), tnp.zeros(shape, f), key))[0]
+    return lax.convert_element_type(lax.sub(k, one), dtype)
+
+
+def _btrs(key: Array, count: Array, prob: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    """Hörmann's transformed rejection with squeeze (BTRS), as JAX's."""
+    f = aval_of(prob).dtype
+
+    def c(v: float) -> np.ndarray[tuple[()], np.dtype[np.generic]]:
+        return _const(v, f)
+
+    one_minus_p = lax.sub(c(1.0), prob)
+    stddev = lax.sqrt(lax.mul(lax.mul(count, prob), one_minus_p))
+    b = lax.add(c(1.15), lax.mul(c(2.53), stddev))
+    a = lax.add(lax.add(c(-0.0873), lax.mul(c(0.0248), b)), lax.mul(c(0.01), prob))
+    cc = lax.add(lax.mul(count, prob), c(0.5))
+    v_r = lax.sub(c(0.92), lax.div(c(4.2), b))
+    r = lax.div(prob, one_minus_p)
+    alpha = lax.mul(lax.add(c(2.83), lax.div(c(5.1), b)), stddev)
+    m = lax.floor(lax.mul(lax.add(count, c(1.0)), prob))
+
+    def body(st: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        k_out, accepted, rng = st
+        ks = _split(rng, (3,))
+        u = _uniform_impl(ks[1], c(0.0), c(1.0), shape, f)
+        v = _uniform_impl(ks[2], c(0.0), c(1.0), shape, f)
+        u = lax.sub(u, c(0.5))
+        us = lax.sub(c(0.5), lax.abs(u))
+        accept1 = tnp.logical_and(lax.ge(us, c(0.07)), lax.le(v, v_r))
+        k = lax.floor(lax.add(lax.mul(lax.add(lax.div(lax.mul(c(2.0), a), us), b), u), cc))
+        reject = tnp.logical_or(lax.lt(k, c(0.0)), lax.gt(k, count))
+        v = lax.log(lax.div(lax.mul(v, alpha), lax.add(lax.div(a, lax.mul(us, us)), b)))
+        cm1 = lax.add(lax.sub(count, m), c(1.0))
+        ck1 = lax.add(lax.sub(count, k), c(1.0))
+        ub = lax.add(lax.mul(lax.add(m, c(0.5)), lax.log(lax.div(lax.add(m, c(1.0)), lax.mul(r, cm1)))),
+                     lax.mul(lax.add(count, c(1.0)), lax.log(lax.div(cm1, ck1))))
+        ub = lax.add(ub, lax.mul(lax.add(k, c(0.5)), lax.log(lax.div(lax.mul(r, ck1), lax.add(k, c(1.0))))))
+        ub = lax.add(ub, _stirling_approx_tail(m))
+        ub = lax.add(ub, _stirling_approx_tail(lax.sub(count, m)))
+        ub = lax.sub(ub, _stirling_approx_tail(k))
+        ub = lax.sub(ub, _stirling_approx_tail(lax.sub(count, k)))
+        accept = tnp.logical_or(accept1, tnp.logical_and(tnp.logical_not(reject), lax.le(v, ub)))
+        return lax.select(accept, k, k_out), tnp.logical_or(accepted, accept), ks[0]
+
+    def cond(st: tuple[Array, Array, Array]) -> Array:
+        return tnp.any(tnp.logical_not(st[1]))
+
+    init = (tnp.full(shape, -1.0, f), tnp.zeros(shape, np.dtype(np.bool_)), key)
+    return lax.convert_element_type(lax.while_loop(cond, body, init)[0], dtype)
+
+
+def _binomial_impl(key: Array, count: ArrayLike, prob: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
+    f = _inexact_dtype(prob)
+    prob = _bcast(lax.convert_element_type(prob, f), shape)
+    count = _bcast(lax.convert_element_type(count, f), shape)
+
+    def full(v: float) -> Array:
+        return tnp.full(shape, v, f)
+
+    p_lt_half = lax.lt(prob, full(0.5))
+    q = lax.select(p_lt_half, prob, lax.sub(full(1.0), prob))
+    count_nan_or_neg = tnp.logical_or(lax.ne(count, count), lax.lt(count, full(0.0)))
+    count_inf = tnp.isinf(count)
+    q_is_nan = lax.ne(q, q)
+    q_l_0 = lax.lt(q, full(0.0))
+    q = lax.select(tnp.logical_or(q_is_nan, q_l_0), full(0.01), q)
+    use_inversion = tnp.logical_or(count_nan_or_neg, lax.le(lax.mul(count, q), full(10.0)))
+    count = lax.floor(count)  # as np.random.binomial for a float count
+    count_inv = lax.select(use_inversion, count, full(0.0))
+    count_btrs = lax.select(use_inversion, full(1e4), count)
+    q_btrs = lax.select(use_inversion, full(0.5), q)
+    samples = lax.select(use_inversion, _binomial_inversion(key, count_inv, q, shape, dtype),
+                         _btrs(key, count_btrs, q_btrs, shape, dtype))
+    invalid = tnp.logical_or(tnp.logical_or(q_l_0, q_is_nan), count_nan_or_neg)
+    samples = lax.select(invalid, tnp.full(shape, np.nan, dtype), samples)
+    samples = lax.select(tnp.logical_and(count_inf, tnp.logical_not(invalid)), tnp.full(shape, np.inf, dtype),
+                         samples)
+    keep = tnp.logical_or(tnp.logical_or(p_lt_half, count_nan_or_neg), tnp.logical_or(q_is_nan, count_inf))
+    return lax.select(keep, samples, lax.sub(lax.convert_element_type(count, dtype), samples))
+
+
+_binomial_jit = jit(_binomial_impl, static_argnums=(3, 4))
+
+
+def binomial(key: KeyLike, n: ArrayLike, p: ArrayLike, shape: Shape | None = None,
+             dtype: DTypeLike | None = None) -> Array:
+    """Binomial(n, p) counts as floats (``jax.random.binomial``; default float dtype).
+
+    As JAX's: computed in ``p``'s float type (the default float for an
+    integer ``p``), ``n`` floored; by inversion (counting geometric waiting
+    times) where ``n * min(p, 1 - p) <= 10`` and by transformed rejection
+    (BTRS) elsewhere, over the whole array. A NaN or negative ``n`` or an
+    invalid ``p`` gives NaN, an infinite ``n`` infinity."""
+    data, _ = _key_of("binomial", key)
+    d = _float_dtype("binomial", dtype)
+    s = _float_param_shape("binomial", shape, n, p)
+    if math.prod(s) == 0:
+        return tnp.zeros(s, d)
+    return _binomial_jit(data, n, p, s, d)
+
+
+def multinomial(key: KeyLike, n: ArrayLike, p: ArrayLike, *, shape: Shape | None = None,
+                dtype: DTypeLike | None = None, unroll: int | bool = 1) -> Array:
+    """Counts of ``n`` trials over the outcomes of ``p`` (last axis)
+    (``jax.random.multinomial``): a scan over the outcomes drawing each count
+    as a binomial of what remains.
+
+    As JAX's code (not its docstring), ``shape`` is the whole result shape,
+    outcomes last: ``p`` broadcasts to it and ``n`` to ``shape[:-1]``; the
+    default is ``p.shape``. The result has ``dtype`` (default float).
+    ``unroll`` is accepted for JAX's signature; typedax's ``scan`` does not
+    unroll, which changes no value."""
+    data, _ = _key_of("multinomial", key)
+    if not isinstance(cast(object, unroll), (bool, int, np.integer)):  # a traced or float unroll
+        raise RandomKeyError(f"multinomial: unroll must be a Python integer or bool, got {unroll!r}")
+    d = default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "multinomial")
+    ft = tnp.result_type(n, p)
+    ft = ft if ft in FLOATING else default_float()
+    pa = aval_of(p)
+    if pa.ndim < 1:
+        raise RandomKeyError(f"multinomial requires p.ndim >= 1 (outcomes on the last axis), got p.ndim == {pa.ndim}")
+    s = pa.shape if shape is None else _shape("multinomial", shape)
+    if not s:
+        raise RandomKeyError("multinomial: shape must have at least one dimension (the outcomes)")
+    _check_shape("multinomial", s, pa.shape)
+    _check_shape("multinomial", s[:-1], aval_of(n).shape)
+    nn = _bcast(lax.convert_element_type(n, ft), s[:-1])
+    pp = tnp.moveaxis(_bcast(lax.convert_element_type(p, ft), s), -1, 0)
+    remaining = lax.cumsum(pp, 0, reverse=True)
+    ratios = tnp.divide(pp, tnp.where(lax.eq(remaining, tnp.zeros_like(remaining)), tnp.ones_like(remaining),
+                                      remaining))
+    keys = _split_jit(data, (s[-1],))
+
+    def step(remainder: Array, ratio_key: tuple[Array, Array]) -> tuple[Array, Array]:
+        ratio, k = ratio_key
+        count = binomial(k, remainder, tnp.clip(ratio, 0, 1), dtype=aval_of(remainder).dtype)
+        return lax.sub(remainder, count), count
+
+    _, counts = lax.scan(step, nn, (ratios, keys))
+    return tnp.astype(tnp.moveaxis(counts, 0, -1), d)
+
+
+def t(key: KeyLike, df: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Student's t(df) floats, ``normal * sqrt((df / 2) / gamma(df / 2))``
+    (``jax.random.t``); differentiable in ``df`` through ``gamma``."""
+    data, _ = _key_of("t", key)
+    d = _float_dtype("t", dtype)
+    s = _float_param_shape("t", shape, df)
+    _check_safe_cast("t", d, df)
+    ks = split(data)
+    n = normal(ks[0], s, d)
+    half_df = lax.div(lax.convert_element_type(df, d), _const(2.0, d))
+    g = gamma(ks[1], half_df, s, d)
+    return tnp.multiply(n, tnp.sqrt(tnp.divide(half_df, g)))
+
+
+def f(key: KeyLike, dfnum: ArrayLike, dfden: ArrayLike, shape: Shape | None = None,
+      dtype: DTypeLike | None = None) -> Array:
+    """F(dfnum, dfden) floats, a ratio of two chi-squares over their degrees
+    of freedom (``jax.random.f``); differentiable in both through ``gamma``."""
+    data, _ = _key_of("f", key)
+    d = _float_dtype("f", dtype)
+    s = _float_param_shape("f", shape, dfnum, dfden)
+    _check_safe_cast("f", d, dfnum, dfden)
+    dfden_ = lax.convert_element_type(dfden, d)
+    dfnum_ = lax.convert_element_type(dfnum, d)
+    ks = split(data)
+    chi2_dfn = chisquare(ks[1], dfnum_, s, d)
+    chi2_dfd = chisquare(ks[0], dfden_, s, d)
+    return tnp.divide(tnp.divide(chi2_dfn, dfnum_), tnp.divide(chi2_dfd, dfden_))
+
+
+def _maxwell_impl(key: Array, shape: tuple[int, ...], dtype: DType) -> Array:
+    x = _normal_impl(key, (*shape, 3), dtype)
+    return lax.sqrt(tnp.sum(lax.mul(x, x), axis=-1))
+
+
+_maxwell_jit = jit(_maxwell_impl, static_argnums=(1, 2))
+
+
+def maxwell(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """One-sided Maxwell floats: the norm of three standard normals
+    (``jax.random.maxwell``)."""
+    data, _ = _key_of("maxwell", key)
+    return _maxwell_jit(data, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
+
+
+def double_sided_maxwell(key: KeyLike, loc: ArrayLike, scale: ArrayLike, shape: Shape = (),
+                         dtype: DTypeLike | None = None) -> Array:
+    """Double-sided Maxwell floats, ``sign * maxwell * scale + loc``
+    (``jax.random.double_sided_maxwell``).
+
+    As JAX's: the result shape is ``shape + broadcast(loc, scale).shape``,
+    and an empty ``shape`` counts as the parameters' shape (so parameters of
+    shape ``(2,)`` and ``shape=()`` give ``(2, 2)``)."""
+    data, _ = _key_of("double_sided_maxwell", key)
+    d = _float_dtype("double_sided_maxwell", dtype)
+    s = _shape("double_sided_maxwell", shape)
+    try:
+        params_shape = tuple(np.broadcast_shapes(aval_of(loc).shape, aval_of(scale).shape))
+    except ValueError:
+        raise RandomKeyError(
+            f"double_sided_maxwell: loc of shape {aval_of(loc).shape} and scale of shape "
+            f"{aval_of(scale).shape} do not broadcast"
+        ) from None
+    s = (s or params_shape) + params_shape
+    ks = split(data)
+    rvs = maxwell(ks[0], s, d)
+    sign = rademacher(ks[1], s, d)
+    return tnp.add(tnp.multiply(tnp.multiply(sign, rvs), scale), loc)
+
+
+def _weibull_min_impl(key: Array, scale: ArrayLike, concentration: ArrayLike, shape: tuple[int, ...],
+                      dtype: DType) -> Array:
+    u = _uniform_impl(key, _const(0.0, dtype), _const(1.0, dtype), shape, dtype)
+    return tnp.multiply(tnp.power(lax.neg(lax.log1p(lax.neg(u))), tnp.divide(1.0, concentration)), scale)
+
+
+_weibull_min_jit = jit(_weibull_min_impl, static_argnums=(3, 4))
+
+
+def weibull_min(key: KeyLike, scale: ArrayLike, concentration: ArrayLike, shape: Shape = (),
+                dtype: DTypeLike | None = None) -> Array:
+    """Weibull floats by the inverse cdf, ``(-log(1 - U)) ** (1 / concentration)
+    * scale`` (``jax.random.weibull_min``); differentiable in both parameters.
+    As JAX's, the parameters broadcast with the ``shape``-d sample (they are
+    not checked against ``shape``)."""
+    data, _ = _key_of("weibull_min", key)
+    d = _float_dtype("weibull_min", dtype)
+    s = _shape("weibull_min", shape)
+    try:
+        np.broadcast_shapes(s, aval_of(scale).shape, aval_of(concentration).shape)
+    except ValueError:
+        raise RandomKeyError(
+            f"weibull_min: scale of shape {aval_of(scale).shape} and concentration of shape "
+            f"{aval_of(concentration).shape} do not broadcast with the sample shape {s}"
+        ) from None
+    return _weibull_min_jit(data, scale, concentration, s, d)
+
+
+def _reciprocal(p: ArrayLike) -> ArrayLike:
+    """``1 / p``: a Python float for a Python number (weak, as JAX's)."""
+    if type(p) in (int, float):
+        return 1 / cast(float, p)
+    return tnp.divide(1.0, p)
+
+
+def generalized_normal(key: KeyLike, p: ArrayLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Generalized normal floats, density proportional to ``exp(-|x|**p)``:
+    ``sign * gamma(1 / p) ** (1 / p)`` (``jax.random.generalized_normal``);
+    differentiable in ``p`` through ``gamma``."""
+    s = _shape("generalized_normal", shape)
+    data, _ = _key_of("generalized_normal", key)
+    d = _float_dtype("generalized_normal", dtype)
+    ks = split(data)
+    inv_p = _reciprocal(p)
+    g = gamma(ks[0], inv_p, s, d)
+    r = rademacher(ks[1], s, d)
+    return tnp.multiply(r, tnp.power(g, inv_p))
+
+
+def ball(key: KeyLike, d: int, p: ArrayLike = 2, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
+    """Points uniform in the unit Lp ball of dimension ``d``, shape
+    ``(*shape, d)`` (``jax.random.ball``; Barthe et al., math/0503650)."""
+    s = _shape("ball", shape)
+    data, _ = _key_of("ball", key)
+    dd = _static_int("ball", "d", d)
+    ks = split(data)
+    g = generalized_normal(ks[0], p, (*s, dd), dtype)
+    e = exponential(ks[1], s, _float_dtype("ball", dtype))
+    norm = tnp.power(tnp.add(tnp.sum(tnp.power(tnp.abs(g), p), axis=-1), e), _reciprocal(p))
+    return tnp.divide(g, tnp.expand_dims(norm, -1))
+
+
+def _wald_impl(key: Array, mean: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
+    ks = _split(key, (2,))
+    mean = _bcast(lax.convert_element_type(mean, dtype), shape)
+    v = _normal_impl(ks[0], shape, dtype)
+    z = _uniform_impl(ks[1], _const(0.0, dtype), _const(1.0, dtype), shape, dtype)
+    y = lax.integer_pow(v, 2)
+    y_sq = lax.integer_pow(y, 2)
+    mean_sq = lax.integer_pow(mean, 2)
+    two = _const(2.0, dtype)
+    sqrt_term = lax.sqrt(lax.add(lax.mul(lax.mul(_const(4.0, dtype), mean), y), lax.mul(mean_sq, y_sq)))
+    x = lax.sub(lax.add(mean, lax.div(lax.mul(mean_sq, y), two)), lax.mul(lax.div(mean, two), sqrt_term))
+    return lax.select(lax.le(z, lax.div(mean, lax.add(mean, x))), x, lax.div(mean_sq, x))
+
+
+_wald_jit = jit(_wald_impl, static_argnums=(2, 3))
+
+
+def wald(key: KeyLike, mean: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Wald (inverse Gaussian, unit shape) floats with mean ``mean``, by
+    Michael, Schucany and Haas's transformation (``jax.random.wald``)."""
+    data, _ = _key_of("wald", key)
+    d = _float_dtype("wald", dtype)
+    s = _float_param_shape("wald", shape, mean)
+    _check_safe_cast("wald", d, mean)
+    return _wald_jit(data, mean, s, d)
+
+
+def _geometric_impl(key: Array, p: ArrayLike, shape: tuple[int, ...], dtype: DType) -> Array:
+    pd = _inexact_dtype(p)
+    p = lax.convert_element_type(p, pd)
+    u = _uniform_impl(key, _const(0.0, pd), _const(1.0, pd), shape, pd)
+    u = lax.select(lax.eq(u, tnp.zeros(shape, pd)), tnp.ones(shape, pd), u)  # as JAX's: no log(0)
+    log_one_minus_p = _bcast(lax.log1p(lax.neg(p)), shape)
+    g = lax.add(lax.floor(lax.div(lax.log(u), log_one_minus_p)), _const(1.0, pd))
+    return lax.convert_element_type(g, dtype)
+
+
+_geometric_jit = jit(_geometric_impl, static_argnums=(2, 3))
+
+
+def geometric(key: KeyLike, p: ArrayLike, shape: Shape | None = None, dtype: DTypeLike | None = None) -> Array:
+    """Geometric(p) integers: the number of trials up to the first success,
+    ``floor(log U / log(1 - p)) + 1`` (``jax.random.geometric``; default int dtype)."""
+    data, _ = _key_of("geometric", key)
+    d = _int_dtype("geometric", dtype)
+    s = _float_param_shape("geometric", shape, p)
+    return _geometric_jit(data, p, s, d)
+
+
+def _triangular_impl(key: Array, left: ArrayLike, mode: ArrayLike, right: ArrayLike, shape: tuple[int, ...],
+                     dtype: DType) -> Array:
+    left = _bcast(lax.convert_element_type(left, dtype), shape)
+    right = _bcast(lax.convert_element_type(right, dtype), shape)
+    mode = _bcast(lax.convert_element_type(mode, dtype), shape)
+    width = lax.sub(right, left)
+    fc = lax.div(lax.sub(mode, left), width)
+    u = _uniform_impl(key, _const(0.0, dtype), _const(1.0, dtype), shape, dtype)
+    out1 = lax.add(left, lax.sqrt(lax.mul(lax.mul(u, width), lax.sub(mode, left))))
+    out2 = lax.sub(right, lax.sqrt(lax.mul(lax.mul(lax.sub(_const(1.0, dtype), u), width), lax.sub(right, mode))))
+    return lax.select(lax.lt(u, fc), out1, out2)
+
+
+_triangular_jit = jit(_triangular_impl, static_argnums=(4, 5))
+
+
+def triangular(key: KeyLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike, shape: Shape | None = None,
+               dtype: DTypeLike | None = None) -> Array:
+    """Triangular(left, mode, right) floats by the inverse cdf
+    (``jax.random.triangular``); differentiable in the three parameters."""
+    data, _ = _key_of("triangular", key)
+    d = _float_dtype("triangular", dtype)
+    s = _float_param_shape("triangular", shape, left, mode, right)
+    _check_safe_cast("triangular", d, left, mode, right)
+    return _triangular_jit(data, left, mode, right, s, d)
+
+
+# -- key utilities ---------------------------------------------------------------------
+@overload
+def clone(key: KeyArray) -> KeyArray: ...
+@overload
+def clone(key: RawKey) -> Array: ...
+def clone(key: KeyArray | RawKey) -> KeyArray | Array:
+    """The same key (``jax.random.clone``): JAX's marks a key as reusable for
+    its key-reuse checker, which typedax does not have, so this is the
+    identity on keys (typed or raw, any shape). Unlike JAX's, which passes
+    any value through, it refuses what is not a key (``RandomKeyError``)."""
+    data, typed = _key_of("clone", key, batched=True)
+    return _rewrap(data, typed)
+
+
+def key_impl(keys: KeyLike) -> str:
+    """The name of the keys' PRNG implementation (``jax.random.key_impl``):
+    always ``"threefry2x32"``, the only one typedax has (raw keys are read as
+    threefry keys, as JAX's default)."""
+    _key_of("key_impl", keys, batched=True)
+    return KEY_DTYPE.impl
+
+
+#: the PRNG implementations JAX 0.10 knows by name (typedax has the first)
+_JAX_PRNG_NAMES = ("threefry2x32", "philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
+
+
+def key_dtype(impl_spec: str | KeyDType | None = None) -> KeyDType:
+    """The dtype of typed keys of a PRNG implementation (``jax.random.key_dtype``):
+    ``key<fry>`` for ``None`` (the default) or ``"threefry2x32"``; a
+    ``KeyDType`` is returned as it is. JAX's other implementations (``"rbg"``,
+    ``"philox4x32"``, ...) are not in typedax: ``RandomKeyError`` says so."""
+    if impl_spec is None or isinstance(impl_spec, KeyDType):
+        return KEY_DTYPE if impl_spec is None else impl_spec
+    if isinstance(impl_spec, str):
+        if impl_spec == KEY_DTYPE.impl:
+            return KEY_DTYPE
+        if impl_spec in _JAX_PRNG_NAMES:
+            raise RandomKeyError(
+                f'key_dtype: the PRNG implementation "{impl_spec}" is not available in typedax '
+                f'(it has only "{KEY_DTYPE.impl}")'
+            )
+        raise RandomKeyError(
+            f'unrecognized PRNG implementation "{impl_spec}". Did you mean one of: "{KEY_DTYPE.impl}"?'
+        )
+    raise RandomKeyError(f"unrecognized type {type(impl_spec)} for specifying PRNG implementation.")
