@@ -66,13 +66,13 @@ def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     return tnp.astype(lax.add(lax.mul(z, sv), lv), default_float())
 
 
-def _log_ndtr(x: Value) -> Array:
-    """JAX's ``log_ndtr`` (series order 3): ``log(ndtr(x))`` in the middle,
-    ``-ndtr(-x)`` above 8 (5 in float32), an asymptotic series below -20 (-10).
-    Its derivative is the formula's (JAX gives it ``exp(logpdf - ans)`` by a
-    custom rule; below the lower bound the two differ by the series' error,
-    about 1e-9 relative). Each branch is fed a clamped argument, so no NaN
-    reaches the derivative of the unchosen ones."""
+def _log_ndtr(x: Value, series_order: int = 3) -> Array:
+    """JAX's ``log_ndtr``: ``log(ndtr(x))`` in the middle, ``-ndtr(-x)``
+    above 8 (5 in float32), an asymptotic series (of ``series_order`` terms)
+    below -20 (-10). Its derivative is the formula's (JAX gives it
+    ``exp(logpdf - ans)`` by a custom rule; below the lower bound the two
+    differ by the series' error, about 1e-9 relative). Each branch is fed a
+    clamped argument, so no NaN reaches the derivative of the unchosen ones."""
     dtype = aval_of(x).dtype
     lower = _c(-20.0 if dtype == np.float64 else -10.0, x)
     upper = _c(8.0 if dtype == np.float64 else 5.0, x)
@@ -84,12 +84,28 @@ def _log_ndtr(x: Value) -> Array:
     low = tnp.where(inside, lower, x)  # the asymptotic series of log(ndtr(x)) for x << -1
     x_2 = lax.mul(low, low)
     log_scale = lax.sub(lax.sub(lax.mul(_c(-0.5, x), x_2), lax.log(lax.neg(low))), _c(0.5 * np.log(2 * np.pi), x))
-    x_4 = lax.mul(x_2, x_2)
-    series = lax.add(lax.sub(_c(1.0, x), lax.div(_c(1.0, x), x_2)), lax.sub(lax.div(_c(3.0, x), x_4), lax.div(_c(15.0, x), lax.mul(x_4, x_2))))
-    tail = lax.add(log_scale, lax.log(series))
+    tail = lax.add(log_scale, lax.log(_log_ndtr_series(x_2, series_order)))
     # above the upper bound ndtr_res (of -x) may be 0: log gets 1 there, unchosen
     middle = tnp.where(inside, lax.log(tnp.where(above, _c(1.0, x), ndtr_res)), tail)
     return tnp.where(above, lax.neg(ndtr_res), middle)
+
+
+def _log_ndtr_series(x_2: Array, series_order: int) -> Array:
+    """JAX's ``_log_ndtr_asymptotic_series``: ``1 + sum_n (-1)**n (2n-1)!! / x**(2n)``
+    (the odd and even terms summed apart)."""
+    if series_order <= 0:
+        return tnp.ones_like(x_2)
+    even_sum = tnp.zeros_like(x_2)
+    odd_sum = tnp.zeros_like(x_2)
+    x_2n = x_2
+    for n in range(1, series_order + 1):
+        y = lax.div(_c(float(np.prod(np.arange(2 * n - 1, 1, -2, dtype=np.float64))), x_2), x_2n)
+        if n % 2:
+            odd_sum = lax.add(odd_sum, y)
+        else:
+            even_sum = lax.add(even_sum, y)
+        x_2n = lax.mul(x_2n, x_2)
+    return lax.sub(lax.add(_c(1.0, x_2), even_sum), odd_sum)
 
 
 def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
