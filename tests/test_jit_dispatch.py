@@ -112,7 +112,6 @@ def test_python_scalars_trace_once_per_type() -> None:
     close(jf(2.0, 3.0), 6.0)  # scalars only
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: jit stages a Python scalar argument as a strong float64/int64 (avals carry no weak type yet); eager and JAX keep the array dtype")
 def test_python_scalar_arguments_stay_weakly_typed() -> None:
     """A Python scalar argument is weakly typed, as in eager code and in JAX:
     ``x_f32 * s`` stays float32 when ``s`` is a Python float."""

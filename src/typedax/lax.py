@@ -17,11 +17,12 @@ import numpy as np
 from pyrsistent import pmap
 
 from .core.array import Array, ArrayLike
+from .core.avals import ShapedArray
 from . import tree as _tree
 from .core.dtypes import DType, canonicalize_explicit, is_float
 from .core.errors import PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive
-from .core.trace import Tracer, Value, aval_of, bind1
+from .core.trace import Tracer, Value, aval_of, bind1, scalar_as
 from .primitives import (
     abs_p,
     add_p,
@@ -108,18 +109,26 @@ def _is_python_scalar(x: Value) -> bool:
 def _weak(x: Value, like: Value) -> Value:
     """A Python scalar takes the dtype of the array it meets."""
     if _is_python_scalar(x) and not _is_python_scalar(like):
-        return np.asarray(x, dtype=aval_of(like).dtype)
+        return scalar_as(x, aval_of(like))  # type: ignore[arg-type]  # a Python scalar, checked above
     return x
+
+
+def _convert_weak(x: ArrayLike, new_dtype: DType) -> Array:
+    """``x`` (weakly typed) in ``new_dtype``, still weak: how promotion
+    widens a weak value for a weak result (JAX's ``_convert_element_type``
+    with ``weak_type=True``)."""
+    return bind1(convert_element_type_p, (x,), _params(("new_dtype", new_dtype), ("weak_type", True)))
 
 
 def _unop(prim: Primitive, x: ArrayLike) -> Array:
     return bind1(prim, (x,), NO_PARAMS)
 
 
-def _scalar_as(prim: Primitive, x: bool | int | float, dtype: DType) -> NDArray:
+def _scalar_as(prim: Primitive, x: bool | int | float, like: ShapedArray) -> Value:
     """A Python scalar operand in the other operand's dtype -- only where that
     loses nothing (a float never becomes an integer: ``lax.add(int32, 2.5)``
-    truncated to 3 before; jax.lax refuses it)."""
+    truncated to 3 before; jax.lax refuses it). Weak if ``like`` is."""
+    dtype = like.dtype
     kind = dtype.kind
     if (type(x) is float and kind in "iub") or (type(x) is int and kind == "b"):
         raise PrimitiveTypeError(
@@ -127,16 +136,16 @@ def _scalar_as(prim: Primitive, x: bool | int | float, dtype: DType) -> NDArray:
             f"{dtype.name} in lax (jax.lax requires one dtype); convert it, or use "
             "typedax.numpy, which promotes"
         )
-    return np.asarray(x, dtype=dtype)
+    return scalar_as(x, like)
 
 
 def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
     # ``_weak`` on both operands, inlined (this is on every traced binary op)
     if type(x) in _PYTHON_SCALARS:
         if type(y) not in _PYTHON_SCALARS:
-            x = _scalar_as(prim, x, aval_of(y).dtype)  # type: ignore[arg-type]  # type(x) checked above
+            x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
     elif type(y) in _PYTHON_SCALARS:
-        y = _scalar_as(prim, y, aval_of(x).dtype)  # type: ignore[arg-type]  # type(y) checked above
+        y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
     sx, sy = aval_of(x).shape, aval_of(y).shape
     if sx != sy:
         x, y = _broadcast_operands(prim, x, y, sx, sy)
@@ -502,7 +511,6 @@ def reduce_window(
     into the general ``reduce_window`` primitive."""
     from . import tree
     from .control_flow.common import trace_callable
-    from .core.avals import ShapedArray
     from .core.trace import as_value
     from .primitives import windowed as _win
 

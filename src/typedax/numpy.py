@@ -29,7 +29,7 @@ from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
-from .core.promotion import Node, dtype_of_node, join, node_of_dtype
+from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
 from .core.trace import EVAL_TRACE, Value, aval_of, current_trace
 from .primitives.convolution import PrecisionLike
@@ -58,7 +58,37 @@ def _node(x: Value | DType | type | str) -> Node:
         return node_of_dtype(np.dtype(x))  # a dtype (np.float32, "int8", tnp.uint8) is strong
     if isinstance(x, type) and x in _PY_NODES:
         return _PY_NODES[x]  # the Python types themselves are weak, as in JAX
-    return node_of_dtype(aval_of(x).dtype)  # an array-like: the rest is checked above
+    aval = aval_of(x)  # an array-like: the rest is checked above
+    if aval.weak_type:  # a weakly typed array stands where its Python scalar would
+        return weak_node(aval)
+    return node_of_dtype(aval.dtype)
+
+
+_WEAK_PY: dict[Node, type[int] | type[float]] = {"i*": int, "f*": float}
+
+
+def _promote(*xs: Value) -> list[Value]:
+    """The operands in their common dtype. When every operand is weak (Python
+    scalars, weakly typed arrays), so is each converted one: the result of
+    the operation then stays weak, as in JAX."""
+    node = _node(xs[0])
+    for x in xs[1:]:
+        node = join(node, _node(x))
+    dtype = dtype_of_node(node)
+    weak = _WEAK_PY.get(node)
+    out: list[Value] = []
+    for x in xs:
+        if type(x) in _SCALAR_TYPES:
+            if weak is not None:
+                x = weak(x)  # a weak Python scalar of the result's kind: it enters as ``dtype``
+                out.append(x if aval_of(x).dtype == dtype else np.asarray(x, dtype=dtype))
+            else:
+                out.append(np.asarray(x, dtype=dtype))
+        elif aval_of(x).dtype == dtype:
+            out.append(x)
+        else:  # weak if the result is (then every operand is)
+            out.append(lax.convert_element_type(x, dtype) if weak is None else lax._convert_weak(x, dtype))
+    return out
 
 
 def result_type(*xs: ArrayLike | DType | type | str) -> DType:
@@ -70,17 +100,6 @@ def result_type(*xs: ArrayLike | DType | type | str) -> DType:
     return dtype_of_node(node)
 
 
-def _promote(*xs: Value) -> list[Value]:
-    dtype = result_type(*xs)
-    out: list[Value] = []
-    for x in xs:
-        if type(x) in _SCALAR_TYPES:
-            out.append(np.asarray(x, dtype=dtype))
-        elif aval_of(x).dtype != dtype:
-            out.append(lax.convert_element_type(x, dtype))
-        else:
-            out.append(x)
-    return out
 
 
 def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) -> Array:
@@ -106,7 +125,8 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
     if want is not None and value.dtype != want:
         value = value.astype(want)
     aval_of(value)  # refuses the dtypes typedax lacks
-    return from_numpy(value)
+    # a Python int or float without a dtype stays weakly typed, as in JAX
+    return from_numpy(value, want is None and isinstance(a, (int, float)) and not isinstance(a, bool))
 
 
 def _nested_leaves(a: object) -> list[ArrayLike]:
@@ -168,7 +188,10 @@ def _prepare2(x: Value, y: Value) -> list[Value]:
 
 
 def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
-    """Whether a Python scalar of this type leaves an array of ``aval`` its dtype."""
+    """Whether a Python scalar of this type leaves an array of ``aval`` its
+    dtype (and the array is strong: a weak one takes ``_prepare``'s path)."""
+    if aval.weak_type:
+        return False
     node = node_of_dtype(aval.dtype)
     return join(node, _PY_NODES[scalar_type]) == node
 
@@ -213,7 +236,7 @@ def divide(x: ArrayLike, y: ArrayLike) -> Array:
     d = aval_of(a).dtype
     if d.kind in "biu":
         f = _inexact(d)
-        a, b = lax.convert_element_type(a, f), lax.convert_element_type(b, f)
+        a, b = _convert(a, f), _convert(b, f)
     return lax.div(a, b)
 
 
@@ -281,9 +304,20 @@ def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.ne(*_prepare2(x, y))
 
 
+def _convert(x: Value, dtype: DType) -> Value:
+    """``x`` in ``dtype`` for an operation's promotion: a weakly typed value
+    stays weak (JAX's ``promote_dtypes``); ``astype`` makes it strong."""
+    aval = aval_of(x)
+    if aval.dtype == dtype:
+        return x
+    if aval.weak_type:
+        return lax._convert_weak(x, dtype)
+    return lax.convert_element_type(x, dtype)
+
+
 def _float(x: Value) -> Value:
     d = aval_of(x).dtype
-    return x if is_float(d) else lax.convert_element_type(x, _inexact(d))
+    return x if is_float(d) else _convert(x, _inexact(d))
 
 
 def sin(x: ArrayLike) -> Array:
@@ -325,7 +359,10 @@ def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
 
 def astype(x: ArrayLike, dtype: DType | type) -> Array:
     d = canonicalize_explicit(np.dtype(dtype), "astype")
-    return asarray(x) if aval_of(x).dtype == d else lax.convert_element_type(x, d)
+    aval = aval_of(x)
+    if aval.dtype == d and not aval.weak_type:
+        return asarray(x)
+    return lax.convert_element_type(x, d)  # an explicit dtype makes a weak value strong (JAX)
 
 
 def _axis(op: str, axis: object, ndim: int) -> int:

@@ -21,6 +21,7 @@ from ..core.errors import PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
 from ..core.names import fun_name
+from ..core.promotion import dtype_of_node, join, node_of_dtype, weak_node
 from ..core.rules import BatchDim, Tangent, Zero, batched_aval
 from ..core.trace import as_value as as_value
 from ..core.trace import EVAL_TRACE, Value, aval_of, bind, bind1, using_trace
@@ -30,6 +31,7 @@ from ..interpreters.batching import vmap_flat
 from ..interpreters.jvp import jvp_flat
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives import broadcast_p, select_n_p
+from ..primitives.elementwise import convert
 from ..primitives.structural import instantiate_zeros, move_batch_axis, zeros_like_aval as zeros
 
 
@@ -360,6 +362,25 @@ def loop(
     cond_block = op.cond.blocks.append(*types)
     body_block = op.body.blocks.append(*types)
     return op, cond_block, body_block
+
+
+def promote_weak_carry(vals: list[Value], avals: list[ShapedArray], out_avals: Sequence[ShapedArray]) -> bool:
+    """JAX's rule for a loop whose initial carry holds a weakly typed value
+    (``0.0``) that the body turns into a strong one of another dtype (``c +
+    x_f32``): that initial value takes the dtype promotion gives the two
+    (float32 there), and the caller traces the body again. Changes ``vals``
+    and ``avals`` in place; whether it changed any."""
+    changed = False
+    if len(out_avals) != len(avals):
+        return False  # a structure mismatch: the caller's error says so
+    for i, (a, o) in enumerate(zip(avals, out_avals)):
+        if a.weak_type and a.shape == o.shape and a.dtype != o.dtype:
+            new = dtype_of_node(join(weak_node(a), weak_node(o) if o.weak_type else node_of_dtype(o.dtype)))
+            if new != a.dtype:
+                vals[i] = convert(vals[i], new)  # strong, as JAX's
+                avals[i] = aval_of(vals[i])
+                changed = True
+    return changed
 
 
 def carry_mismatch(prim: str, fun: str, init: tree.TreeDef, init_t: Sequence[ShapedArray],

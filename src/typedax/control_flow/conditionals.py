@@ -90,7 +90,7 @@ def _cond_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"cond: the branches have different output types: true_jaxpr returns "
             f"{types_str(t_out)} but false_jaxpr returns {types_str(f_out)}"
         )
-    return list(t_out)
+    return [a.weakened(a.weak_type and b.weak_type) for a, b in zip(t_out, f_out)]  # weak if both are
 
 
 class CondParams(NamedTuple):

@@ -47,6 +47,7 @@ from .common import (
     batch_jaxpr,
     carry_fixpoint,
     carry_mismatch,
+    promote_weak_carry,
     check_jaxpr_in_types,
     dims0,
     eval_np,
@@ -479,8 +480,11 @@ def scan(
         return (out[0], out[1])
 
     closed, _ = trace_callable(body, args_tree, [*carry_avals, *x_avals], "scan's f")
-    c_tree, y_tree = out_parts[0]
     ncarry = len(carry_avals)
+    if promote_weak_carry(init_vals, carry_avals, closed.out_avals[:ncarry]):
+        out_parts.clear()  # a weak init took the body's dtype: trace again (as JAX)
+        closed, _ = trace_callable(body, args_tree, [*carry_avals, *x_avals], "scan's f")
+    c_tree, y_tree = out_parts[0]
     if c_tree != init_tree or closed.out_avals[:ncarry] != tuple(carry_avals):
         raise carry_mismatch("scan", "f", init_tree, carry_avals, c_tree,
                               closed.out_avals[: c_tree.num_leaves])

@@ -43,6 +43,7 @@ from .common import (
     batch_jaxpr,
     carry_fixpoint,
     carry_mismatch,
+    promote_weak_carry,
     check_jaxpr_in_types,
     dims0,
     eval_np,
@@ -286,6 +287,9 @@ def while_loop(
             f"{c_tree} of types {types_str(c_closed.out_avals)}"
         )
     b_closed, b_tree = trace_callable(body_fun, args_tree, avals, "while_loop's body_fun")
+    if promote_weak_carry(vals, avals, b_closed.out_avals):  # a weak init took the body's dtype (as JAX)
+        c_closed, c_tree = trace_callable(cond_fun, args_tree, avals, "while_loop's cond_fun")
+        b_closed, b_tree = trace_callable(body_fun, args_tree, avals, "while_loop's body_fun")
     if b_tree != carry_tree or b_closed.out_avals != tuple(avals):
         raise carry_mismatch("while_loop", "body_fun", carry_tree, avals, b_tree, b_closed.out_avals)
     c_consts = [as_value(c, "constants") for c in c_closed.consts]

@@ -165,6 +165,11 @@ class Array:
         return self.aval.dtype
 
     @property
+    def weak_type(self) -> bool:
+        """Whether the value is weakly typed (``ShapedArray.weak_type``)."""
+        return self.aval.weak_type
+
+    @property
     def ndim(self) -> int:
         return len(self.aval.shape)
 
@@ -480,6 +485,7 @@ class Array:
 
 # -- aval keys ---------------------------------------------------------------
 _AVAL_KEYS: dict[ShapedArray, int] = {}
+_WEAK_AVAL_KEYS: dict[ShapedArray, int] = {}  # avals compare without the weak flag
 _AVAL_KEYS_LOCK = threading.Lock()
 
 
@@ -489,12 +495,13 @@ def aval_key(aval: ShapedArray) -> int:
     so two types sharing one would run one's executable on the other's data.
     A new key is made under a lock (``len`` then insert is not atomic across
     threads); looking up a known one takes no lock."""
-    k = _AVAL_KEYS.get(aval)
+    table = _WEAK_AVAL_KEYS if aval.weak_type else _AVAL_KEYS
+    k = table.get(aval)
     if k is None:
         with _AVAL_KEYS_LOCK:
-            k = _AVAL_KEYS.get(aval)
+            k = table.get(aval)
             if k is None:
-                k = _AVAL_KEYS[aval] = len(_AVAL_KEYS)
+                k = table[aval] = len(_AVAL_KEYS) + len(_WEAK_AVAL_KEYS)
     return k
 
 
@@ -605,9 +612,10 @@ class ArrayImpl(Array):
 
     def __repr__(self) -> str:
         body = np.array2string(self.to_numpy(), separator=", ", prefix="Array(")
+        weak = ", weak_type=True" if self.aval.weak_type else ""  # as JAX
         if self.aval.size == 0 and self.aval.shape != (0,):
-            return f"Array({body}, shape={self.aval.shape}, dtype={self.dtype.name})"  # as JAX
-        return f"Array({body}, dtype={self.dtype.name})"
+            return f"Array({body}, shape={self.aval.shape}, dtype={self.dtype.name}{weak})"  # as JAX
+        return f"Array({body}, dtype={self.dtype.name}{weak})"
 
     def __str__(self) -> str:
         return str(self.to_numpy())
@@ -637,11 +645,14 @@ class ArrayImpl(Array):
         return operator.index(self.to_numpy().item())
 
 
-def from_numpy(value: NDArray) -> ArrayImpl:
+def from_numpy(value: NDArray, weak: bool = False) -> ArrayImpl:
     """A host ``ArrayImpl`` holding ``value`` (not copied: the caller owns it
-    and must not change it)."""
+    and must not change it), weakly typed with ``weak``."""
     if value.dtype.kind == "O":
         raise PrimitiveTypeError("object arrays are not typedax arrays")
     aval, key = host_aval(value)
+    if weak and value.dtype != np.bool_:
+        aval = aval.weakened()
+        key = aval_key(aval)
     return ArrayImpl(aval, value, None, key)
 

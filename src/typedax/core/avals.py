@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -16,10 +16,23 @@ _MAX_SIZE = 2**63  # XLA's sizes are int64
 
 @dataclass(frozen=True, slots=True)
 class ShapedArray:
-    """An array type: a shape and a dtype. Compared and hashed by value."""
+    """An array type: a shape and a dtype. Compared and hashed by value.
+
+    ``weak_type`` marks a *weakly typed* value, as JAX's avals do: a Python
+    scalar, or a result computed from weak values only (``tnp.sqrt(2.0)``,
+    ``x.shape[0] * 0.5``). It changes one thing, type promotion: a weak
+    value takes the dtype of the strong operand it meets (``x_f32 *
+    tnp.sqrt(2.0)`` stays float32). It is a property of a value during
+    tracing, not of the program: the jaxpr after promotion computes the same
+    thing whatever the flags, so ``==``, ``hash``, printing and the compile
+    cache ignore it (two avals differing only in it are equal). ``jit``'s
+    dispatch keys on it explicitly (``jit(f)(x, 0.5)`` and
+    ``jit(f)(x, np.float64(0.5))`` may promote differently).
+    """
 
     shape: tuple[int, ...]
     dtype: DType
+    weak_type: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         given: object = self.dtype  # annotated DType, but np.float32 or "float32" arrive too
@@ -53,8 +66,28 @@ class ShapedArray:
             n *= d
         return n
 
+    def weakened(self, weak: bool = True) -> ShapedArray:
+        """This type, weakly typed (or strongly, with ``weak=False``). A bool
+        is never weak (JAX's lattice has no weak bool)."""
+        if self.weak_type is weak or (weak and self.dtype == np.bool_):
+            return self
+        table = _WEAK if weak else _STRONG
+        twin = table.get(self)
+        if twin is None:
+            twin = ShapedArray(self.shape, self.dtype, weak)
+            if len(table) >= 4096:
+                table.clear()
+            table[self] = twin
+        return twin
+
     def str_short(self) -> str:
         return f"{NAMES[self.dtype]}[{','.join(map(str, self.shape))}]"
 
     def __str__(self) -> str:
         return self.str_short()
+
+
+# the weak (strong) twin of each aval asked for: keyed by the aval, which
+# compares without the flag
+_WEAK: dict[ShapedArray, ShapedArray] = {}
+_STRONG: dict[ShapedArray, ShapedArray] = {}

@@ -9,18 +9,24 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .dtypes import DType, bool_, float64, int64
+from .dtypes import bool_
 from .errors import JaxprTypeError
 from .ir import Atom, ClosedJaxpr, Jaxpr, Lit, Var
-from .trace import Value, bind
+from .trace import Value, aval_of, bind
 from .typecheck import typecheck_jaxpr
 
 
-# Literals of these dtypes are bound as Python scalars, which every
-# interpreter reads as exactly that dtype; others as a NumPy scalar of their
-# own dtype (so a ``2.0:float32`` literal stays float32 when an
-# evaluate-then-retrace transformation stages it again).
-_PY_SCALAR_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
+def _read_lit(a: Lit) -> Value:
+    """A literal as an operand: a weakly typed one as its Python scalar, which
+    every interpreter reads as that dtype, weak (when the scalar enters as
+    that dtype under the current x64 setting); a bool as a Python bool; any
+    other as a NumPy scalar of its own dtype (strong, and so a ``2.0:float32``
+    literal stays float32 when an evaluate-then-retrace transformation
+    stages it again)."""
+    aval = a.aval
+    if aval.dtype == bool_ or (aval.weak_type and aval_of(a.val).dtype == aval.dtype):
+        return a.val
+    return np.asarray(a.val, aval.dtype)
 
 
 def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]:
@@ -44,7 +50,7 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]
 
     def read(a: Atom) -> Value:
         if type(a) is Lit:
-            return a.val if a.aval.dtype in _PY_SCALAR_DTYPES else np.asarray(a.val, a.aval.dtype)
+            return _read_lit(a)
         return env[a]  # type: ignore[index]  # Atom is Var | Lit
 
     try:

@@ -92,8 +92,9 @@ class Lit:
     aval: ShapedArray
 
     @staticmethod
-    def of(value: LitValue | np.generic | NDArray, dtype: DType | None = None) -> Lit:
-        """A literal for a scalar, in ``dtype`` or the value's own dtype."""
+    def of(value: LitValue | np.generic | NDArray, dtype: DType | None = None, weak: bool = False) -> Lit:
+        """A literal for a scalar, in ``dtype`` or the value's own dtype;
+        weakly typed with ``weak`` (a Python int or float in a trace)."""
         arr = np.asarray(value, dtype=dtype)
         if arr.shape != ():
             raise JaxprTypeError(f"a literal must be a scalar, not shape {arr.shape}")
@@ -102,7 +103,7 @@ class Lit:
             aval = ShapedArray((), arr.dtype)
             _SCALAR_AVALS[arr.dtype] = aval
         val: LitValue = arr.item()
-        return Lit(val, aval)
+        return Lit(val, aval.weakened() if weak else aval)
 
     def _key(self) -> tuple[str, object]:
         v = self.val

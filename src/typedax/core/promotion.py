@@ -8,9 +8,8 @@ typedax has and those it will have; a weak result takes the default dtype of
 its kind (int64, float64; int32, float32 with x64 off, ``core/config.py``),
 and ``dtype_of_node`` gives the canonical dtype of a node (JAX's
 ``result_type`` canonicalizes; ``promote_types`` does not). Weakness is a property of Python
-scalars here, not of arrays: a result is never weak (JAX keeps a weak flag on
-results of weak-only expressions, which matters only when such a result then
-meets a narrower array).
+scalars and of weakly typed arrays (``ShapedArray.weak_type``, ``core/weak.py``):
+a weak array stands at its kind's weak node.
 """
 
 from __future__ import annotations
@@ -20,7 +19,8 @@ from typing import Final, TypeAlias
 
 import numpy as np
 
-from .dtypes import NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64
+from .avals import ShapedArray
+from .dtypes import NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64, is_float
 from .errors import PrimitiveTypeError
 
 #: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
@@ -75,6 +75,11 @@ def node_of_dtype(d: DType) -> Node:
     if name not in _EDGES:
         raise PrimitiveTypeError(f"dtype {name} has no place in typedax's type promotion")
     return name
+
+
+def weak_node(aval: ShapedArray) -> Node:
+    """The weak lattice node of a weakly typed value's kind (``f*``, ``i*``)."""
+    return "f*" if is_float(aval.dtype) else "i*"
 
 
 def dtype_of_node(node: Node) -> DType:

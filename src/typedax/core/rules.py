@@ -57,7 +57,7 @@ def unbatched_aval(aval: ShapedArray, batch_dim: BatchDim) -> ShapedArray:
     """The per-example type of a value batched along ``batch_dim``."""
     if batch_dim is None:
         return aval
-    return ShapedArray(aval.shape[:batch_dim] + aval.shape[batch_dim + 1 :], aval.dtype)
+    return ShapedArray(aval.shape[:batch_dim] + aval.shape[batch_dim + 1 :], aval.dtype, aval.weak_type)
 
 
 def batched_aval(aval: ShapedArray, axis_size: int, batch_dim: BatchDim) -> ShapedArray:
@@ -65,7 +65,7 @@ def batched_aval(aval: ShapedArray, axis_size: int, batch_dim: BatchDim) -> Shap
     if batch_dim is None:
         return aval
     shape = aval.shape[:batch_dim] + (axis_size,) + aval.shape[batch_dim:]
-    return ShapedArray(shape, aval.dtype)
+    return ShapedArray(shape, aval.dtype, aval.weak_type)
 
 
 JvpRule: TypeAlias = "Callable[[Sequence[Value], Sequence[Tangent], Params], tuple[list[Value], list[Tangent]]]"

@@ -27,7 +27,7 @@ import numpy as np
 from .array import Array, ArrayImpl, ArrayLike, HostArray, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import X32_POSSIBLE, x64_enabled
-from .dtypes import HALF, TO_32, DType
+from .dtypes import HALF, TO_32, DType, is_float
 from .errors import (
     ConcretizationError,
     EscapedTracerError,
@@ -35,6 +35,7 @@ from .errors import (
     TracerArrayConversionError,
 )
 from .ir import NDArray, Params, Primitive
+from .weak import ALWAYS_ASK, with_weak
 
 Scalar: TypeAlias = bool | int | float
 #: What interpreters pass around: an ``Array`` (concrete or a tracer) or a
@@ -100,11 +101,14 @@ class EvalTrace(Trace):
         vals: list[NDArray] = []
         avals: list[ShapedArray] = []
         borrowed = False  # whether an operand is a NumPy array the caller owns
+        weak_in = False  # whether an operand is weakly typed (core/weak.py)
         for a in args:
             if type(a) is ArrayImpl:  # the common case, without an isinstance
                 h = a._host
                 vals.append(h if h is not None else a.to_numpy())
-                avals.append(a.aval)
+                aval = a.aval
+                avals.append(aval)
+                weak_in = weak_in or aval.weak_type
                 continue
             if isinstance(a, Tracer):
                 self.check_foreign(a)  # always raises: nothing encloses eval
@@ -113,18 +117,25 @@ class EvalTrace(Trace):
             aval = _array_aval(v)
             if X32_POSSIBLE[0] and v.dtype != aval.dtype:
                 v = v.astype(aval.dtype)  # x64 off: a 64-bit value enters as 32 bits
+            if type(a) is float or type(a) is int:  # a Python scalar is weak
+                aval = aval.weakened()
+                weak_in = True
             vals.append(v)
             avals.append(aval)
         # the same type errors as under staging (impl would broadcast or cast silently)
         out_avals = prim.abstract_eval(avals, params)
         results = prim.impl(vals, params) if not _has_half(avals) else _impl_in_float32(prim, vals, params, out_avals)
+        weak = False  # whether a result is weakly typed (core/weak.py)
+        if weak_in or prim.name in ALWAYS_ASK:
+            out_avals = with_weak(prim.name, avals, params, out_avals)
+            weak = True
         out: list[Value] = []
-        for o in results:
+        for o, oa in zip(results, out_avals):
             if type(o) is not np.ndarray:
                 o = np.asarray(o)
             elif borrowed and o.base is not None:
                 o = o.copy()  # a view of the caller's mutable array would change with it
-            out.append(from_numpy(o))
+            out.append(from_numpy(o, weak and oa.weak_type))
         return out
 
     def describe(self) -> str:
@@ -188,10 +199,11 @@ def bind1(prim: Primitive, args: Sequence[Value], params: Params) -> Array:
 
 
 # Caches for ``aval_of`` (avals are values, so sharing them is safe).
+# Python ints and floats are weakly typed (bools are not), as in JAX.
 _PY_SCALAR_AVALS: dict[type, ShapedArray] = {
     bool: ShapedArray((), np.dtype(np.bool_)),
-    int: ShapedArray((), np.dtype(np.int64)),
-    float: ShapedArray((), np.dtype(np.float64)),
+    int: ShapedArray((), np.dtype(np.int64), weak_type=True),
+    float: ShapedArray((), np.dtype(np.float64), weak_type=True),
 }
 _TRACER_TYPES: dict[type, bool] = {}
 
@@ -216,7 +228,7 @@ def canonical_aval(aval: ShapedArray) -> ShapedArray:
         if len(_AVALS_32) >= 4096:
             _AVALS_32.clear()
         _AVALS_32[aval] = out
-    return out
+    return out.weakened(aval.weak_type)  # the table ignores the flag (avals compare without it)
 
 
 def aval_of(x: object) -> ShapedArray:
@@ -244,10 +256,10 @@ def aval_of(x: object) -> ShapedArray:
         return canonical_aval(ShapedArray(tuple(x.shape), arr_dtype))
     if isinstance(x, bool):
         return ShapedArray((), np.dtype(np.bool_))
-    if isinstance(x, int):
-        return canonical_aval(ShapedArray((), np.dtype(np.int64)))
+    if isinstance(x, int):  # a subclass of int (an IntEnum): weak, as an int
+        return canonical_aval(_PY_SCALAR_AVALS[int])
     if isinstance(x, float):
-        return canonical_aval(ShapedArray((), np.dtype(np.float64)))
+        return canonical_aval(_PY_SCALAR_AVALS[float])
     if isinstance(x, Array):
         return x.aval
     shape = getattr(x, "shape", None)
@@ -255,6 +267,17 @@ def aval_of(x: object) -> ShapedArray:
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):
         return ShapedArray(tuple(int(d) for d in shape), dtype)
     raise TypeError(f"{type(x).__name__} is not a valid typedax array type")
+
+
+def scalar_as(x: bool | int | float, like: ShapedArray) -> Value:
+    """A Python scalar meeting an array of type ``like``, in ``like``'s
+    dtype: a NumPy scalar, or -- when ``like`` is weakly typed, so that the
+    result stays weak -- a Python scalar whose own (weak) type has that dtype."""
+    if like.weak_type:
+        py = float(x) if is_float(like.dtype) else int(x)
+        if aval_of(py).dtype == like.dtype:
+            return py
+    return np.asarray(x, dtype=like.dtype)
 
 
 def as_value(x: object, what: str = "operands") -> Value:

@@ -30,6 +30,7 @@ from ..core.errors import ConcretizationError, JaxprTypeError
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
 from ..core.memo import IdentityMemo
 from ..core.rules import PartialEvalRule
+from ..core.weak import with_weak
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
@@ -143,8 +144,8 @@ class PartialEvalTrace(Trace):
         return t
 
     def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
-        if type(x) in _SCALARS:
-            return Lit.of(x), None  # type: ignore[arg-type]  # type(x) checked just above
+        if type(x) in _SCALARS:  # a Python int or float is weak (core/weak.py)
+            return Lit.of(x, None, type(x) is not bool), None  # type: ignore[arg-type]  # type(x) checked just above
         t = self.instantiate_const(x)
         return t.ir_var, t
 
@@ -157,7 +158,8 @@ class PartialEvalTrace(Trace):
             atoms.append(atom)
             if t is not None:
                 parents.append(t)
-        avals_out = prim.abstract_eval([a.aval for a in atoms], params)
+        in_avals = [a.aval for a in atoms]
+        avals_out = with_weak(prim.name, in_avals, params, prim.abstract_eval(in_avals, params))
         outs = tuple(Var(a) for a in avals_out)
         self._seq += 1
         recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)

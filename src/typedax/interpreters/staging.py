@@ -20,6 +20,7 @@ from ..core.ir import (
     Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var,
 )
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
+from ..core.weak import ALWAYS_ASK, with_weak
 
 _LIT_TYPES = (bool, int, float)
 
@@ -83,10 +84,11 @@ class JaxprTrace(Trace):
         """The jaxpr atom for an operand: its var, a literal, or a constvar."""
         if type(x) is JaxprTracer and x._trace is self:
             return x.ir_var
-        if type(x) in _LIT_TYPES:
+        if type(x) in _LIT_TYPES:  # a Python int or float is weak (core/weak.py)
+            weak = type(x) is not bool
             if X32_POSSIBLE[0]:  # x64 off: the literal takes its canonical type
-                return Lit.of(x, aval_of(x).dtype)  # type: ignore[arg-type]  # as below
-            return Lit.of(x)  # type: ignore[arg-type]  # type(x) checked just above
+                return Lit.of(x, aval_of(x).dtype, weak)  # type: ignore[arg-type]  # as below
+            return Lit.of(x, None, weak)  # type: ignore[arg-type]  # type(x) checked just above
         if isinstance(x, Tracer):
             self.check_foreign(x)
         elif isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
@@ -113,7 +115,15 @@ class JaxprTrace(Trace):
         ins = tuple([
             x.ir_var if type(x) is JaxprTracer and x._trace is self else self.atom(x) for x in args
         ])
-        avals = prim.abstract_eval([a.aval for a in ins], params)
+        in_avals = [a.aval for a in ins]
+        avals = prim.abstract_eval(in_avals, params)
+        for a in in_avals:
+            if a.weak_type:
+                avals = with_weak(prim.name, in_avals, params, avals)
+                break
+        else:
+            if prim.name in ALWAYS_ASK:
+                avals = with_weak(prim.name, in_avals, params, avals)
         if len(avals) == 1:
             v = new_var(avals[0])
             self.eqns.append(new_eqn(prim, ins, params, (v,)))

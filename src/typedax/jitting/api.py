@@ -148,8 +148,10 @@ def _check_disjoint(
 _NOT_FAST = -1
 
 
+# Python ints and floats are weakly typed: their keys are not those of
+# 0-d arrays of their dtype (which promote differently)
 _SCALAR_KEYS: dict[type, int] = {
-    t: aval_key(ShapedArray((), np.dtype(d)))
+    t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
     for t, d in ((bool, np.bool_), (int, np.int64), (float, np.float64))
 }
 
@@ -167,7 +169,7 @@ def _arg_key(x: object) -> int:
 
 # x64 off: Python scalars and 64-bit NumPy arrays enter as 32-bit types
 _SCALAR_KEYS_32: dict[type, int] = {
-    t: aval_key(ShapedArray((), np.dtype(d)))
+    t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
     for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32))
 }
 _HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
@@ -239,9 +241,10 @@ class Jitted(Generic[P, R]):
             (self.static_argnums, self.static_argnames), (self.donate_argnums, self.donate_argnames)
         )
         self._donating = bool(self.donate_argnums or self.donate_argnames)
-        # traces by (input structure, input types, static arguments, x64 on)
+        # traces by (input structure, input types, their weak flags, static
+        # arguments, x64 on)
         self._staged: dict[
-            tuple[tree.TreeDef, tuple[ShapedArray, ...], _StaticKey, bool], _Staged
+            tuple[tree.TreeDef, tuple[ShapedArray, ...], tuple[bool, ...], _StaticKey, bool], _Staged
         ] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
@@ -402,7 +405,8 @@ class Jitted(Generic[P, R]):
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
-        key = (in_tree, avals, statics, not _x32())
+        # avals compare without their weak flags, which change promotion
+        key = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32())
         staged = self._staged.get(key)
         if staged is None:
             staged = self._trace(in_tree, avals, statics, len(args))
@@ -480,7 +484,11 @@ class Jitted(Generic[P, R]):
         single = out_tree == tree.LEAF
         unflatten = _fast_unflatten(out_tree)
         run = exe.loaded.execute_sharded
-        out_avals, out_keys, handlers = exe.out_avals, exe.out_keys, exe.out_handlers
+        handlers = exe.out_handlers
+        # this jaxpr's output types: the executable's may differ in weak flags
+        # (it can be shared with a jaxpr that differs only in them)
+        out_avals = staged.closed.jaxpr.out_avals
+        out_keys = tuple([aval_key(a) for a in out_avals])
         consumed = tuple(i - n_consts for i in exe.donated)
         if flat and has_statics:
             statics = self._static_positions(len(args))

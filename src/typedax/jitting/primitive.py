@@ -43,7 +43,7 @@ from ..interpreters.jvp import jvp_flat
 from ..interpreters.partial_eval import partial_eval_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import transpose_jaxpr
-from ..core.array import ArrayImpl
+from ..core.array import ArrayImpl, aval_key
 from ..lowering import compile_cache
 from ..lowering.runtime import Executable, to_buffer
 from ..primitives._params import _get, get_jaxpr
@@ -101,8 +101,14 @@ def _run(exe: Executable, args: Sequence[Value], name: str) -> list[ArrayImpl]:
 def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
     """Evaluation: compile (cached by structure) and run; results stay on device."""
     _jit_abstract_eval([aval_of(x) for x in args], params)
-    outs: list[Value] = list(_run(_executable(params), args, JitParams.of(params).name))
-    return outs
+    jit_params = JitParams.of(params)
+    outs = _run(_executable(params), args, jit_params.name)
+    # the executable may be shared with a jaxpr differing only in weak flags
+    # (the compile cache ignores them): the results take this jaxpr's
+    for o, a in zip(outs, jit_params.jaxpr.out_avals):
+        if o.aval.weak_type is not a.weak_type:
+            o.aval, o._tdx_key = a, aval_key(a)
+    return list(outs)
 
 
 def _jit_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
