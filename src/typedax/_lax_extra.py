@@ -114,10 +114,11 @@ def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     v, wd = _float_operand("cbrt", x)
     d = aval_of(v).dtype
     w = v if wd == d else lax.convert_element_type(v, wd)
-    zero, one = np.asarray(0, wd), np.asarray(1, wd)
+    zero = np.asarray(0, wd)
     s = lax.stop_gradient(w)
-    # negative, or -0.0 (1 / -0.0 is -inf); from the value only, so no tangent meets it
-    neg = lax.bitwise_or(lax.lt(s, zero), lax.bitwise_and(lax.eq(s, zero), lax.lt(lax.div(one, s), zero)))
+    # the sign bit (so -0.0 too), from the value only: no tangent meets it
+    bits = np.dtype(np.int32 if wd == float32 else np.int64)
+    neg = lax.lt(lax.bitcast_convert_type(s, bits), np.zeros((), bits))
     # pow of the magnitude picked by select (not abs, whose derivative at 0 is 0: cbrt's is inf)
     r = lax.pow(lax.select(neg, lax.neg(w), w), np.asarray(1 / 3, wd))
     y = lax.select(neg, lax.neg(r), r)
@@ -260,9 +261,9 @@ def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Array:
     v = as_value(arr, "broadcast_like's arr")
     shape = aval_of(as_value(like_arr, "broadcast_like's like_arr")).shape
     own = aval_of(v).shape
-    if len(own) > len(shape) or broadcast_shapes(own, shape) != shape:
-        raise PrimitiveTypeError(f"broadcast_like: cannot broadcast shape {own} to {shape}")
     lead = len(shape) - len(own)
+    if lead < 0 or any(d not in (1, s) for d, s in zip(own, shape[lead:])):
+        raise PrimitiveTypeError(f"broadcast_like: cannot broadcast shape {own} to {shape}")
     keep = [i for i, d in enumerate(own) if d == shape[lead + i]]
     squeezed = lax.reshape(v, [own[i] for i in keep])
     return lax.broadcast_in_dim(squeezed, shape, [lead + i for i in keep])
@@ -586,7 +587,7 @@ def _general_reduce(
     closed, out_tree = trace_callable(computation, args_tree, scalars * 2, "reduce's computation")
     if out_tree != tree.structure(init_values) or list(closed.out_avals) != scalars:
         raise PrimitiveTypeError(
-            f"reduce: the computation must take two {tree.structure(init_values)} of ({types_str(scalars)}) "
+            f"reduce: the computation must take two {tree.structure(init_values)} of {types_str(scalars)} "
             f"and return one, got {out_tree} of {types_str(closed.out_avals)}"
         )
     n = len(ops)

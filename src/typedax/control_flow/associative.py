@@ -15,9 +15,10 @@ zeros and adds, which turns a ``-0.0`` into ``0.0``; here it stays ``-0.0``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TypeVar, overload
 
 from .. import tree
+from ..core.array import Array, ArrayLike
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Value, aval_of, bind1
 from ..primitives import reshape_p
@@ -29,7 +30,13 @@ from .common import as_value, types_str
 T = TypeVar("T")
 
 
-def associative_scan(fn: Callable[[T, T], T], elems: T, reverse: bool = False, axis: int = 0) -> T:
+@overload
+def associative_scan(
+    fn: Callable[[Array, Array], ArrayLike], elems: ArrayLike, reverse: bool = False, axis: int = 0,
+) -> Array: ...
+@overload
+def associative_scan(fn: Callable[[T, T], T], elems: T, reverse: bool = False, axis: int = 0) -> T: ...
+def associative_scan(fn: Callable[..., object], elems: object, reverse: bool = False, axis: int = 0) -> object:
     """The inclusive scan of ``elems`` (a pytree of arrays of one length
     along ``axis``) under ``fn``: element ``k`` is ``fn`` folded over elements
     ``0 .. k`` (``jax.lax.associative_scan``); with ``reverse=True`` over
@@ -54,7 +61,7 @@ def associative_scan(fn: Callable[[T, T], T], elems: T, reverse: bool = False, a
         flat = [rev(x, (ax,)) for x in flat]
 
     def combine(a: Sequence[Value], b: Sequence[Value]) -> list[Value]:
-        out = fn(tree.unflatten(elems_tree, a), tree.unflatten(elems_tree, b))  # type: ignore[arg-type]  # elems' structure
+        out = fn(tree.unflatten(elems_tree, a), tree.unflatten(elems_tree, b))
         out_leaves, out_tree = tree.flatten(out)
         outs = [as_value(c, "associative_scan's fn outputs") for c in out_leaves]
         want = [aval_of(x) for x in a]
@@ -83,7 +90,7 @@ def associative_scan(fn: Callable[[T, T], T], elems: T, reverse: bool = False, a
     out = scan(flat)
     if reverse:
         out = [rev(x, (ax,)) for x in out]
-    return tree.unflatten(elems_tree, out)  # type: ignore[return-value]  # elems' structure
+    return tree.unflatten(elems_tree, out)
 
 
 def _interleave(a: Value, b: Value, axis: int) -> Value:

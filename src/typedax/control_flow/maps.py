@@ -5,11 +5,12 @@ carry; with ``batch_size``, a ``scan`` over batches, each a ``vmap`` of
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import numpy as np
 
 from .. import tree
+from ..core.array import Array, ArrayLike
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Value, aval_of, bind1
 from ..interpreters.batching import vmap_flat
@@ -24,14 +25,18 @@ X = TypeVar("X")
 Y = TypeVar("Y")
 
 
-def map(f: Callable[[X], Y], xs: X, *, batch_size: int | None = None) -> Y:  # noqa: A001 - jax.lax's name
+@overload
+def map(f: Callable[[Array], Y], xs: ArrayLike, *, batch_size: int | None = None) -> Y: ...  # noqa: A001 - jax.lax's name
+@overload
+def map(f: Callable[[X], Y], xs: X, *, batch_size: int | None = None) -> Y: ...  # noqa: A001 - jax.lax's name
+def map(f: Callable[..., Y], xs: object, *, batch_size: int | None = None) -> Y:  # noqa: A001 - jax.lax's name
     """``stack([f(x) for x in xs])`` over the leading axis of every leaf of
     ``xs`` (``jax.lax.map``), one ``f`` at a time in a ``scan``. With
     ``batch_size=b`` (> 0) it applies ``vmap(f)`` to ``b`` rows at a time
     in the scan and to the ``n % b`` remaining rows once more; ``batch_size=0``
     is one ``vmap`` over all of them."""
     if batch_size is None:
-        def one(carry: tuple[()], x: X) -> tuple[tuple[()], Y]:
+        def one(carry: tuple[()], x: object) -> tuple[tuple[()], Y]:
             return (), f(x)
 
         return scan(one, (), xs)[1]
@@ -70,13 +75,13 @@ def map(f: Callable[[X], Y], xs: X, *, batch_size: int | None = None) -> Y:  # n
 
 
 def _vmapped(
-    f: Callable[[X], Y], xs_tree: tree.TreeDef, chunk: Sequence[Value], size: int,
+    f: Callable[..., Y], xs_tree: tree.TreeDef, chunk: Sequence[Value], size: int,
     out_trees: list[tree.TreeDef],
 ) -> list[Value]:
     """``vmap(f)`` over axis 0 of the flat leaves ``chunk`` (of ``xs_tree``)."""
 
     def flat(ins: list[Value]) -> list[Value]:
-        out = f(tree.unflatten(xs_tree, ins))  # type: ignore[arg-type]  # xs's structure
+        out = f(tree.unflatten(xs_tree, ins))
         out_leaves, out_tree = tree.flatten(out)
         if out_trees and out_trees[0] != out_tree:
             raise PrimitiveTypeError(
