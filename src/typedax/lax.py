@@ -96,6 +96,12 @@ __all__ = [
     "conv_dimension_numbers", "conv_general_dilated", "conv_transpose", "conv_with_general_padding",
     "padtype_to_pads", "conv_general_dilated_patches", "conv_general_permutations",
     "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple",
+    # control flow built on cond and scan (control_flow/switches.py, maps.py, associative.py)
+    "associative_scan", "map", "switch",
+    # compositions (_lax_extra.py)
+    "batch_matmul", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "cbrt", "collapse", "dtype",
+    "empty", "full", "full_like", "index_take", "reciprocal", "reduce", "reduce_xor", "rsqrt", "scatter_apply",
+    "scatter_sub", "split", "square", "stack", "tile", "unstack",
 ]
 
 
@@ -422,6 +428,9 @@ from .control_flow import cond as cond  # noqa: E402
 from .control_flow import fori_loop as fori_loop  # noqa: E402
 from .control_flow import scan as scan  # noqa: E402
 from .control_flow import while_loop as while_loop  # noqa: E402
+from .control_flow.associative import associative_scan as associative_scan  # noqa: E402
+from .control_flow.maps import map as map  # noqa: E402, A004 - jax.lax's name
+from .control_flow.switches import switch as switch  # noqa: E402
 
 # Slicing and shaping, defined beside their primitives.
 from .primitives.elementwise import clamp as clamp  # noqa: E402
@@ -686,3 +695,27 @@ from .primitives.convolution import conv_general_permutations as conv_general_pe
 from .primitives.convolution import conv_general_shape_tuple as conv_general_shape_tuple  # noqa: E402
 from .primitives.convolution import conv_shape_tuple as conv_shape_tuple  # noqa: E402
 from .primitives.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple  # noqa: E402
+
+# -- compositions: element-wise conveniences, builders, scatter/gather conveniences, reduce (_lax_extra.py) --
+from ._lax_extra import batch_matmul as batch_matmul  # noqa: E402
+from ._lax_extra import broadcast_like as broadcast_like  # noqa: E402
+from ._lax_extra import broadcast_shapes as broadcast_shapes  # noqa: E402
+from ._lax_extra import broadcast_to_rank as broadcast_to_rank  # noqa: E402
+from ._lax_extra import cbrt as cbrt  # noqa: E402
+from ._lax_extra import collapse as collapse  # noqa: E402
+from ._lax_extra import dtype as dtype  # noqa: E402
+from ._lax_extra import empty as empty  # noqa: E402
+from ._lax_extra import full as full  # noqa: E402
+from ._lax_extra import full_like as full_like  # noqa: E402
+from ._lax_extra import index_take as index_take  # noqa: E402
+from ._lax_extra import reciprocal as reciprocal  # noqa: E402
+from ._lax_extra import reduce as reduce  # noqa: E402
+from ._lax_extra import reduce_xor as reduce_xor  # noqa: E402
+from ._lax_extra import rsqrt as rsqrt  # noqa: E402
+from ._lax_extra import scatter_apply as scatter_apply  # noqa: E402
+from ._lax_extra import scatter_sub as scatter_sub  # noqa: E402
+from ._lax_extra import split as split  # noqa: E402
+from ._lax_extra import square as square  # noqa: E402
+from ._lax_extra import stack as stack  # noqa: E402
+from ._lax_extra import tile as tile  # noqa: E402
+from ._lax_extra import unstack as unstack  # noqa: E402
