@@ -35,7 +35,11 @@ def first_order(value: Array, args: Sequence[Array], partials: Sequence[Array | 
     out = lax.stop_gradient(value)
     for x, d in zip(args, partials):
         if d is not None:
-            out = tnp.add(out, tnp.multiply(lax.stop_gradient(d), tnp.subtract(x, lax.stop_gradient(x))))
+            # the added term must be 0 in value: an infinite input contributes
+            # no derivative, an infinite partial the largest finite one and a
+            # NaN partial (a domain error of JAX's rule) none
+            t = tnp.where(tnp.isfinite(x), tnp.subtract(x, lax.stop_gradient(x)), tnp.zeros_like(x))
+            out = tnp.add(out, tnp.multiply(lax.stop_gradient(tnp.nan_to_num(d, nan=0.0)), t))
     return out
 
 

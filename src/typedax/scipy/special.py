@@ -513,12 +513,20 @@ def _bessel_e(x: Array, order: int) -> Array:
     else:
         ca, cb = (_I1E_A64, _I1E_B64) if wide else (_I1E_A32, _I1E_B32)
     z = tnp.abs(x)
-    le_8 = _chebyshev(tnp.subtract(tnp.multiply(_c(0.5, z), z), _c(2.0, z)), ca)
-    if order == 1:
-        le_8 = tnp.multiply(z, le_8)
-    gt_8 = tnp.divide(_chebyshev(tnp.subtract(tnp.divide(_c(32.0, z), z), _c(2.0, z)), cb), tnp.sqrt(z))
-    out = tnp.where(tnp.less_equal(z, _c(8.0, z)), le_8, gt_8)
-    return out if order == 0 else tnp.multiply(lax.sign(x), out)
+    le = tnp.less_equal(z, _c(8.0, z))
+    # each branch gets an argument where it is finite (32 / 0 and sqrt(0) would
+    # put NaN into the other's derivative)
+    z_small = tnp.where(le, z, tnp.zeros_like(z))
+    z_big = tnp.where(le, tnp.full_like(z, 32.0), z)
+    le_8 = _chebyshev(tnp.subtract(tnp.multiply(_c(0.5, z), z_small), _c(2.0, z)), ca)
+    gt_8 = tnp.divide(_chebyshev(tnp.subtract(tnp.divide(_c(32.0, z), z_big), _c(2.0, z)), cb), tnp.sqrt(z_big))
+    if order == 0:
+        out = tnp.where(le, le_8, gt_8)
+        # even in x: JAX's derivative at 0 is 0 (i1e(0) - sign(0) i0e(0))
+        return tnp.where(tnp.equal(x, 0.0), lax.stop_gradient(out), out)
+    # x * cheb is sign(x) |x| cheb bit for bit, and its derivative at 0 is i1e's 1/2 (JAX's rule)
+    x_small = tnp.where(le, x, tnp.zeros_like(x))
+    return tnp.where(le, tnp.multiply(x_small, le_8), tnp.multiply(lax.sign(x), gt_8))
 
 
 def i0e(x: ArrayLike) -> Array:
