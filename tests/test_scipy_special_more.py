@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from typing import Literal
 
 import jax
 import jax.numpy as jnp
@@ -51,7 +52,7 @@ def check(got: object, want: object, rtol: float) -> None:
 
 
 def floats(dtype: str, lo: float, hi: float) -> st.SearchStrategy[float]:
-    width = 32 if dtype == "float32" else 64
+    width: Literal[32, 64] = 32 if dtype == "float32" else 64
     lo_, hi_ = (float(np.float32(lo)), float(np.float32(hi))) if width == 32 else (lo, hi)
     interesting = st.sampled_from([v for v in (0.0, 1.0, -1.0, 0.5, 2.0, 8.0) if lo <= v <= hi])
     return st.one_of(st.floats(lo_, hi_, width=width, allow_subnormal=False), interesting)
