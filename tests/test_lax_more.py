@@ -162,6 +162,23 @@ def test_full_matches_jax(shape: Any, fill: Any, dtype: Any) -> None:
         same(lax.empty(shape, dtype), np.zeros(jl.empty(shape, dtype).shape, jl.empty(shape, dtype).dtype))
 
 
+def test_full_weak_types_as_jax() -> None:
+    from typedax.core.trace import aval_of
+
+    cases: list[tuple[Any, Any]] = [
+        (lambda m: m.full((3,), 2.0), None), (lambda m: m.full((3,), 2.0, np.float32), None),
+        (lambda m: m.full((2,), 7), None), (lambda m: m.full((2,), np.float32(1)), None),
+        (lambda m: m.full_like(2.0, 1), None), (lambda m: m.full_like(np.float32(1), 3), None),
+        (lambda m: m.full_like(np.ones(2), 3), None), (lambda m: m.full_like(1.5, 3, np.float32), None),
+    ]
+    for build, _ in cases:
+        got, want = build(lax), build(jl)
+        same(got, want, rtol=0)
+        assert aval_of(got).weak_type == want.aval.weak_type
+    got = lax.full_like(tdx.numpy.sqrt(2.0), 1, shape=(2,))
+    assert aval_of(got).weak_type and aval_of(got).shape == (2,)
+
+
 def test_full_like_keeps_x_and_grad_is_zero() -> None:
     x = np.arange(6, dtype=np.int16).reshape(2, 3)
     same(lax.full_like(x, 7), jl.full_like(x, 7))

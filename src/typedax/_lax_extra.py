@@ -193,14 +193,13 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
         )
     if dtype is not None:
         d = canonicalize_explicit(np.dtype(dtype), "full")
-        if aval_of(v).dtype != d:
-            if type(v) in (bool, int, float):
-                # a Python scalar is weak: converted from its default type (a large int
-                # wraps, as it does in JAX's convert_element_type)
-                v = np.asarray(v, dtype=np.float64 if type(v) is float else np.int64)
+        if type(v) in (bool, int, float):
+            # converted from its default type (a large int wraps, as in JAX's
+            # convert_element_type); the result is strong, as JAX's with a dtype
+            v = np.asarray(v, dtype=np.float64 if type(v) is float else np.int64 if type(v) is int else np.bool_)
+        if aval_of(v).dtype != d or aval_of(v).weak_type:
             v = lax.convert_element_type(v, d)
-    elif type(v) in (bool, int, float):
-        v = np.asarray(v, dtype=aval_of(v).dtype)
+    # without a dtype a Python scalar (or a weak value) broadcasts as it is: weak, as in JAX
     return lax.broadcast_in_dim(v, s, ())
 
 
@@ -210,8 +209,14 @@ def full_like(
 ) -> Array:
     """``full`` with the shape and dtype of ``x`` unless ``shape`` / ``dtype``
     are given (``jax.lax.full_like``)."""
+    from .core.trace import scalar_as
+
     a = aval_of(as_value(x, "full_like's x"))
-    return full(a.shape if shape is None else shape, fill_value, a.dtype if dtype is None else dtype)
+    out_shape = a.shape if shape is None else shape
+    if dtype is None and a.weak_type and type(fill_value) in (bool, int, float):
+        # x weak: so is the result (JAX's full_like), in x's dtype
+        return full(out_shape, scalar_as(fill_value, a))  # type: ignore[arg-type]  # a Python scalar, checked above
+    return full(out_shape, fill_value, a.dtype if dtype is None else dtype)
 
 
 def empty(shape: int | Sequence[int], dtype: DType | type | str) -> Array:
