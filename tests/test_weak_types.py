@@ -62,6 +62,21 @@ CASES: list[tuple[str, Callable[[Any, Any, Any], Any]]] = [
     ("maximum(weak, 0)", lambda np_, lx, x: np_.maximum(np_.sqrt(2.0), 0)),
     ("f32 - log(weak)", lambda np_, lx, x: x - np_.log(np_.asarray(2.0) + 1.0)),
     ("comparison of weak", lambda np_, lx, x: (np_.sqrt(2.0) > 1) & (x > 0)),
+    ("full((3,), 2.0)", lambda np_, lx, x: np_.full((3,), 2.0)),
+    ("f32 * full((3,), 2.0)", lambda np_, lx, x: x * np_.full((3,), 2.0)),
+    ("full((3,), 2.0, float64)", lambda np_, lx, x: np_.full((3,), 2.0, np_.float64)),
+    ("full_like(weak, 3)", lambda np_, lx, x: np_.full_like(np_.asarray(2.0), 3)),
+    ("zeros_like(weak)", lambda np_, lx, x: np_.zeros_like(np_.sqrt(2.0))),
+    ("ones_like(f32)", lambda np_, lx, x: np_.ones_like(x)),
+    ("weak[0]", lambda np_, lx, x: np_.full((3,), 1.0)[0]),
+    ("weak.at[0].set(2.0)", lambda np_, lx, x: np_.full((3,), 1.0).at[0].set(2.0)),
+    ("weak.at[0].set(f64)", lambda np_, lx, x: np_.full((3,), 1.0).at[0].set(np.float64(2.0))),
+    ("weak @ weak", lambda np_, lx, x: np_.full((2, 2), 1.0) @ np_.full((2,), 1.0)),
+    ("hypot of scalars", lambda np_, lx, x: np_.hypot(3.0, 4.0)),
+    ("f32 * deg2rad(90.0)", lambda np_, lx, x: x * np_.deg2rad(90.0)),
+    ("logaddexp of scalars", lambda np_, lx, x: np_.logaddexp(1.0, 2.0)),
+    ("sinc of a scalar", lambda np_, lx, x: np_.sinc(0.5)),
+    ("concatenate weak", lambda np_, lx, x: np_.concatenate([np_.full((1,), 1.0), np_.full((1,), 2.0)])),
 ]
 
 

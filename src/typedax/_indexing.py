@@ -594,7 +594,7 @@ def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> 
         else:
             np_idx.append(e)
         axis += 1
-    return from_numpy(np.asarray(x.to_numpy()[tuple(np_idx)]))
+    return from_numpy(np.asarray(x.to_numpy()[tuple(np_idx)]), x.aval.weak_type)
 
 
 def getitem(
@@ -736,7 +736,7 @@ def _numpy_update(x: ArrayImpl, elems: Sequence[Elem], y: ArrayLike, scatter: Sc
     except (ValueError, IndexError):
         return None  # the scatter path names what does not fit
     out.flags.writeable = False
-    return from_numpy(out)
+    return from_numpy(out, x.aval.weak_type)  # as the scatter's rule (core/weak.py)
 
 
 def _broadcast_update(idx: object, xshape: tuple[int, ...], y: Value, shape: tuple[int, ...]) -> Array:
@@ -749,13 +749,15 @@ def _broadcast_update(idx: object, xshape: tuple[int, ...], y: Value, shape: tup
             f"the update of shape {ya.shape} does not broadcast to the indexed shape {shape}",
         )
     if ya.shape == shape:
-        return y if isinstance(y, Array) else from_numpy(np.asarray(y))
+        return y if isinstance(y, Array) else from_numpy(np.asarray(y, ya.dtype), ya.weak_type)  # ya: canonical
     return lax.broadcast_in_dim(y, shape, tuple(range(lead, len(shape))))
 
 
 def _cast_update(x: Array, y: ArrayLike) -> Value:
     """The update in ``x``'s dtype (JAX casts it, after promoting)."""
     ya = aval_of(y)
+    if isinstance(y, (np.ndarray, np.generic)) and y.dtype != x.dtype:
+        return np.asarray(y, x.dtype)  # x64 off: a float64 NumPy value has the type float32 but not the bits
     if ya.dtype == x.dtype:
         return y
     if isinstance(y, (bool, int, float)):

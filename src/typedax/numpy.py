@@ -11,8 +11,10 @@ float64).
 from __future__ import annotations
 
 import builtins
+import functools
 import operator
 from collections.abc import Callable, Sequence
+from typing import ParamSpec
 
 import numpy as np
 
@@ -31,7 +33,7 @@ from .core.errors import AxisError, PrimitiveTypeError
 from .core.ir import NDArray
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
-from .core.trace import EVAL_TRACE, Value, aval_of, current_trace
+from .core.trace import EVAL_TRACE, Value, aval_of, current_trace, scalar_as
 from .primitives.convolution import PrecisionLike
 
 __all__ = [
@@ -658,7 +660,9 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
     so under a trace it is a literal in the jaxpr, not an array constant."""
     d = result_type(fill_value) if dtype is None else canonicalize_explicit(np.dtype(dtype), "full")
     value: ArrayLike
-    if isinstance(fill_value, (bool, int, float, np.generic)):
+    if dtype is None and _node(fill_value) in _WEAK_PY:
+        value = fill_value  # a Python int or float, or a weak array: the result is weak (JAX)
+    elif isinstance(fill_value, (bool, int, float, np.generic)):
         value = np.asarray(fill_value, dtype=d)  # a literal under a trace
     else:
         value = astype(fill_value, d)
@@ -676,7 +680,11 @@ def ones(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array
 
 
 def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
+    """An array of ``x``'s shape and dtype filled with ``fill_value``; weakly
+    typed when ``x`` is and no dtype is given (JAX's ``lax.full_like``)."""
     a = aval_of(x)
+    if dtype is None and a.weak_type and type(fill_value) in _SCALAR_TYPES:
+        return full(a.shape, scalar_as(fill_value, a))  # type: ignore[arg-type]  # a Python scalar, checked above
     return full(a.shape, fill_value, a.dtype if dtype is None else dtype)
 
 
@@ -1057,6 +1065,24 @@ def nan_to_num(
     return where(lax.eq(a, lax.neg(inf)), asarray(lo, dtype), out)
 
 
+_P = ParamSpec("_P")
+
+
+def _keeps_weak(f: Callable[_P, Array]) -> Callable[_P, Array]:
+    """A composite element-wise function, weakly typed when every operand is
+    (as JAX's: its constants here are NumPy scalars, which are strong)."""
+
+    @functools.wraps(f)
+    def g(*args: _P.args, **kwargs: _P.kwargs) -> Array:
+        out = f(*args, **kwargs)
+        if not out.weak_type and out.dtype != bool_ and builtins.all(aval_of(a).weak_type for a in args):
+            return lax._convert_weak(out, out.dtype)
+        return out
+
+    return g
+
+
+@_keeps_weak
 def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``log(exp(x1) + exp(x2))`` without overflow, as JAX: ``max + log1p(exp(-|x1 - x2|))``
     (``x1 + x2`` where ``x1 - x2`` is NaN). Written as a select between
@@ -1074,6 +1100,7 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
     return lax.select(lax.ne(delta, delta), lax.add(a, b), out)
 
 
+@_keeps_weak
 def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``sqrt(x1**2 + x2**2)`` without overflow (JAX's algorithm)."""
     a, b = _inexact2(x1, x2)
@@ -1089,16 +1116,19 @@ def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
     return lax.select(any_inf, full_like(r, np.inf), r)
 
 
+@_keeps_weak
 def deg2rad(x: ArrayLike) -> Array:
     xf = _float(x)
     return lax.mul(xf, np.asarray(np.pi / 180, aval_of(xf).dtype))
 
 
+@_keeps_weak
 def rad2deg(x: ArrayLike) -> Array:
     xf = _float(x)
     return lax.mul(xf, np.asarray(180 / np.pi, aval_of(xf).dtype))
 
 
+@_keeps_weak
 def sinc(x: ArrayLike) -> Array:
     """``sin(pi x) / (pi x)``, 1 at 0 (with derivative 0 there; the second
     derivative at 0 is 0 here, where JAX's custom rule gives -pi**2/3)."""
@@ -1110,6 +1140,7 @@ def sinc(x: ArrayLike) -> Array:
     return lax.select(is_zero, full_like(pi_x, 1.0), lax.div(lax.sin(safe), safe))
 
 
+@_keeps_weak
 def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
     """0 where ``x1 < 0``, 1 where ``x1 > 0``, ``x2`` where ``x1 == 0``, NaN where ``x1`` is."""
     a, b = _inexact2(x1, x2)

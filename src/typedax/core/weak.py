@@ -5,8 +5,8 @@ A value is *weak* when it comes from Python scalars only (``2.0``,
 the strong operand it meets choose the dtype (``core/promotion.py``). The
 result of a primitive is weak when every operand that carries its value into
 the result is weak -- element-wise arithmetic and the structural moves,
-whose operands are listed here. Everything else gives a strong result, as
-in JAX: reductions and contractions (``jnp.sum(2.0)`` is strong), creation
+whose operands are listed here (and ``dot_general``). Everything else gives
+a strong result, as in JAX: reductions (``jnp.sum(2.0)`` is strong), creation
 (``iota``), the higher-order primitives, comparisons (bool is never weak),
 and conversions -- except ``convert_element_type`` with the param
 ``weak_type=True``, which promotion binds when it widens a weak value
@@ -46,6 +46,9 @@ WEAK_OPERANDS: Final[dict[str, tuple[int, ...] | None]] = {
     "dynamic_slice": (0,),  # not the start indices
     "dynamic_update_slice": (0, 1),
     "gather": (0,),
+    # the operand only: JAX's ``x.at[i].set(y)`` converts ``y`` to ``x``'s type, flag included
+    "scatter": (0,), "scatter-add": (0,), "scatter-mul": (0,), "scatter-min": (0,), "scatter-max": (0,),
+    "dot_general": ALL,  # weak @ weak is weak in JAX (a contraction of Python scalars' arrays)
 }
 
 
