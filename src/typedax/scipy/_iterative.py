@@ -24,7 +24,7 @@ from .. import lax
 from .. import numpy as tnp
 from ..core.array import Array
 from ..core.dtypes import DType, HALF
-from ..core.trace import aval_of
+from ..core.trace import Tracer, aval_of
 
 VALUE, DERIVATIVE = "value", "derivative"
 
@@ -41,6 +41,12 @@ def first_order(value: Array, args: Sequence[Array], partials: Sequence[Array | 
             t = tnp.where(tnp.isfinite(x), tnp.subtract(x, lax.stop_gradient(x)), tnp.zeros_like(x))
             out = tnp.add(out, tnp.multiply(lax.stop_gradient(tnp.nan_to_num(d, nan=0.0)), t))
     return out
+
+
+def traced(*args: Array) -> bool:
+    """Whether any operand is a tracer (only then can a derivative be taken:
+    eager calls on concrete arrays skip the derivative loops)."""
+    return any(isinstance(a, Tracer) for a in args)
 
 
 def upcast_half(fn: Callable[..., Array], *args: Array) -> Array:

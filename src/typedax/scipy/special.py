@@ -425,6 +425,8 @@ def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
     aa, xx = _promote(a, x)
     sa, sx = lax.stop_gradient(aa), lax.stop_gradient(xx)
     value = _it.upcast_half(_it.igamma_value, sa, sx)
+    if not _it.traced(aa, xx):
+        return value  # concrete operands: no derivative can be asked for
     da = _it.upcast_half(_it.igamma_grad_a, sa, sx)
     return _it.first_order(value, (aa, xx), (da, _it.igamma_grad_x(sa, sx)))
 
@@ -435,6 +437,8 @@ def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
     aa, xx = _promote(a, x)
     sa, sx = lax.stop_gradient(aa), lax.stop_gradient(xx)
     value = _it.upcast_half(_it.igammac_value, sa, sx)
+    if not _it.traced(aa, xx):
+        return value
     da = tnp.negative(_it.upcast_half(_it.igamma_grad_a, sa, sx))
     return _it.first_order(value, (aa, xx), (da, tnp.negative(_it.igamma_grad_x(sa, sx))))
 
@@ -446,6 +450,8 @@ def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
     aa, bb, xx = _promote(a, b, x)
     sa, sb, sx = lax.stop_gradient(aa), lax.stop_gradient(bb), lax.stop_gradient(xx)
     value = _it.upcast_half(_it.betainc_value, sa, sb, sx)
+    if not _it.traced(xx):
+        return value
     return _it.first_order(value, (xx,), (_it.betainc_grad_x(sa, sb, sx),))
 
 
