@@ -157,7 +157,7 @@ def dtype(x: object) -> DType:
     if isinstance(x, type):
         if x in py:
             return canonicalize_dtype(py[x])
-        if issubclass(x, np.generic):
+        if issubclass(x, np.generic) or isinstance(getattr(x, "dtype", None), np.dtype):  # tnp.float32 too
             return _known(np.dtype(x), x)
         raise PrimitiveTypeError(f"dtype: cannot determine the dtype of {x!r}")
     if type(x) in py:

@@ -21,12 +21,12 @@ import numpy as np
 from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
-from .core.dtypes import DType, bool_, float32, float64, int8, int16, int32, int64, uint64
-from .core.dtypes import bfloat16 as bfloat16
-from .core.dtypes import float16 as float16
-from .core.dtypes import uint8 as uint8
-from .core.dtypes import uint16 as uint16
-from .core.dtypes import uint32 as uint32
+from .core.dtypes import DType
+from .core.dtypes import bool_ as _bool
+from .core.dtypes import float32 as _float32
+from .core.dtypes import float64 as _float64
+from .core.dtypes import int32 as _int32
+from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
@@ -56,7 +56,7 @@ def _node(x: Value | DType | type | str) -> Node:
     n = _PY_NODES.get(type(x))
     if n is not None:
         return n
-    if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and issubclass(x, np.generic)):
+    if isinstance(x, (np.dtype, str)) or (isinstance(x, type) and (issubclass(x, np.generic) or x in _SCALAR_CLASSES)):
         return node_of_dtype(np.dtype(x))  # a dtype (np.float32, "int8", tnp.uint8) is strong
     if isinstance(x, type) and x in _PY_NODES:
         return _PY_NODES[x]  # the Python types themselves are weak, as in JAX
@@ -66,6 +66,8 @@ def _node(x: Value | DType | type | str) -> Node:
     return node_of_dtype(aval.dtype)
 
 
+# tnp.float32 and the others (``_numpy/scalar_types.py``), strong dtypes
+_SCALAR_CLASSES: set[type] = set()
 _WEAK_PY: dict[Node, type[int] | type[float]] = {"i*": int, "f*": float}
 
 
@@ -211,7 +213,7 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
 
 def add(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y)
-    if aval_of(a).dtype == bool_:
+    if aval_of(a).dtype == _bool:
         return lax.max(a, b)  # logical or, as NumPy and JAX
     return lax.add(a, b)
 
@@ -222,7 +224,7 @@ def subtract(x: ArrayLike, y: ArrayLike) -> Array:
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y)
-    if aval_of(a).dtype == bool_:
+    if aval_of(a).dtype == _bool:
         return lax.min(a, b)  # logical and, as NumPy and JAX
     return lax.mul(a, b)
 
@@ -230,7 +232,7 @@ def multiply(x: ArrayLike, y: ArrayLike) -> Array:
 def _inexact(d: DType) -> DType:
     """The float type an integer or bool operand of a float function takes,
     as JAX: float32 for 32 bits or fewer, float64 for 64."""
-    return d if is_float(d) else float32 if d.itemsize <= 4 else float64
+    return d if is_float(d) else _float32 if d.itemsize <= 4 else _float64
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
@@ -252,8 +254,8 @@ def minimum(x: ArrayLike, y: ArrayLike) -> Array:
 
 def power(x: ArrayLike, y: ArrayLike) -> Array:
     if type(y) is int:
-        if aval_of(x).dtype == bool_:  # as JAX: a bool base powers as int32
-            x = lax.convert_element_type(x, int32)
+        if aval_of(x).dtype == _bool:  # as JAX: a bool base powers as int32
+            x = lax.convert_element_type(x, _int32)
         return lax.integer_pow(x, y)
     a, b = _prepare2(x, y)
     d = aval_of(a).dtype
@@ -266,8 +268,8 @@ def _pow_int_int(x: Value, y: Value) -> Array:
     """Integer (and bool) powers as JAX's: binary exponentiation unrolled over
     six exponent bits (more overflows for any base above 1); ``0 ** y`` is 0
     for ``y != 0``, and a negative exponent gives what its low bits give."""
-    if aval_of(x).dtype == bool_:  # as JAX: bools power as int32 (with x64 too)
-        x, y = lax.convert_element_type(x, int32), lax.convert_element_type(y, int32)
+    if aval_of(x).dtype == _bool:  # as JAX: bools power as int32 (with x64 too)
+        x, y = lax.convert_element_type(x, _int32), lax.convert_element_type(y, _int32)
     d = aval_of(x).dtype
     zero, one = np.zeros((), d), np.ones((), d)
     acc = where(lax.bitwise_and(lax.eq(x, zero), lax.ne(y, zero)), zero, one)
@@ -347,7 +349,7 @@ def sqrt(x: ArrayLike) -> Array:
 
 
 def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
-    c = cond if aval_of(cond).dtype == bool_ else not_equal(cond, 0)
+    c = cond if aval_of(cond).dtype == _bool else not_equal(cond, 0)
     a, b = _promote(x, y)
     shapes = [aval_of(v).shape for v in (c, a, b)]
     try:
@@ -425,13 +427,13 @@ def _sum_dtype(dtype: DType) -> DType | None:
     """Bool and narrower integer sums accumulate in the default integer type
     of their signedness (int64 / uint64; 32-bit with x64 off), as JAX's
     ``_promote_integer_dtype`` and NumPy do: int32 sums would overflow."""
-    if dtype == bool_ or dtype.kind == "i":
+    if dtype == _bool or dtype.kind == "i":
         wide = default_int()
     elif dtype.kind == "u":
-        wide = canonicalize_dtype(uint64)
+        wide = canonicalize_dtype(_uint64)
     else:
         return None
-    return wide if dtype.itemsize < wide.itemsize or dtype == bool_ else None
+    return wide if dtype.itemsize < wide.itemsize or dtype == _bool else None
 
 
 def _keep(x: Array, shape: tuple[int, ...], axes: tuple[int, ...], keepdims: bool) -> Array:
@@ -490,7 +492,7 @@ def mean(
     xf = _float(x) if dtype is None else astype(x, dtype)
     out_dtype = aval_of(xf).dtype
     if out_dtype in HALF:  # as JAX: the sum and the division in float32, rounded once
-        wide = sum(lax.convert_element_type(xf, float32), axes, keepdims=keepdims)
+        wide = sum(lax.convert_element_type(xf, _float32), axes, keepdims=keepdims)
         return lax.convert_element_type(divide(wide, float(n)), out_dtype)
     total = sum(xf, axes, keepdims=keepdims)
     return divide(total, float(n))
@@ -501,7 +503,7 @@ def ravel(x: ArrayLike) -> Array:
 
 
 def abs(x: ArrayLike) -> Array:  # noqa: A001 - NumPy's name
-    if aval_of(x).dtype == bool_ or aval_of(x).dtype.kind == "u":  # as JAX: unchanged
+    if aval_of(x).dtype == _bool or aval_of(x).dtype.kind == "u":  # as JAX: unchanged
         return asarray(x)
     return lax.abs(x)
 
@@ -512,7 +514,7 @@ absolute = abs
 def invert(x: ArrayLike) -> Array:
     """Bitwise not; logical not for bools (``~x``)."""
     a = aval_of(x)
-    if a.dtype == bool_:
+    if a.dtype == _bool:
         return lax.eq(x, False)
     if a.dtype.kind in "iu":
         return lax.bitwise_not(x)
@@ -533,7 +535,7 @@ def _truncated_rem(op: str, x: ArrayLike, y: ArrayLike) -> tuple[Value, Value, A
     where that remainder is nonzero with the sign opposite the divisor's:
     where Python's ``%`` and ``//`` differ from C's truncation."""
     a, b = _prepare2(x, y)
-    if aval_of(a).dtype == bool_:
+    if aval_of(a).dtype == _bool:
         raise PrimitiveTypeError(f"{op}: not defined for bool operands")
     r = lax.rem(a, b)
     sign_differs = lax.ne(lax.lt(r, _zero(r)), lax.lt(b, _zero(b)))
@@ -876,7 +878,7 @@ def prod(
 
 
 def _truth(x: Array) -> Array:
-    return x if x.dtype == bool_ else not_equal(x, 0)
+    return x if x.dtype == _bool else not_equal(x, 0)
 
 
 def all(a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:  # noqa: A001 - NumPy's name
@@ -901,10 +903,10 @@ def _cumulative(op: str, reduce: Callable[[ArrayLike, int, bool], Array], a: Arr
         x = ravel(x)
     ax = _axis(op, 0 if axis is None else axis, x.ndim)
     if dtype is None:
-        result = default_int() if x.dtype == bool_ else x.dtype
+        result = default_int() if x.dtype == _bool else x.dtype
         compute = result
-    elif np.dtype(dtype) == bool_:
-        result = bool_
+    elif np.dtype(dtype) == _bool:
+        result = _bool
         x = _truth(x)
         compute = default_int()
     else:
@@ -1029,7 +1031,7 @@ def rint(x: ArrayLike) -> Array:
 
 
 def _bools_like(x: ArrayLike, value: bool) -> Array:
-    return full(aval_of(x).shape, value, bool_)
+    return full(aval_of(x).shape, value, _bool)
 
 
 def isnan(x: ArrayLike) -> Array:
@@ -1075,7 +1077,7 @@ def _keeps_weak(f: Callable[_P, Array]) -> Callable[_P, Array]:
     @functools.wraps(f)
     def g(*args: _P.args, **kwargs: _P.kwargs) -> Array:
         out = f(*args, **kwargs)
-        if not out.weak_type and out.dtype != bool_ and builtins.all(aval_of(a).weak_type for a in args):
+        if not out.weak_type and out.dtype != _bool and builtins.all(aval_of(a).weak_type for a in args):
             return lax._convert_weak(out, out.dtype)
         return out
 
@@ -1149,7 +1151,7 @@ def heaviside(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 
 def _truthy(x: Value) -> Value:
-    return x if aval_of(x).dtype == bool_ else lax.ne(x, _zero(x))
+    return x if aval_of(x).dtype == _bool else lax.ne(x, _zero(x))
 
 
 def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
@@ -1205,7 +1207,7 @@ def bitwise_not(x: ArrayLike) -> Array:
 def left_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
     a, b = _prepare2(x1, x2)
     _integral("left_shift", a)
-    if aval_of(a).dtype == bool_:
+    if aval_of(a).dtype == _bool:
         raise PrimitiveTypeError("left_shift: only integers, got bool")
     return lax.shift_left(a, b)
 
@@ -1215,15 +1217,15 @@ def right_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
     a, b = _prepare2(x1, x2)
     _integral("right_shift", a)
     d = aval_of(a).dtype
-    if d == bool_:
+    if d == _bool:
         raise PrimitiveTypeError("right_shift: only integers, got bool")
     return lax.shift_right_logical(a, b) if d.kind == "u" else lax.shift_right_arithmetic(a, b)
 
 
 def square(x: ArrayLike) -> Array:
     a = asarray(x)
-    if aval_of(a).dtype == bool_:  # bools square as int32 (as JAX, also with x64)
-        a = asarray(lax.convert_element_type(a, int32))
+    if aval_of(a).dtype == _bool:  # bools square as int32 (as JAX, also with x64)
+        a = asarray(lax.convert_element_type(a, _int32))
     return lax.integer_pow(a, 2)
 
 
@@ -1639,3 +1641,21 @@ __all__ += [
     "unsignedinteger", "vectorize", "insert", "mgrid", "ogrid", "frexp", "spacing", "unwrap", "put",
     "poly", "polydiv",
 ]
+
+# -- the scalar types (``tnp.float32(0.5)`` is an Array; ``tnp.float32`` stands for its dtype) --
+from ._numpy.scalar_types import bfloat16 as bfloat16  # noqa: E402
+from ._numpy.scalar_types import bool_ as bool_  # noqa: E402
+from ._numpy.scalar_types import float16 as float16  # noqa: E402
+from ._numpy.scalar_types import float32 as float32  # noqa: E402
+from ._numpy.scalar_types import float64 as float64  # noqa: E402
+from ._numpy.scalar_types import int8 as int8  # noqa: E402
+from ._numpy.scalar_types import int16 as int16  # noqa: E402
+from ._numpy.scalar_types import int32 as int32  # noqa: E402
+from ._numpy.scalar_types import int64 as int64  # noqa: E402
+from ._numpy.scalar_types import uint8 as uint8  # noqa: E402
+from ._numpy.scalar_types import uint16 as uint16  # noqa: E402
+from ._numpy.scalar_types import uint32 as uint32  # noqa: E402
+from ._numpy.scalar_types import uint64 as uint64  # noqa: E402
+
+_SCALAR_CLASSES.update((bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
+                        uint32, uint64))

@@ -1,0 +1,98 @@
+"""``tnp.float32`` and the other scalar types, as ``jax.numpy``'s.
+
+Each is a class that stands for its dtype wherever a dtype is accepted
+(``np.dtype(tnp.float32)``, ``x.astype(tnp.int8)``, ``tnp.zeros(3,
+tnp.float32)``, ``x.dtype == tnp.float32``: NumPy reads the class's
+``dtype`` attribute) and, called, makes a typedax array of that dtype:
+``tnp.float32(0.5)`` is a strong float32 ``Array``, never a NumPy scalar
+(``jnp.float32(0.5)`` is a ``jax.Array``). ``isinstance(v, tnp.float32)`` asks
+NumPy's scalar type, as JAX's does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import DType, bfloat16 as _bf16, float16 as _f16
+
+
+class _ScalarMeta(type):
+    dtype: DType
+
+    def __call__(cls, x: ArrayLike | list[object] | tuple[object, ...]) -> Array:
+        from .. import numpy as tnp
+
+        return tnp.asarray(x, dtype=cls.dtype)
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        return isinstance(instance, cls.dtype.type)
+
+    # compared and hashed as NumPy's scalar type (so ``tnp.float32 == np.float32``)
+    def __eq__(cls, other: object) -> bool:
+        return cls is other or cls.dtype.type == other
+
+    def __ne__(cls, other: object) -> bool:
+        return not cls == other
+
+    def __hash__(cls) -> int:
+        return hash(cls.dtype.type)
+
+    def __repr__(cls) -> str:
+        return f"<class 'typedax.numpy.{cls.__name__}'>"
+
+
+class _ScalarType(metaclass=_ScalarMeta):
+    dtype: DType = np.dtype(np.float64)
+
+
+class bool_(_ScalarType):  # noqa: N801 - NumPy's and JAX's names
+    dtype = np.dtype(np.bool_)
+
+
+class int8(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.int8)
+
+
+class int16(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.int16)
+
+
+class int32(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.int32)
+
+
+class int64(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.int64)
+
+
+class uint8(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.uint8)
+
+
+class uint16(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.uint16)
+
+
+class uint32(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.uint32)
+
+
+class uint64(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.uint64)
+
+
+class float16(_ScalarType):  # noqa: N801
+    dtype = _f16
+
+
+class bfloat16(_ScalarType):  # noqa: N801
+    dtype = _bf16
+
+
+class float32(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.float32)
+
+
+class float64(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.float64)
