@@ -20,11 +20,6 @@ from ..core.dtypes import DType, bfloat16 as _bf16, float16 as _f16
 class _ScalarMeta(type):
     dtype: DType
 
-    def __call__(cls, x: ArrayLike | list[object] | tuple[object, ...]) -> Array:
-        from .. import numpy as tnp
-
-        return tnp.asarray(x, dtype=cls.dtype)
-
     def __instancecheck__(cls, instance: object) -> bool:
         return isinstance(instance, cls.dtype.type)
 
@@ -44,6 +39,11 @@ class _ScalarMeta(type):
 
 class _ScalarType(metaclass=_ScalarMeta):
     dtype: DType = np.dtype(np.float64)
+
+    def __new__(cls, x: ArrayLike | list[object] | tuple[object, ...]) -> Array:  # type: ignore[misc]  # makes an Array, as jnp.float32(x) a jax.Array
+        from .. import numpy as tnp
+
+        return tnp.asarray(x, dtype=cls.dtype)
 
 
 class bool_(_ScalarType):  # noqa: N801 - NumPy's and JAX's names
