@@ -129,9 +129,11 @@ def test_samplers_match_jax_under_vmap(name: str) -> None:
 # hypothesis properties eager (with the edge parameters as explicit examples),
 # these tests under vmap.
 def test_poisson_matches_jax_under_vmap() -> None:
+    # keys and rates batched together (the loops' predicates per batch element)
     keys = np.stack([np.asarray(tr.PRNGKey(s)) for s in SEEDS])
-    got = tdx.vmap(lambda k: tr.poisson(k, LAM, (3, 8)))(keys)
-    same(got, jax.vmap(lambda k: jax.random.poisson(k, LAM, (3, 8)))(keys), 0)
+    lams = np.stack([LAM, LAM * 2, LAM / 3])
+    got = tdx.vmap(lambda k, la: tr.poisson(k, la, (3, 8)))(keys, lams)
+    same(got, jax.vmap(lambda k, la: jax.random.poisson(k, la, (3, 8)))(keys, lams), 0)
     # a rate of 0 gives 0, a NaN rate -1 (as JAX's)
     assert np.all(np.asarray(got)[..., 0] == 0) and np.all(np.asarray(got)[..., -1] == -1)
     for f, jf in [(tr.poisson, jax.random.poisson), (tr.geometric, jax.random.geometric)]:
@@ -139,9 +141,10 @@ def test_poisson_matches_jax_under_vmap() -> None:
 
 
 def test_binomial_matches_jax_under_vmap() -> None:
-    keys = tr.split(tr.key(4), 3)  # typed keys
-    same(tdx.vmap(lambda k: tr.binomial(k, N_TRIALS, P_SUCCESS))(keys),
-         jax.vmap(lambda k: jax.random.binomial(k, N_TRIALS, P_SUCCESS))(jax.random.split(jax.random.key(4), 3)), 0)
+    keys = tr.split(tr.key(4), 3)  # typed keys, batched with the probabilities
+    ps = np.stack([P_SUCCESS, 1 - P_SUCCESS, P_SUCCESS / 2])
+    same(tdx.vmap(lambda k, p: tr.binomial(k, N_TRIALS, p))(keys, ps),
+         jax.vmap(lambda k, p: jax.random.binomial(k, N_TRIALS, p))(jax.random.split(jax.random.key(4), 3), ps), 0)
     same(tr.binomial(tr.key(0), 4, 0.5, (2, 0)), jax.random.binomial(jax.random.key(0), 4, 0.5, (2, 0)), 0)
 
 
