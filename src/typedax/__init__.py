@@ -34,4 +34,10 @@ from .core.array import Array as Array
 from .core.config import config as config
 from .core.array import ArrayLike as ArrayLike
 from .lowering import device_put as device_put
+from .lowering import default_backend as default_backend
+from .lowering import devices as devices
+from .lowering import local_devices as local_devices
 from . import random as random
+from . import nn as nn
+from . import scipy as scipy
+from . import tree_util as tree_util

@@ -27,5 +27,8 @@ from .runtime import Executable as Executable
 from .runtime import PlatformError as PlatformError
 from .runtime import backend as backend
 from .runtime import device_put as device_put
+from .runtime import default_backend as default_backend
+from .runtime import devices as devices
+from .runtime import local_devices as local_devices
 from .runtime import platform as platform
 from .runtime import set_platform as set_platform

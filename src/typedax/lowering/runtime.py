@@ -127,6 +127,22 @@ def backend() -> Backend:
     return _BACKEND[0]
 
 
+def devices() -> list[jx.Device]:
+    """The devices typedax computes on (``jax.devices()``): one, the first of
+    the backend's (typedax places every array there)."""
+    return [backend().device]
+
+
+def local_devices() -> list[jx.Device]:
+    """``jax.local_devices()``: one process, so ``devices()``."""
+    return devices()
+
+
+def default_backend() -> str:
+    """``jax.default_backend()``: the platform, ``'cpu'`` or ``'cuda'``."""
+    return platform()
+
+
 def put_buffer(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> jx.Array:
     """Copy a NumPy array of type ``aval`` to the device."""
     b = backend()
