@@ -82,3 +82,21 @@ def test_the_package_exposes_jax_s_submodules() -> None:
     for name in ("lax", "numpy", "random", "nn", "scipy", "tree_util"):
         assert isinstance(getattr(typedax, name), ModuleType), name
     assert typedax.default_backend() in ("cpu", "cuda") and typedax.local_devices() == typedax.devices()
+
+
+def test_eval_shape_block_until_ready_and_device_get_as_jax() -> None:
+    def f(x: Any, y: Any) -> Any:
+        return {"s": x @ y, "n": (x * 2.0).sum()}
+
+    x, y = np.ones((2, 3), np.float32), typedax.ShapeDtypeStruct((3, 4), np.dtype(np.float32))
+    ours = typedax.eval_shape(f, x, y)
+    theirs = real_jax.eval_shape(f, x, real_jax.ShapeDtypeStruct((3, 4), np.float32))  # type: ignore[no-untyped-call]  # jax untyped here
+    assert isinstance(ours, dict) and isinstance(theirs, dict)
+    for k in theirs:
+        assert (ours[k].shape, ours[k].dtype, ours[k].weak_type) == (theirs[k].shape, theirs[k].dtype, theirs[k].weak_type)
+    assert typedax.eval_shape(lambda s: s * 2, 1.0).weak_type  # type: ignore[attr-defined]  # eval_shape returns object
+    tree = {"a": tnp.ones(3), "b": [tnp.zeros(2), 1.0]}
+    assert typedax.block_until_ready(tree) is tree
+    got = typedax.device_get(tree)
+    assert isinstance(got, dict) and type(got["a"]) is np.ndarray and got["b"][1] == 1.0
+    np.testing.assert_array_equal(got["a"], np.ones(3))

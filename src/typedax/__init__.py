@@ -10,6 +10,10 @@ from . import control_flow as control_flow
 from . import lax as lax
 from . import numpy as numpy
 from . import tree as tree
+from .api import ShapeDtypeStruct as ShapeDtypeStruct
+from .api import block_until_ready as block_until_ready
+from .api import device_get as device_get
+from .api import eval_shape as eval_shape
 from .api import make_jaxpr as make_jaxpr
 from .api_forward import jacfwd as jacfwd
 from .api_forward import jvp as jvp

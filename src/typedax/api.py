@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import ParamSpec
+from typing import ParamSpec, TypeVar
 
 from . import tree
+from .core.array import ArrayImpl
 from .core.avals import ShapedArray
 from .core.errors import ArgnumsError, TangentTypeError
 from .core.names import fun_name
@@ -70,3 +71,37 @@ def make_jaxpr(f: Callable[P, object]) -> Callable[P, ClosedJaxpr]:
         return trace_to_jaxpr_flat(run, avals, fun_name(f))
 
     return staged
+
+
+#: ``jax.ShapeDtypeStruct``: a shape and a dtype standing for an array of that
+#: type (``ShapedArray(shape, dtype)``): what ``eval_shape`` returns and what
+#: ``make_jaxpr`` and ``jit(f).trace`` take in place of arrays.
+ShapeDtypeStruct = ShapedArray
+
+T = TypeVar("T")
+
+
+def eval_shape(f: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> object:
+    """``jax.eval_shape``: the types of ``f``'s outputs at these arguments
+    (arrays, scalars or ``ShapeDtypeStruct``s), as a pytree of
+    ``ShapeDtypeStruct``s of ``f``'s output structure; nothing is computed."""
+    leaves, in_tree = tree.flatten((args, kwargs), is_leaf=_is_aval)
+    avals: Sequence[ShapedArray] = [aval_of(x) for x in leaves]
+    run, out_trees = flat_fun(f, in_tree)
+    closed = trace_to_jaxpr_flat(run, avals, fun_name(f))
+    return tree.unflatten(out_trees[0], [ShapedArray(a.shape, a.dtype, a.weak_type) for a in closed.out_avals])
+
+
+def block_until_ready(x: T) -> T:
+    """``jax.block_until_ready``: wait for every array in the pytree ``x``;
+    returns ``x``."""
+    for leaf in tree.leaves(x):
+        if isinstance(leaf, ArrayImpl):
+            leaf.block_until_ready()
+    return x
+
+
+def device_get(x: object) -> object:
+    """``jax.device_get``: the pytree ``x`` with each typedax array as a
+    NumPy array (read-only, as the array's value is)."""
+    return tree.map(lambda leaf: leaf.to_numpy() if isinstance(leaf, ArrayImpl) else leaf, x)
