@@ -1341,6 +1341,13 @@ def _check_safe_cast(name: str, dtype: DType, *args: ArrayLike) -> None:
             raise RandomKeyError(f"In arguments to {name}, cannot safely cast argument of type {ad} to {dtype}")
 
 
+def _no_tangent(x: ArrayLike) -> ArrayLike:
+    """``x`` detached from differentiation where it is traced: a sampler of
+    counts (floors and selects of its parameters) has a zero derivative, and
+    its rejection loops then carry no tangents."""
+    return lax.stop_gradient(x) if isinstance(x, Tracer) else x
+
+
 def _const(v: float, dtype: DType) -> np.ndarray[tuple[()], np.dtype[np.generic]]:
     return np.asarray(v, dtype)
 
@@ -1445,7 +1452,9 @@ def poisson(key: KeyLike, lam: ArrayLike, shape: Shape | None = None, dtype: DTy
     s = _float_param_shape("poisson", shape, lam)
     if math.prod(s) == 0:
         return tnp.zeros(s, d)
-    return _poisson_jit(data, lam, s, d)
+    # counts: their derivative is zero (JAX's too), so the rate enters the
+    # loops without a tangent
+    return _poisson_jit(data, _no_tangent(lam), s, d)
 
 
 _STIRLING_TAIL = (
@@ -1585,7 +1594,7 @@ def binomial(key: KeyLike, n: ArrayLike, p: ArrayLike, shape: Shape | None = Non
     s = _float_param_shape("binomial", shape, n, p)
     if math.prod(s) == 0:
         return tnp.zeros(s, d)
-    return _binomial_jit(data, n, p, s, d)
+    return _binomial_jit(data, _no_tangent(n), _no_tangent(p), s, d)
 
 
 def multinomial(key: KeyLike, n: ArrayLike, p: ArrayLike, *, shape: Shape | None = None,
