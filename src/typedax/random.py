@@ -1445,8 +1445,8 @@ def poisson(key: KeyLike, lam: ArrayLike, shape: Shape | None = None, dtype: DTy
     Knuth's algorithm, the others by Hörmann's transformed rejection, both
     looping over the whole array (so an element's value depends on the shape
     it was drawn in, as in JAX); the counter of either loop stops at the
-    dtype's largest value. ``lam == 0`` gives 0, a NaN rate -1. No derivative
-    (integers)."""
+    dtype's largest value. ``lam == 0`` gives 0, a NaN rate -1. Integers:
+    the derivative with respect to ``lam`` is zero."""
     data, _ = _key_of("poisson", key)
     d = _int_dtype("poisson", dtype)
     s = _float_param_shape("poisson", shape, lam)
@@ -1588,7 +1588,10 @@ def binomial(key: KeyLike, n: ArrayLike, p: ArrayLike, shape: Shape | None = Non
     integer ``p``), ``n`` floored; by inversion (counting geometric waiting
     times) where ``n * min(p, 1 - p) <= 10`` and by transformed rejection
     (BTRS) elsewhere, over the whole array. A NaN or negative ``n`` or an
-    invalid ``p`` gives NaN, an infinite ``n`` infinity."""
+    invalid ``p`` gives NaN, an infinite ``n`` infinity. Counts: the
+    derivative with respect to ``n`` and ``p`` is zero, as JAX's. The BTRS
+    bound uses JAX's Stirling tail, whose series is evaluated at ``min(k, 9)``
+    (JAX clamps ``k`` before it), so that the counts stay JAX's."""
     data, _ = _key_of("binomial", key)
     d = _float_dtype("binomial", dtype)
     s = _float_param_shape("binomial", shape, n, p)
