@@ -43,7 +43,7 @@ SAMPLERS: dict[str, tuple[Sampler, Sampler, int]] = {
     # dfnum and dfden of one shape: one compiled loggamma (JAX's f fails to
     # broadcast them to a larger shape: lax.div)
     "f": (lambda k: tr.f(k, np.array([3.0, 1.0, 10.0]), np.array([2.0, 7.0, 0.5])),
-          lambda k: jax.random.f(k, np.array([3.0, 1.0, 10.0]), np.array([2.0, 7.0, 0.5])), 4),
+          lambda k: jax.random.f(k, np.array([3.0, 1.0, 10.0]), np.array([2.0, 7.0, 0.5])), 8),
     "maxwell": (lambda k: tr.maxwell(k, (2, 3)), lambda k: jax.random.maxwell(k, (2, 3)), 2),
     "maxwell32": (lambda k: tr.maxwell(k, (5,), np.float32), lambda k: jax.random.maxwell(k, (5,), np.float32), 2),
     "double_sided_maxwell": (lambda k: tr.double_sided_maxwell(k, np.zeros(2), np.array([[1.0], [3.0]]), (4,)),
