@@ -49,6 +49,10 @@ SAMPLERS: dict[str, tuple[Sampler, Sampler, int]] = {
     "double_sided_maxwell": (lambda k: tr.double_sided_maxwell(k, np.zeros(2), np.array([[1.0], [3.0]]), (4,)),
                              lambda k: jax.random.double_sided_maxwell(k, np.zeros(2), np.array([[1.0], [3.0]]),
                                                                        (4,)), 2),
+    # loc = scale: sign * maxwell * scale + loc cancels where the sign is -1
+    # and maxwell near 1 (JAX's one compiled function rounds it as ours)
+    "double_sided_maxwell_cancelling": (lambda k: tr.double_sided_maxwell(k, 2.0, 2.0, (8, 16)),
+                                        lambda k: jax.random.double_sided_maxwell(k, 2.0, 2.0, (8, 16)), 2),
     # as JAX's: an empty shape counts as the parameters' (the result is (2, 2))
     "double_sided_maxwell_empty_shape": (lambda k: tr.double_sided_maxwell(k, np.array([1.0, -1.0]), 2.0),
                                          lambda k: jax.random.double_sided_maxwell(k, np.array([1.0, -1.0]), 2.0), 2),

@@ -1686,6 +1686,21 @@ def maxwell(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> 
     return _maxwell_jit(data, _shape("maxwell", shape), _float_dtype("maxwell", dtype))
 
 
+def _double_sided_maxwell_impl(key: Array, loc: ArrayLike, scale: ArrayLike, shape: tuple[int, ...],
+                                dtype: DType) -> Array:
+    ks = _split(key, (2,))
+    rvs = _maxwell_impl(ks[0], shape, dtype)
+    # rademacher's signs: bernoulli(0.5) as 2 * b - 1
+    b = lax.convert_element_type(_bernoulli_impl(ks[1], _const(0.5, default_float()), shape), dtype)
+    sign = lax.sub(lax.mul(_const(2.0, dtype), b), _const(1.0, dtype))
+    # one compiled function, as JAX's: XLA may fuse ``* scale + loc``, which
+    # cancels for loc near -sign * maxwell * scale
+    return tnp.add(tnp.multiply(tnp.multiply(sign, rvs), scale), loc)
+
+
+_double_sided_maxwell_jit = jit(_double_sided_maxwell_impl, static_argnums=(3, 4))
+
+
 def double_sided_maxwell(key: KeyLike, loc: ArrayLike, scale: ArrayLike, shape: Shape = (),
                          dtype: DTypeLike | None = None) -> Array:
     """Double-sided Maxwell floats, ``sign * maxwell * scale + loc``
@@ -1704,11 +1719,7 @@ def double_sided_maxwell(key: KeyLike, loc: ArrayLike, scale: ArrayLike, shape: 
             f"double_sided_maxwell: loc of shape {aval_of(loc).shape} and scale of shape "
             f"{aval_of(scale).shape} do not broadcast"
         ) from None
-    s = (s or params_shape) + params_shape
-    ks = split(data)
-    rvs = maxwell(ks[0], s, d)
-    sign = rademacher(ks[1], s, d)
-    return tnp.add(tnp.multiply(tnp.multiply(sign, rvs), scale), loc)
+    return _double_sided_maxwell_jit(data, loc, scale, (s or params_shape) + params_shape, d)
 
 
 def _weibull_min_impl(key: Array, scale: ArrayLike, concentration: ArrayLike, shape: tuple[int, ...],
