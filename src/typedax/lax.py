@@ -411,7 +411,14 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumb
         raise PrimitiveTypeError(f"dot_general: dimension numbers must be ints, got {d!r}")
 
     dn = ((axes(lc), axes(rc)), (axes(lb), axes(rb)))
-    return bind1(dot_general_p, (lhs, rhs), pmap({"dimension_numbers": dn}))
+    return bind1(dot_general_p, (lhs, rhs), _dot_general_params(dn))
+
+
+@functools.lru_cache(maxsize=4096)
+def _dot_general_params(dn: DimensionNumbers) -> Params:
+    """One params map per dimension numbers (ints only, normalized above):
+    shared, so abstract evaluation remembers its result (``memo_abstract``)."""
+    return pmap({"dimension_numbers": dn})
 
 
 def dot(lhs: ArrayLike, rhs: ArrayLike) -> Array:

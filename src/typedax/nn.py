@@ -23,8 +23,9 @@ import numpy as np
 
 from . import lax
 from . import numpy as tnp
-from .core.array import Array, ArrayLike
-from .core.dtypes import DType, canonicalize_explicit, default_float, is_float
+from .core.array import Array, ArrayLike, from_numpy
+from .core.dtypes import HALF, DType, canonicalize_explicit, default_float, is_float
+from .core.ir import NDArray
 from .core.errors import PrimitiveTypeError
 from .core.trace import Value, aval_of
 from . import nn_initializers as initializers
@@ -141,8 +142,40 @@ hard_swish = hard_silu
 def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum."""
     a = tnp.asarray(x)
+    v = tnp._eager_host(a)
+    if v is not None and (v.dtype in _HOST_FLOATS or v.dtype in HALF) and v.flags.c_contiguous:
+        shape = a.aval.shape
+        axes = tnp._axes("max", len(shape), axis)  # tnp.max's check, and its error
+        if all(shape[i] for i in axes):  # (reduce_max refuses an empty axis)
+            return from_numpy(_softmax_host(v, axes))
     unnormalized = tnp.exp(tnp.subtract(a, tnp.max(a, axis, keepdims=True)))
     return tnp.divide(unnormalized, tnp.sum(unnormalized, axis, keepdims=True))
+
+
+_HOST_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _softmax_host(v: NDArray, axes: tuple[int, ...]) -> NDArray:
+    """``softmax``'s equations on a C-contiguous host value of a float type,
+    each with its impl's NumPy call: ``reduce_max``, ``reshape`` (keepdims),
+    ``sub`` (NumPy broadcasting the maximum as the ``broadcast`` equation
+    does), ``exp``, ``reduce_sum``, ``reshape``, ``div``. A 16-bit float
+    computes each in float32 and rounds its result (the eval trace's rule)."""
+    d = v.dtype
+    keep = tuple(1 if i in axes else k for i, k in enumerate(v.shape))
+    if d not in HALF:
+        m = np.asarray(np.max(v, axis=axes)).reshape(keep)
+        e = np.asarray(np.exp(np.asarray(np.subtract(v, m), dtype=d)), dtype=d)
+        total = np.asarray(np.add.reduce(e, axis=axes, dtype=d)).reshape(keep)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.asarray(np.divide(e, total), dtype=d)
+    f = np.dtype(np.float32)
+    m = np.asarray(np.max(v.astype(f), axis=axes)).astype(d).reshape(keep)
+    shifted = np.asarray(np.subtract(v.astype(f), m.astype(f)), dtype=f).astype(d)
+    e = np.asarray(np.exp(shifted.astype(f)), dtype=f).astype(d)
+    total = np.asarray(np.add.reduce(e.astype(f), axis=axes, dtype=f)).astype(d).reshape(keep)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.divide(e.astype(f), total.astype(f)), dtype=f).astype(d)
 
 
 def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:

@@ -30,10 +30,13 @@ from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
-from .core.ir import NDArray
+from .core.ir import NDArray, Params
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
-from .core.trace import EVAL_TRACE, Value, aval_of, current_trace, scalar_as
+from .core.config import X32_POSSIBLE
+from .core.dtypes import TO_32
+from .core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, scalar_as
+from .primitives import broadcast_p
 from .primitives.convolution import PrecisionLike
 
 __all__ = [
@@ -177,13 +180,26 @@ def _prepare(*xs: Value) -> list[Value]:
 
 
 def _prepare2(x: Value, y: Value) -> list[Value]:
-    """``_prepare(x, y)``, with fast paths for operands of one type and for an
-    array with a Python scalar that takes its dtype (``x * 2.0``)."""
+    """``_prepare(x, y)``, with fast paths for operands of one type, for two
+    strong arrays of one dtype that only broadcast (``x - mean(x, -1,
+    keepdims=True)``), and for an array with a Python scalar that takes its
+    dtype (``x * 2.0``)."""
     tx, ty = type(x), type(y)
     if tx not in _SCALAR_TYPES:
         if ty not in _SCALAR_TYPES:
-            if aval_of(x) == aval_of(y):
+            ax, ay = aval_of(x), aval_of(y)
+            if ax == ay:
                 return [x, y]
+            d = ax.dtype
+            # what _prepare gives, without its promotion: one strong dtype
+            # that the current x64 setting keeps (no conversion), Arrays
+            # (that broadcast_to would return as they are)
+            if (d == ay.dtype and not ax.weak_type and not ay.weak_type
+                    and (not X32_POSSIBLE[0] or d not in TO_32)
+                    and isinstance(x, Array) and isinstance(y, Array)):
+                shape = _broadcast_shape2(ax.shape, ay.shape)
+                if shape is not None:
+                    return [_broadcast_array(x, ax.shape, shape), _broadcast_array(y, ay.shape, shape)]
         elif _keeps_dtype(aval := aval_of(x), ty):
             return [x, _weak_like(y, aval)]
     elif ty not in _SCALAR_TYPES and _keeps_dtype(aval := aval_of(y), tx):
@@ -191,13 +207,53 @@ def _prepare2(x: Value, y: Value) -> list[Value]:
     return _prepare(x, y)
 
 
+@functools.lru_cache(maxsize=4096)
+def _broadcast_shape2(sx: tuple[int, ...], sy: tuple[int, ...]) -> tuple[int, ...] | None:
+    """``np.broadcast_shapes(sx, sy)``, or ``None`` where they do not
+    broadcast (``_prepare`` then raises its error)."""
+    n = builtins.max(len(sx), len(sy))
+    px = (1,) * (n - len(sx)) + sx
+    py = (1,) * (n - len(sy)) + sy
+    out: list[int] = []
+    for a, b in zip(px, py):
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            return None
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _broadcast_params(ndim: int, shape: tuple[int, ...]) -> Params:
+    """The params of ``broadcast_to``'s equation for an operand of ``ndim``
+    dimensions (its trailing ones), shared (``lax.broadcast_in_dim``'s)."""
+    return lax._broadcast_in_dim_params(shape, tuple(range(len(shape) - ndim, len(shape))))
+
+
+def _broadcast_array(x: Value, xs: tuple[int, ...], shape: tuple[int, ...]) -> Value:
+    """``broadcast_to(x, shape)`` for an ``Array`` of shape ``xs`` that
+    broadcasts to ``shape`` (checked by the caller): the same equation."""
+    if xs == shape:
+        return x
+    return bind1(broadcast_p, (x,), _broadcast_params(len(xs), shape))
+
+
+_KEEPS: dict[tuple[DType, type], bool] = {}
+
+
 def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
     """Whether a Python scalar of this type leaves an array of ``aval`` its
     dtype (and the array is strong: a weak one takes ``_prepare``'s path)."""
     if aval.weak_type:
         return False
-    node = node_of_dtype(aval.dtype)
-    return join(node, _PY_NODES[scalar_type]) == node
+    key = (aval.dtype, scalar_type)
+    keeps = _KEEPS.get(key)
+    if keeps is None:
+        node = node_of_dtype(aval.dtype)
+        keeps = _KEEPS[key] = join(node, _PY_NODES[scalar_type]) == node
+    return keeps
 
 
 def _weak_like(s: Value, aval: ShapedArray) -> Value:
@@ -208,7 +264,7 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
         return np.asarray(s, dtype=aval.dtype)
     if current_trace() is EVAL_TRACE:
         return np.full(aval.shape, s, dtype=aval.dtype)
-    return lax.broadcast_in_dim(np.asarray(s, dtype=aval.dtype), aval.shape, ())
+    return bind1(broadcast_p, (np.asarray(s, dtype=aval.dtype),), _broadcast_params(0, aval.shape))
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Array:
@@ -480,6 +536,49 @@ amax = max
 amin = min
 
 
+#: Whether eager composites (``mean``, ``nn.softmax``) may compute on the
+#: host values directly (``_eager_host``); the tests turn it off to compare
+#: with the primitive-by-primitive evaluation.
+EAGER_FAST: list[bool] = [True]
+
+
+def _eager_host(x: object) -> NDArray | None:
+    """The host value of ``x`` when a composite may compute it with NumPy
+    directly, bit for bit what its primitives give one by one: ``x`` a
+    concrete strong array (an ``ArrayImpl`` or a NumPy array), no
+    transformation active, and x64 never turned off (its conversions and
+    warnings stay on the primitives' path). Else ``None``."""
+    if not EAGER_FAST[0] or X32_POSSIBLE[0]:
+        return None
+    if type(x) is ArrayImpl:
+        if x.aval.weak_type:
+            return None
+        h = x._host
+        v = h if h is not None else x.to_numpy()
+    elif type(x) is np.ndarray:
+        v = x
+    else:
+        return None
+    return v if current_trace() is EVAL_TRACE else None
+
+
+def _mean_host(v: NDArray, axes: tuple[int, ...], n: int, keepdims: bool) -> NDArray:
+    """``mean``'s equations on a host value (``n`` > 0 elements per mean):
+    converted to its float type (float32 for 16-bit floats, whose sum and
+    division XLA computes in float32), ``reduce_sum`` in that type,
+    ``reshape`` for ``keepdims``, ``div`` by ``n`` in that type, and the
+    16-bit result rounded once -- the impls' own NumPy calls."""
+    d = v.dtype
+    half = d in HALF
+    f = _float32 if half else _inexact(d)
+    w = v if d == f else v.astype(f)
+    total = np.asarray(np.add.reduce(w, axis=axes, dtype=f))
+    if keepdims:
+        total = total.reshape(tuple(1 if i in axes else k for i, k in enumerate(v.shape)))
+    out = np.asarray(np.divide(total, np.asarray(float(n), dtype=f)), dtype=f)
+    return out.astype(d) if half else out
+
+
 def mean(
     x: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
     keepdims: bool = False,
@@ -489,6 +588,10 @@ def mean(
     n = 1
     for i in axes:
         n *= a.shape[i]
+    if dtype is None and n:
+        v = _eager_host(x)
+        if v is not None:
+            return from_numpy(_mean_host(v, axes, n, keepdims))
     xf = _float(x) if dtype is None else astype(x, dtype)
     out_dtype = aval_of(xf).dtype
     if out_dtype in HALF:  # as JAX: the sum and the division in float32, rounded once

@@ -34,7 +34,7 @@ from .errors import (
     PrimitiveTypeError,
     TracerArrayConversionError,
 )
-from .ir import NDArray, Params, Primitive
+from .ir import AbstractEvalRule, NDArray, Params, Primitive
 from .weak import ALWAYS_ASK, with_weak
 
 Scalar: TypeAlias = bool | int | float
@@ -267,6 +267,49 @@ def aval_of(x: object) -> ShapedArray:
     if isinstance(shape, tuple) and isinstance(dtype, np.dtype):
         return ShapedArray(tuple(int(d) for d in shape), dtype)
     raise TypeError(f"{type(x).__name__} is not a valid typedax array type")
+
+
+_MEMO_LIMIT = 4096
+
+
+def memo_abstract(fn: AbstractEvalRule) -> AbstractEvalRule:
+    """``fn``, an abstract evaluation of one or two operands, remembered per
+    (params, operand types). For the structural primitives, whose checks of
+    their params cost several microseconds on every traced equation
+    (``broadcast``, ``reshape``, the reductions, ...).
+
+    ``fn`` must be a pure function of the operands' types (weak flags
+    included: they are part of the key) and of ``params``. The params are keyed by
+    identity, and kept alive by the entry (so an ``id`` is never reused
+    while it is a key): the ``lax`` functions share one params map per
+    distinct value, and an equal map that is another object only misses
+    (by identity, ``(True,)`` never stands for ``(1,)``). Errors are not
+    remembered: a bad operand raises every time, the same error."""
+    memo: dict[tuple[object, ...], tuple[Params, list[ShapedArray]]] = {}
+
+    def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+        key: tuple[object, ...]
+        if len(avals) == 1:
+            x = avals[0]
+            key = (id(params), x, x.weak_type)  # avals compare without the flag
+        elif len(avals) == 2:
+            x, y = avals
+            key = (id(params), x, x.weak_type, y, y.weak_type)
+        else:
+            return fn(avals, params)
+        hit = memo.get(key)
+        if hit is not None:
+            return list(hit[1])
+        out = fn(avals, params)
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        memo[key] = (params, list(out))
+        return out
+
+    abstract.__name__ = getattr(fn, "__name__", "abstract")
+    abstract.__doc__ = fn.__doc__
+    abstract.__wrapped__ = fn  # type: ignore[attr-defined]  # the plain function, for tests to compare with
+    return abstract
 
 
 def scalar_as(x: bool | int | float, like: ShapedArray) -> Value:

@@ -14,7 +14,7 @@ from ..core.dtypes import bool_
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
-from ..core.trace import Value, aval_of, bind1
+from ..core.trace import Value, aval_of, bind1, memo_abstract
 from ..hlo import HloValue, LoweringContext, tensor_type
 from ._params import _get, params_of
 from .elementwise import add_tangents
@@ -66,6 +66,7 @@ def _free(ndim: int, contract: tuple[int, ...], batch: tuple[int, ...]) -> tuple
 _OUT: dict[tuple[ShapedArray, ShapedArray, DimensionNumbers], ShapedArray] = {}
 
 
+@memo_abstract
 def _dot_general_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("dot_general", avals, 2)
     key = (avals[0], avals[1], get_dimension_numbers(params))

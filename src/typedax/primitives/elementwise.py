@@ -30,7 +30,7 @@ from ..core.rules import (
     Zero,
     unbatched_aval,
 )
-from ..core.trace import Value, aval_of, bind1
+from ..core.trace import Value, aval_of, bind1, memo_abstract
 from ..hlo import HloValue, LoweringContext, compare, full, tensor_type
 from ._params import get_dtype, get_int, params_of
 from .structural import (
@@ -494,6 +494,7 @@ def _integer_pow_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.asarray(1 / np.power(x, -y), dtype=x.dtype)]
 
 
+@memo_abstract
 def _integer_pow_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     _check_arity("integer_pow", avals, 1)
     (x,) = avals
@@ -682,6 +683,7 @@ def _float_to_int(x: NDArray, dtype: DType) -> NDArray:
     return np.where(np.less(x, lo), np.asarray(imin, dtype), out)
 
 
+@memo_abstract
 def _convert_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     _check_arity("convert_element_type", avals, 1)
     new_dtype = get_dtype("convert_element_type", params, "new_dtype")

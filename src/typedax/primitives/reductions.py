@@ -14,7 +14,7 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import DType
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, JvpRule, Rules, Tangent, Zero
-from ..core.trace import Value, aval_of, bind1
+from ..core.trace import Value, aval_of, bind1, memo_abstract
 from jaxlib.mlir import ir
 
 from ..core.array import Array, ArrayLike
@@ -51,6 +51,7 @@ def _extremum(
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         return [np.asarray(np_reduce(args[0], axis=get_ints(name, params, "axis")))]
 
+    @memo_abstract
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         return reduced_aval(name, avals, params, allow_bool=True, nonempty=True)
 
@@ -130,6 +131,7 @@ def _reduce_prod_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.asarray(np.multiply.reduce(x, axis=get_ints("reduce_prod", params, "axis"), dtype=x.dtype))]
 
 
+@memo_abstract
 def _reduce_prod_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     return reduced_aval("reduce_prod", avals, params, allow_bool=False, nonempty=False)
 

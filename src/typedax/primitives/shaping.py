@@ -21,7 +21,7 @@ from ..core.dtypes import FLOATING, INTEGER, DType, bool_
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
-from ..core.trace import Value, aval_of, bind1
+from ..core.trace import Value, aval_of, bind1, memo_abstract
 from ..hlo import HloValue, LoweringContext, tensor_type
 from ._params import get_dtype, get_int, get_ints, params_of
 from .elementwise import select, sub
@@ -268,6 +268,7 @@ def _rev_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.array(np.flip(args[0], get_ints("rev", params, "dimensions")))]
 
 
+@memo_abstract
 def _rev_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("rev", avals, 1)
     _dims_of("rev", avals[0], params)
@@ -359,6 +360,7 @@ def _squeeze_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.reshape(x, _squeezed(x.shape, get_ints("squeeze", params, "dimensions")))]
 
 
+@memo_abstract
 def _squeeze_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("squeeze", avals, 1)
     (x,) = avals

@@ -32,7 +32,7 @@ from ..core.rules import (
     UndefPrimal,
     Zero,
 )
-from ..core.trace import Value, aval_of, bind1
+from ..core.trace import Value, aval_of, bind1, memo_abstract
 from ..hlo import HloValue, LoweringContext
 from ._params import get_ints, params_of
 from .elementwise import add, convert, less_p, select
@@ -88,6 +88,7 @@ def _slice_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.array(x[index])]
 
 
+@memo_abstract
 def _slice_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("slice", avals, 1)
     (x,) = avals

@@ -32,7 +32,7 @@ from ..core.rules import (
     UndefPrimal,
     Zero,
 )
-from ..core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace
+from ..core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, memo_abstract
 from ..hlo import HloValue, LoweringContext, reduce, tensor_type
 from ._params import get_ints, params_of
 
@@ -173,6 +173,7 @@ def _broadcast_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.broadcast_to(x, shape)]
 
 
+@memo_abstract
 def _broadcast_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("broadcast", avals, 1)
     (x,) = avals
@@ -243,6 +244,7 @@ def _reshape_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.reshape(args[0], get_ints("reshape", params, "new_sizes"))]
 
 
+@memo_abstract
 def _reshape_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("reshape", avals, 1)
     (x,) = avals
@@ -281,6 +283,7 @@ def _transpose_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.transpose(args[0], get_ints("transpose", params, "perm"))]
 
 
+@memo_abstract
 def _transpose_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("transpose", avals, 1)
     (x,) = avals
@@ -355,6 +358,7 @@ def _reduce_sum_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     return [np.asarray(np.sum(x, axis=get_ints("reduce_sum", params, "axis"), dtype=x.dtype))]
 
 
+@memo_abstract
 def _reduce_sum_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     return reduced_aval("reduce_sum", avals, params, allow_bool=False, nonempty=False)
 
