@@ -60,6 +60,9 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "pytree"),
     ("jaxlib._hlo", "HloSharding"),
     ("jaxlib.xla_client", "make_cpu_client"),
+    ("jaxlib.xla_client", "register_custom_call_target"),
+    ("jaxlib.cpu._lapack", "registrations"),
+    ("jaxlib.cpu._lapack", "initialize"),
 )
 
 #: CUDA PjRt plugin packages, newest first: (module, pip package).
@@ -125,3 +128,24 @@ def cuda_client(library: Path) -> Client:
 def pytree_flatten() -> _jax._PyTreeRegistry:
     """jaxlib's C++ pytree registry (``flatten`` in under a microsecond)."""
     return _jax.pytree.default_registry()
+
+
+_LAPACK_READY: list[bool] = []
+
+
+def prepare_lapack() -> None:
+    """Make jaxlib's CPU LAPACK kernels (``lapack_*_ffi``: potrf, trsm,
+    geqrf, orgqr, syevd, gesdd, getrf, ...) callable from a StableHLO
+    ``custom_call`` in the modules typedax compiles: register each FFI
+    target with XLA's CPU registry (queued until a CPU client exists, which
+    then registers them; JAX registering the same targets again is harmless)
+    and bind the kernels to SciPy's LAPACK (``_lapack.initialize``, about
+    0.1 s, once). Called by ``typedax.lax_linalg``'s lowering rules."""
+    if _LAPACK_READY:
+        return
+    from jaxlib.cpu import _lapack  # type: ignore[attr-defined]  # a compiled module without stubs
+
+    for name, target in _lapack.registrations().items():
+        xc.register_custom_call_target(name, target, "cpu", int(name.endswith("_ffi")))
+    _lapack.initialize()
+    _LAPACK_READY.append(True)

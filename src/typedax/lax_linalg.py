@@ -1,0 +1,125 @@
+"""``typedax.lax.linalg``: ``jax.lax.linalg``'s decompositions --
+``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd`` -- over the
+primitives of ``typedax.primitives.linalg`` (see its docstring for the
+design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
+
+Importing this module installs ``jaxlib_api.prepare_lapack`` as the
+primitives' LAPACK preparer (it registers jaxlib's CPU kernels with XLA
+when the first of them is lowered).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, overload
+
+from .core.array import Array, ArrayLike
+from .core.errors import PrimitiveTypeError
+from .core.trace import bind, bind1
+from .lowering import jaxlib_api
+from .primitives import linalg as _p
+from .primitives._params import params_of
+
+__all__ = ["cholesky", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
+
+if jaxlib_api.prepare_lapack not in _p.LAPACK_PREPARERS:
+    _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_lapack)
+
+
+def _array(x: ArrayLike) -> Array:
+    from . import numpy as tnp
+
+    return tnp.asarray(x)
+
+
+def symmetrize(x: ArrayLike) -> Array:
+    """``(x + x^T) / 2`` over the last two axes (``jax.lax.linalg.symmetrize``)."""
+    from . import numpy as tnp
+
+    a = _array(x)
+    return (a + tnp.swapaxes(a, -1, -2)) / 2
+
+
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
+    """The lower Cholesky factor of each matrix of ``x`` (``[..., n, n]``);
+    NaNs where a matrix is not positive definite."""
+    a = symmetrize(x) if symmetrize_input else _array(x)
+    return bind1(_p.cholesky_p, (a,), params_of())
+
+
+def triangular_solve(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Array:
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for
+    triangular ``a``; ``op`` transposes with ``transpose_a``. ``b`` with one
+    axis fewer than ``a`` is a (batch of) vectors."""
+    from . import numpy as tnp
+
+    aa, bb = _array(a), _array(b)
+    singleton = bb.ndim == aa.ndim - 1
+    if singleton:
+        bb = tnp.expand_dims(bb, -1 if left_side else -2)
+    out = _p.triangular_solve_(aa, bb, left_side=bool(left_side), lower=bool(lower),
+                               transpose_a=bool(transpose_a), conjugate_a=False,
+                               unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        return out[..., 0] if left_side else out[..., 0, :]
+    return out
+
+
+def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True,
+       use_magma: bool | None = None) -> tuple[Array, Array]:
+    """``(q, r)`` with ``x = q @ r``: ``q`` ``[..., m, m]`` (``full_matrices``)
+    or ``[..., m, k]``, ``r`` upper triangular; LAPACK's signs."""
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported by typedax")
+    q, r = bind(_p.qr_p, (_array(x),), params_of(("full_matrices", bool(full_matrices))))
+    return q, r
+
+
+def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None) -> tuple[Array, Array]:
+    """``(v, w)``: eigenvectors (columns of ``v``) and eigenvalues, ascending,
+    of each symmetric matrix of ``x``."""
+    a = symmetrize(x) if symmetrize_input else _array(x)
+    v, w = bind(_p.eigh_p, (a,), params_of(("lower", bool(lower))))
+    if subset_by_index is not None:
+        lo, hi = subset_by_index
+        n = w.shape[-1]
+        if not 0 <= lo <= hi <= n:
+            raise PrimitiveTypeError(f"eigh: subset_by_index {subset_by_index} is out of range for size {n}")
+        v, w = v[..., lo:hi], w[..., lo:hi]
+    return v, w
+
+
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: Literal[True] = ...,
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> tuple[Array, Array, Array]: ...
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: Literal[False],
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> Array: ...
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: bool,
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> Array | tuple[Array, Array, Array]: ...
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None,
+        algorithm: object = None) -> Array | tuple[Array, Array, Array]:
+    """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` and ``s`` descending, or
+    ``s`` alone (``compute_uv=False``)."""
+    a = _array(x)
+    k = min(a.shape[-2:]) if a.ndim >= 2 else 0
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise NotImplementedError("svd: subset_by_index is not supported by typedax (as JAX on CPU)")
+    params = params_of(("full_matrices", bool(full_matrices)), ("compute_uv", bool(compute_uv)))
+    outs = bind(_p.svd_p, (a,), params)
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt

@@ -1,0 +1,676 @@
+"""Matrix decompositions, and every rule for them: ``cholesky``,
+``triangular_solve``, ``qr``, ``eigh`` and ``svd`` (``jax.lax.linalg``'s
+primitives; the user functions are in ``typedax.lax_linalg``).
+
+Each works on the last two axes of a float32 or float64 operand of rank >= 2;
+leading axes are a batch. Results:
+
+* ``cholesky(a) -> l``: the lower Cholesky factor, zeros above the
+  diagonal; all NaN for a matrix that is not positive definite (as JAX's).
+  Reads the lower triangle only (``typedax.lax_linalg.cholesky``
+  symmetrizes first, as JAX's).
+* ``triangular_solve(a, b; left_side, lower, transpose_a, conjugate_a,
+  unit_diagonal) -> x``: ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) =
+  b``; reads one triangle of ``a``. Linear in ``b`` (its transpose solves
+  with ``op(a)`` transposed).
+* ``qr(a; full_matrices) -> (q, r)``: Householder QR (LAPACK's
+  ``geqrf`` then ``orgqr``, LAPACK's signs: not necessarily a positive
+  diagonal of ``r``).
+* ``eigh(a; lower) -> (v, w)``: eigenvalues ascending (``syevd``), reading
+  one triangle; all NaN where LAPACK fails.
+* ``svd(a; full_matrices, compute_uv) -> (s, u, vt)`` or ``(s,)``: singular
+  values descending (``gesdd``).
+
+Why primitives, and how they lower: these are JAX's own primitives, so a
+jaxpr that uses them prints, parses and transforms as JAX's, and ``jit``
+runs exactly the kernels JAX runs on CPU. The lowering emits a StableHLO
+``custom_call`` to jaxlib's LAPACK FFI kernels (``lapack_{s,d}potrf_ffi``,
+``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``), with the column-major
+layouts and ``mhlo.backend_config`` attributes JAX gives them. jaxlib ships
+the kernels (``jaxlib.cpu._lapack``) but only JAX registers them with XLA;
+``typedax.lowering.jaxlib_api.prepare_lapack`` does it for typedax (this
+layer cannot import the lowering layer, so ``typedax.lax_linalg`` installs
+it in ``LAPACK_PREPARERS`` on import, and every lowering rule here calls it
+before emitting a kernel call). The kernels are bound to SciPy's LAPACK, so
+the eager ``impl``s call the same SciPy routines (``scipy.linalg.lapack``,
+``scipy.linalg.blas``) matrix by matrix: eager and ``jit`` agree to the
+last bit or a few ulp (LAPACK's blocking may pick different workspace
+paths). The alternative, a composite algorithm traced from ``lax`` ops
+(Jacobi sweeps for ``eigh``/``svd``), would be slower and less accurate than
+LAPACK and differ from JAX's CPU results by more than rounding.
+
+JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
+``cholesky`` (Murray 2016), ``triangular_solve`` in ``a`` and ``b``, ``qr``
+(reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``)
+and ``svd`` (``full_matrices`` with ``compute_uv`` refused, as JAX's).
+Batching moves the batch axis to the front (broadcasting an unbatched
+operand) and binds again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from jaxlib.mlir import ir
+from jaxlib.mlir.dialects import stablehlo as hlo
+
+from ..core.array import Array
+from ..core.avals import ShapedArray
+from ..core.dtypes import float32, float64, int32
+from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.ir import Eqn, NDArray, Params, Primitive
+from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
+from ..core.trace import Value, aval_of, bind, bind1
+from ..hlo import HloValue, LoweringContext, full, tensor_type
+from ._params import get_bool, params_of
+from .dot import dot_general
+from .elementwise import add, convert, div, eq, mul, neg, sub
+from .structural import broadcast_to, instantiate_zeros, move_batch_axis, reduce_sum, transpose, types_str, zero_like
+
+#: Functions that make jaxlib's LAPACK kernels callable (``typedax.lax_linalg``
+#: installs ``jaxlib_api.prepare_lapack``); each lowering rule calls them.
+LAPACK_PREPARERS: list[Callable[[], None]] = []
+
+
+def _prepare_lapack(name: str) -> None:
+    if not LAPACK_PREPARERS:
+        raise PrimitiveTypeError(
+            f"{name}: lowering needs jaxlib's LAPACK kernels; import typedax.lax_linalg "
+            "(import typedax does) to register them"
+        )
+    for f in LAPACK_PREPARERS:
+        f()
+
+
+# -- shared checks, helpers ----------------------------------------------------------
+_FLOATS = (float32, float64)
+
+
+def _check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
+    if a.dtype not in _FLOATS:
+        raise PrimitiveTypeError(f"{name}: the operand must be float32 or float64, got {a.str_short()}")
+    if a.ndim < 2:
+        raise PrimitiveTypeError(f"{name}: the operand must have rank >= 2, got {a.str_short()}")
+    if square and a.shape[-1] != a.shape[-2]:
+        raise PrimitiveTypeError(f"{name}: the operand must be a (batch of) square matrices, got {a.str_short()}")
+
+
+def _one(name: str, avals: Sequence[ShapedArray]) -> ShapedArray:
+    if len(avals) != 1:
+        raise PrimitiveTypeError(f"{name} takes 1 operand, got {len(avals)}: ({types_str(avals)})")
+    return avals[0]
+
+
+def _each_matrix(x: NDArray) -> list[tuple[int, ...]]:
+    return list(np.ndindex(*x.shape[:-2]))
+
+
+def _T(x: Value) -> Value:
+    nd = aval_of(x).ndim
+    return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _matmul(a: Value, b: Value) -> Value:
+    nd = aval_of(a).ndim
+    batch = tuple(range(nd - 2))
+    return dot_general(a, b, (((nd - 1,), (nd - 2,)), (batch, batch)))
+
+
+def _const_like(c: NDArray, like: Value) -> Value:
+    """A constant matrix ``c`` (shape ``like``'s last two) broadcast to ``like``."""
+    a = aval_of(like)
+    return broadcast_to(np.asarray(c, a.dtype), a.shape, tuple(range(a.ndim - 2)))
+
+
+def _tri_mask(x: Value, lower: bool, k: int = 0) -> Value:
+    """``x`` with the other triangle zeroed (``tril(x, k)`` or ``triu(x, k)``)."""
+    m, n = aval_of(x).shape[-2:]
+    ones = np.ones((m, n))
+    return mul(x, _const_like(np.tril(ones, k) if lower else np.triu(ones, k), x))
+
+
+def _diag_of(x: Value) -> Value:
+    """The diagonal of a (batch of) square matrices."""
+    n = aval_of(x).shape[-1]
+    return reduce_sum(mul(x, _const_like(np.eye(n), x)), (aval_of(x).ndim - 1,))
+
+
+def _rows(v: Value) -> Value:
+    """``v[..., None, :]`` broadcast to ``[..., k, k]``."""
+    a = aval_of(v)
+    return broadcast_to(v, a.shape[:-1] + (a.shape[-1], a.shape[-1]), (a.ndim - 1,))
+
+
+def _cols(v: Value) -> Value:
+    """``v[..., :, None]`` broadcast to ``[..., k, k]``."""
+    a = aval_of(v)
+    return broadcast_to(v, a.shape + (a.shape[-1],), (a.ndim,))
+
+
+def _front_batch(prim: Primitive) -> Callable[
+    [int, Sequence[Value], Sequence[BatchDim], Params], tuple[list[Value], list[BatchDim]]
+]:
+    """Batching: every operand's batch axis to the front (unbatched ones
+    broadcast), then the primitive again (its leading axes are a batch)."""
+
+    def rule(
+        size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+    ) -> tuple[list[Value], list[BatchDim]]:
+        moved = [move_batch_axis(size, b, 0, v) for v, b in zip(vals, dims)]
+        outs = bind(prim, moved, params)
+        return list(outs), [0] * len(outs)
+
+    return rule
+
+
+# -- lowering helpers: custom calls to jaxlib's LAPACK kernels ------------------------
+def _shape(v: HloValue) -> tuple[int, ...]:
+    return tuple(ir.RankedTensorType(v.type).shape)
+
+
+def _layout(rank: int, matrix: bool) -> list[int]:
+    """Minor-to-major: column-major for the last two axes of a matrix."""
+    if matrix and rank >= 2:
+        return [rank - 2, rank - 1] + list(range(rank - 3, -1, -1))
+    return list(range(rank - 1, -1, -1))
+
+
+def _layouts(ranks: Sequence[int], matrix_rank: int) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]  # an ndarray is a buffer
+            np.asarray(_layout(r, r == matrix_rank), np.int64), type=ir.IndexType.get())
+        for r in ranks
+    ])
+
+
+def _char(c: str) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
+
+
+def _lapack(
+    routine: str,
+    dtype: np.dtype[np.generic],
+    operands: Sequence[HloValue],
+    results: Sequence[ShapedArray],
+    config: dict[str, str],
+    alias: tuple[int, int],
+) -> list[HloValue]:
+    """One call of ``lapack_<s|d><routine>_ffi`` (JAX's attributes and
+    layouts); ``alias`` = (operand, result) that share a buffer."""
+    target = f"lapack_{'s' if dtype == float32 else 'd'}{routine}_ffi"
+    in_ranks = [len(_shape(v)) for v in operands]
+    matrix_rank = max(in_ranks)
+    types = [tensor_type(r) for r in results]
+    operand, result = alias
+    attributes = {
+        "call_target_name": ir.StringAttr.get(target),
+        "has_side_effect": ir.BoolAttr.get(False),
+        "backend_config": ir.StringAttr.get(""),
+        "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
+        "called_computations": ir.ArrayAttr.get([]),
+        "operand_layouts": _layouts(in_ranks, matrix_rank),
+        "result_layouts": _layouts([r.ndim for r in results], matrix_rank),
+        "output_operand_aliases": ir.ArrayAttr.get([
+            hlo.OutputOperandAlias.get(
+                output_tuple_indices=[result] if len(results) > 1 else [],
+                operand_index=operand,
+                operand_tuple_indices=[],
+            )
+        ]),
+    }
+    op = hlo.CustomCallOp.build_generic(results=types, operands=list(operands), attributes=attributes)
+    op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get({k: _char(v) for k, v in config.items()})
+    return list(op.results)
+
+
+def _nan_unless_ok(info: HloValue, x: HloValue, aval: ShapedArray) -> HloValue:
+    """``x`` where LAPACK's ``info`` is 0, NaN elsewhere (by batch element)."""
+    batch = _shape(info)
+    zeros = full(0, ShapedArray(batch, int32))
+    ok = hlo.compare(info, zeros, hlo.ComparisonDirectionAttr.get("EQ"),
+                     compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+    pred = ir.RankedTensorType.get(list(aval.shape), ir.IntegerType.get_signless(1))
+    okb = hlo.broadcast_in_dim(pred, ok, list(range(len(batch))))
+    return hlo.select(okb, x, full(float("nan"), aval))
+
+
+def _tri_lower(x: HloValue, aval: ShapedArray, lower: bool) -> HloValue:
+    """``tril(x)`` (``lower``) or ``triu(x)`` of a (batch of) matrices."""
+    nd = aval.ndim
+    it = ir.RankedTensorType.get(list(aval.shape), ir.IntegerType.get_signless(32))
+    row, col = hlo.iota(it, nd - 2), hlo.iota(it, nd - 1)
+    keep = hlo.compare(row, col, hlo.ComparisonDirectionAttr.get("GE" if lower else "LE"),
+                       compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
+    return hlo.select(keep, x, full(0.0, aval))
+
+
+# -- cholesky(a) -----------------------------------------------------------------------
+def _cholesky_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack  # type: ignore[import-untyped]  # scipy ships no type stubs
+
+    (a,) = args
+    out = np.zeros(a.shape, a.dtype)
+    potrf = lapack.get_lapack_funcs("potrf", dtype=a.dtype)
+    for i in _each_matrix(a):
+        c, info = potrf(a[i], lower=1, clean=1)
+        out[i] = c if info == 0 else np.nan
+    return [out]
+
+
+def _cholesky_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("cholesky", avals)
+    _check_matrix("cholesky", a, square=True)
+    return [ShapedArray(a.shape, a.dtype)]
+
+
+def cholesky_(a: Value) -> Value:
+    return bind1(cholesky_p, (a,), params_of())
+
+
+def _cholesky_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (a,), (da,) = primals, tangents
+    low = cholesky_(a)
+    if isinstance(da, Zero):
+        return [low], [zero_like(low)]
+    # L_dot = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
+    tmp = triangular_solve_(low, da, left_side=False, lower=True, transpose_a=True)
+    inner = triangular_solve_(low, tmp, left_side=True, lower=True, transpose_a=False)
+    n = aval_of(a).shape[-1]
+    phi = mul(inner, _const_like(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), inner))
+    return [low], [_matmul(low, phi)]
+
+
+def _cholesky_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    _prepare_lapack("cholesky")
+    aval = eqn.inputs[0].aval
+    info_aval = ShapedArray(aval.shape[:-2], int32)
+    out, info = _lapack("potrf", aval.dtype, args, [aval, info_aval], {"uplo": "L"}, (0, 0))
+    return [_nan_unless_ok(info, _tri_lower(out, aval, True), aval)]
+
+
+cholesky_p = Primitive(
+    "cholesky", _cholesky_impl, _cholesky_abstract,
+    rules_for=lambda p: Rules(jvp=_cholesky_jvp, batch=_front_batch(p), lower=_cholesky_lower),
+)
+
+
+# -- triangular_solve(a, b; left_side, lower, transpose_a, conjugate_a, unit_diagonal) --
+_TS_FLAGS = ("left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal")
+
+
+def _ts_params(params: Params) -> tuple[bool, bool, bool, bool, bool]:
+    left, lower, trans, conj, unit = (get_bool("triangular_solve", params, k) for k in _TS_FLAGS)
+    return left, lower, trans, conj, unit
+
+
+def _ts_params_of(left_side: bool, lower: bool, transpose_a: bool, conjugate_a: bool, unit_diagonal: bool) -> Params:
+    return params_of(*zip(_TS_FLAGS, (left_side, lower, transpose_a, conjugate_a, unit_diagonal)))
+
+
+def triangular_solve_(
+    a: Value, b: Value, *, left_side: bool, lower: bool, transpose_a: bool,
+    conjugate_a: bool = False, unit_diagonal: bool = False,
+) -> Array:
+    return bind1(triangular_solve_p, (a, b), _ts_params_of(left_side, lower, transpose_a, conjugate_a, unit_diagonal))
+
+
+def _ts_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import blas
+
+    a, b = args
+    left, lower, trans, _, unit = _ts_params(params)
+    out = np.zeros(b.shape, b.dtype)
+    trsm = blas.get_blas_funcs("trsm", dtype=a.dtype)
+    for i in _each_matrix(b):
+        out[i] = trsm(1.0, a[i], b[i], side=0 if left else 1, lower=int(lower), trans_a=int(trans),
+                      diag=int(unit))
+    return [out]
+
+
+def _ts_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    if len(avals) != 2:
+        raise PrimitiveTypeError(f"triangular_solve takes 2 operands, got {len(avals)}: ({types_str(avals)})")
+    a, b = avals
+    left = _ts_params(params)[0]
+    _check_matrix("triangular_solve", a, square=True)
+    _check_matrix("triangular_solve", b, square=False)
+    if a.dtype != b.dtype:
+        raise PrimitiveTypeError(f"triangular_solve: operands must have one dtype, got ({types_str(avals)})")
+    if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+        raise PrimitiveTypeError(
+            f"triangular_solve: a and b must have the same batch dimensions, got ({types_str(avals)})"
+        )
+    m = a.shape[-1]
+    k = b.shape[-2] if left else b.shape[-1]
+    if k != m:
+        side = "rows" if left else "columns"
+        raise PrimitiveTypeError(
+            f"triangular_solve: b's {side} ({k}) must match a's size ({m}) with left_side={left}, "
+            f"got ({types_str(avals)})"
+        )
+    return [ShapedArray(b.shape, b.dtype)]
+
+
+def _ts_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (a, b), (da, db) = primals, tangents
+    left, lower, trans, conj, unit = _ts_params(params)
+    x = bind1(triangular_solve_p, (a, b), params)
+    out: Tangent = zero_like(x)
+    if not isinstance(db, Zero):
+        out = bind1(triangular_solve_p, (a, db), params)
+    if not isinstance(da, Zero):
+        g = neg(_tri_mask(da, lower, (-1 if lower else 1) if unit else 0))
+        g = _T(g) if trans else g
+        # left: op(a) x = b  ->  dx = -op(a)^-1 op(da) x ; right: dx = -x op(da) op(a)^-1
+        prod = _matmul(g, x) if left else _matmul(x, g)
+        dx = bind1(triangular_solve_p, (a, prod), params)
+        out = dx if isinstance(out, Zero) else add(out, dx)
+    return [x], [out]
+
+
+def _ts_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    a, b = ps
+    if isinstance(a, UndefPrimal):
+        raise NonLinearError("triangular_solve", f"the matrix a is a linear value ({a.aval.str_short()})")
+    if not isinstance(b, UndefPrimal):
+        return [None, None]
+    left, lower, trans, conj, unit = _ts_params(params)
+    ct = instantiate_zeros(cts[0])
+    return [None, bind1(triangular_solve_p, (a, ct), _ts_params_of(left, lower, not trans, conj, unit))]
+
+
+def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    _prepare_lapack("triangular_solve")
+    left, lower, trans, _, unit = _ts_params(eqn.params)
+    a_aval, b_aval = (v.aval for v in eqn.inputs)
+    config = {"side": "L" if left else "R", "uplo": "L" if lower else "U",
+              "trans_x": "T" if trans else "N", "diag": "U" if unit else "N"}
+    return _lapack("trsm", a_aval.dtype, args, [b_aval], config, (1, 0))
+
+
+triangular_solve_p = Primitive(
+    "triangular_solve", _ts_impl, _ts_abstract,
+    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_front_batch(p), lower=_ts_lower),
+)
+
+
+# -- qr(a; full_matrices) -> (q, r) -----------------------------------------------------
+def _qr_shapes(a: ShapedArray, full_matrices: bool) -> tuple[ShapedArray, ShapedArray]:
+    m, n = a.shape[-2:]
+    k = m if full_matrices else min(m, n)
+    batch = a.shape[:-2]
+    return ShapedArray(batch + (m, k), a.dtype), ShapedArray(batch + (k, n), a.dtype)
+
+
+def _qr_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack
+
+    (a,) = args
+    full_matrices = get_bool("qr", params, "full_matrices")
+    q_aval, r_aval = _qr_shapes(aval_of(a), full_matrices)
+    q_out, r_out = np.zeros(q_aval.shape, a.dtype), np.zeros(r_aval.shape, a.dtype)
+    geqrf, orgqr = lapack.get_lapack_funcs(("geqrf", "orgqr"), dtype=a.dtype)
+    m, n = a.shape[-2:]
+    k = q_aval.shape[-1]
+    for i in _each_matrix(a):
+        if m == 0 or n == 0:
+            q_out[i] = np.eye(m, k, dtype=a.dtype)
+            continue
+        qr, tau, _, _ = geqrf(a[i])
+        r_out[i] = np.triu(qr[:k, :])
+        if k > n:
+            h = np.zeros((m, k), a.dtype)
+            h[:, :n] = qr
+        else:
+            h = qr[:, :k]
+        q_out[i] = orgqr(h, tau)[0]
+    return [q_out, r_out]
+
+
+def _qr_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("qr", avals)
+    _check_matrix("qr", a, square=False)
+    return list(_qr_shapes(a, get_bool("qr", params, "full_matrices")))
+
+
+def _qr_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (a,), (da,) = primals, tangents
+    full_matrices = get_bool("qr", params, "full_matrices")
+    m, n = aval_of(a).shape[-2:]
+    if m < n or (full_matrices and m != n):
+        raise NotImplementedError("Unimplemented case of QR decomposition derivative")
+    q, r = bind(qr_p, (a,), params_of(("full_matrices", False)))
+    if isinstance(da, Zero):
+        return [q, r], [zero_like(q), zero_like(r)]
+    dx_rinv = triangular_solve_(r, da, left_side=False, lower=False, transpose_a=False)
+    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    low = _tri_mask(qt_dx_rinv, True, -1)
+    do = sub(low, _T(low))  # skew-symmetric
+    dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
+    dr = _matmul(sub(qt_dx_rinv, do), r)
+    return [q, r], [dq, dr]
+
+
+def _qr_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    _prepare_lapack("qr")
+    a_aval = eqn.inputs[0].aval
+    q_aval, r_aval = (v.aval for v in eqn.out_binders)
+    batch, (m, n), k = a_aval.shape[:-2], a_aval.shape[-2:], q_aval.shape[-1]
+    nd = a_aval.ndim
+    if m == 0 or n == 0:
+        eye = hlo.constant(ir.DenseElementsAttr.get(  # type: ignore[call-overload]  # an ndarray is a buffer
+            np.ascontiguousarray(np.broadcast_to(np.eye(m, k, dtype=a_aval.dtype), q_aval.shape)),
+            type=tensor_type(q_aval)))
+        return [eye, full(0.0, r_aval)]
+    tau_aval = ShapedArray(batch + (min(m, n),), a_aval.dtype)
+    qr, tau = _lapack("geqrf", a_aval.dtype, args, [a_aval, tau_aval], {}, (0, 0))
+    r = hlo.slice(qr, [0] * nd, list(batch) + [k, n], [1] * nd) if k != m else qr
+    r = _tri_lower(r, r_aval, False)
+    h: HloValue
+    if k > n:
+        h = hlo.pad(qr, full(0.0, ShapedArray((), a_aval.dtype)), [0] * nd, [0] * (nd - 1) + [k - n], [0] * nd)
+    elif k < n:
+        h = hlo.slice(qr, [0] * nd, list(batch) + [m, k], [1] * nd)
+    else:
+        h = qr
+    (q,) = _lapack("orgqr", a_aval.dtype, [h, tau], [q_aval], {}, (0, 0))
+    return [q, r]
+
+
+qr_p = Primitive(
+    "qr", _qr_impl, _qr_abstract,
+    rules_for=lambda p: Rules(jvp=_qr_jvp, batch=_front_batch(p), lower=_qr_lower),
+)
+
+
+# -- eigh(a; lower) -> (v, w) -------------------------------------------------------------
+def _eigh_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack
+
+    (a,) = args
+    lower = get_bool("eigh", params, "lower")
+    v_out, w_out = np.zeros(a.shape, a.dtype), np.zeros(a.shape[:-1], a.dtype)
+    syevd = lapack.get_lapack_funcs("syevd", dtype=a.dtype)
+    for i in _each_matrix(a):
+        if a.shape[-1] == 0:
+            continue
+        w, v, info = syevd(a[i], compute_v=1, lower=int(lower))
+        v_out[i], w_out[i] = (v, w) if info == 0 else (np.nan, np.nan)
+    return [v_out, w_out]
+
+
+def _eigh_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("eigh", avals)
+    _check_matrix("eigh", a, square=True)
+    get_bool("eigh", params, "lower")
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+
+
+def _eigh_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (a,), (da,) = primals, tangents
+    v, w = bind(eigh_p, (a,), params)
+    if isinstance(da, Zero):
+        return [v, w], [zero_like(v), zero_like(w)]
+    n = aval_of(a).shape[-1]
+    eye = _const_like(np.eye(n), v)
+    # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it
+    gap = add(eye, sub(_rows(w), _cols(w)))
+    f = sub(div(_const_like(np.ones((n, n)), v), gap), eye)
+    vt_da_v = _matmul(_matmul(_T(v), da), v)
+    dv = _matmul(v, mul(f, vt_da_v))
+    dw = _diag_of(vt_da_v)
+    return [v, w], [dv, dw]
+
+
+def _eigh_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    _prepare_lapack("eigh")
+    a_aval = eqn.inputs[0].aval
+    v_aval, w_aval = (v.aval for v in eqn.out_binders)
+    if a_aval.shape[-1] == 0:
+        return [full(0.0, v_aval), full(0.0, w_aval)]
+    lower = get_bool("eigh", eqn.params, "lower")
+    info_aval = ShapedArray(a_aval.shape[:-2], int32)
+    v, w, info = _lapack("syevd", a_aval.dtype, args, [v_aval, w_aval, info_aval],
+                         {"mode": "V", "uplo": "L" if lower else "U"}, (0, 0))
+    return [_nan_unless_ok(info, v, v_aval), _nan_unless_ok(info, w, w_aval)]
+
+
+eigh_p = Primitive(
+    "eigh", _eigh_impl, _eigh_abstract,
+    rules_for=lambda p: Rules(jvp=_eigh_jvp, batch=_front_batch(p), lower=_eigh_lower),
+)
+
+
+# -- svd(a; full_matrices, compute_uv) -> (s, u, vt) | (s,) --------------------------------
+def _svd_params(params: Params) -> tuple[bool, bool]:
+    return get_bool("svd", params, "full_matrices"), get_bool("svd", params, "compute_uv")
+
+
+def _svd_shapes(a: ShapedArray, full_matrices: bool) -> tuple[ShapedArray, ShapedArray, ShapedArray]:
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    k = min(m, n)
+    um, vn = (m, n) if full_matrices else (k, k)
+    return (ShapedArray(batch + (k,), a.dtype), ShapedArray(batch + (m, um), a.dtype),
+            ShapedArray(batch + (vn, n), a.dtype))
+
+
+def _svd_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack
+
+    (a,) = args
+    full_matrices, compute_uv = _svd_params(params)
+    s_aval, u_aval, vt_aval = _svd_shapes(aval_of(a), full_matrices)
+    s_out = np.zeros(s_aval.shape, a.dtype)
+    u_out, vt_out = np.zeros(u_aval.shape, a.dtype), np.zeros(vt_aval.shape, a.dtype)
+    gesdd = lapack.get_lapack_funcs("gesdd", dtype=a.dtype)
+    m, n = a.shape[-2:]
+    for i in _each_matrix(a):
+        if m == 0 or n == 0:
+            u_out[i] = np.eye(*u_aval.shape[-2:], dtype=a.dtype)
+            vt_out[i] = np.eye(*vt_aval.shape[-2:], dtype=a.dtype)
+            continue
+        u, s, vt, info = gesdd(a[i], compute_uv=int(compute_uv), full_matrices=int(full_matrices))
+        if info != 0:
+            s_out[i], u_out[i], vt_out[i] = np.nan, np.nan, np.nan
+        else:
+            s_out[i] = s
+            if compute_uv:
+                u_out[i], vt_out[i] = u, vt
+    return [s_out, u_out, vt_out] if compute_uv else [s_out]
+
+
+def _svd_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("svd", avals)
+    _check_matrix("svd", a, square=False)
+    full_matrices, compute_uv = _svd_params(params)
+    s, u, vt = _svd_shapes(a, full_matrices)
+    return [s, u, vt] if compute_uv else [s]
+
+
+def _svd_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    (a,), (da,) = primals, tangents
+    full_matrices, compute_uv = _svd_params(params)
+    if compute_uv and full_matrices:
+        raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
+    s, u, vt = bind(svd_p, (a,), params_of(("full_matrices", False), ("compute_uv", True)))
+    if isinstance(da, Zero):
+        outs: list[Value] = [s, u, vt] if compute_uv else [s]
+        return outs, [zero_like(o) for o in outs]
+    ut, v = _T(u), _T(vt)
+    ds_mat = _matmul(_matmul(ut, da), v)
+    ds = _diag_of(ds_mat)
+    if not compute_uv:
+        return [s], [ds]
+    k = aval_of(s).shape[-1]
+    m, n = aval_of(a).shape[-2:]
+    eye = _const_like(np.eye(k), ds_mat)
+    srow, scol = _rows(s), _cols(s)  # s[..., None, :], s[..., :, None]
+    s_diffs = mul(add(srow, scol), sub(srow, scol))
+    f = sub(div(_const_like(np.ones((k, k)), ds_mat), add(s_diffs, eye)), eye)
+    dss = mul(srow, ds_mat)
+    sds = mul(scol, ds_mat)
+    s_zeros = convert(eq(s, full_like_scalar(0.0, s)), aval_of(s).dtype)
+    s_inv = sub(div(full_like_scalar(1.0, s), add(s, s_zeros)), s_zeros)
+    s_inv_mat = mul(_rows(s_inv), eye)
+    dudv_diag = mul(mul(sub(ds_mat, _T(ds_mat)), s_inv_mat), _const_like(np.full((k, k), 0.5), ds_mat))
+    du = _matmul(u, add(mul(f, add(dss, _T(dss))), dudv_diag))
+    dv = _matmul(v, mul(f, add(sds, _T(sds))))
+    if m > n:
+        dav = _matmul(da, v)
+        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))), _rows_m(s, m)))
+    if n > m:
+        dahu = _matmul(_T(da), u)
+        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))), _rows_m(s, n)))
+    return [s, u, vt], [ds, du, _T(dv)]
+
+
+def full_like_scalar(value: float, like: Value) -> Value:
+    a = aval_of(like)
+    return broadcast_to(np.asarray(value, a.dtype), a.shape, tuple(range(a.ndim)))
+
+
+def _rows_m(v: Value, rows: int) -> Value:
+    """``v[..., None, :]`` broadcast to ``[..., rows, k]``."""
+    a = aval_of(v)
+    return broadcast_to(v, a.shape[:-1] + (rows, a.shape[-1]), (a.ndim - 1,))
+
+
+def _svd_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    _prepare_lapack("svd")
+    a_aval = eqn.inputs[0].aval
+    full_matrices, compute_uv = _svd_params(eqn.params)
+    s_aval, u_aval, vt_aval = _svd_shapes(a_aval, full_matrices)
+    m, n = a_aval.shape[-2:]
+    if m == 0 or n == 0:
+        def eye(aval: ShapedArray) -> HloValue:
+            c = np.ascontiguousarray(np.broadcast_to(np.eye(*aval.shape[-2:], dtype=aval.dtype), aval.shape))
+            return hlo.constant(ir.DenseElementsAttr.get(c, type=tensor_type(aval)))  # type: ignore[call-overload]  # an ndarray is a buffer
+        return [full(0.0, s_aval), eye(u_aval), eye(vt_aval)] if compute_uv else [full(0.0, s_aval)]
+    info_aval = ShapedArray(a_aval.shape[:-2], int32)
+    mode = ("A" if full_matrices else "S") if compute_uv else "N"
+    _, s, u, vt, info = _lapack("gesdd", a_aval.dtype, args, [a_aval, s_aval, u_aval, vt_aval, info_aval],
+                                {"mode": mode}, (0, 0))
+    outs = [_nan_unless_ok(info, s, s_aval)]
+    if compute_uv:
+        outs += [_nan_unless_ok(info, u, u_aval), _nan_unless_ok(info, vt, vt_aval)]
+    return outs
+
+
+svd_p = Primitive(
+    "svd", _svd_impl, _svd_abstract,
+    rules_for=lambda p: Rules(jvp=_svd_jvp, batch=_front_batch(p), lower=_svd_lower),
+)
+
+
+FAMILY = Family("linalg", (cholesky_p, triangular_solve_p, qr_p, eigh_p, svd_p))
