@@ -15,6 +15,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
@@ -213,3 +215,45 @@ def test_cond_result_is_weak_only_if_both_branches_are() -> None:
     both: tdx.Array = lax.cond(True, lambda: tnp.sqrt(2.0), lambda: tnp.sqrt(3.0))
     one = tdx.jit(lambda: lax.cond(True, lambda: tnp.sqrt(2.0), lambda: np.float64(1.0)))()
     assert isinstance(one, tdx.Array) and both.weak_type and not one.weak_type
+
+
+_DTYPES = ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+           "float16", "bfloat16", "float32", "float64"]
+_KINDS = ["py_int", "py_float", "weak_int", "weak_float", *_DTYPES]
+
+
+def _operand(kind: str, np_: Any) -> Any:
+    if kind == "py_int":
+        return 3
+    if kind == "py_float":
+        return 1.5
+    if kind == "weak_int":
+        return np_.asarray(3) + 0
+    if kind == "weak_float":
+        return np_.sqrt(2.25)
+    return np_.asarray(np.ones(2), dtype=getattr(np_, kind))
+
+
+@given(st.sampled_from(_KINDS), st.sampled_from(_KINDS),
+       st.sampled_from(["add", "multiply", "subtract", "maximum", "where"]))
+@settings(max_examples=50, deadline=None)
+def test_binary_promotion_with_weak_operands_matches_jax(a: str, b: str, op: str) -> None:
+    """Every pair of operand kinds -- Python scalars, weak arrays, strong
+    arrays of each dtype -- gives JAX's result dtype and weak flag (or both
+    refuse), eagerly and under jit."""
+    def run(np_: Any) -> Any:
+        x, y = _operand(a, np_), _operand(b, np_)
+        if op == "where":
+            return np_.where(True, x, y)
+        return getattr(np_, op)(x, y)
+
+    try:
+        theirs = run(jnp)
+    except TypeError:
+        with pytest.raises(TypeError):
+            run(tnp)
+        return
+    ours = run(tnp)
+    assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), (a, b, op)
+    jitted = tdx.jit(lambda: run(tnp))()
+    assert (jitted.dtype, jitted.weak_type) == (theirs.dtype, theirs.weak_type), (a, b, op, "jit")
