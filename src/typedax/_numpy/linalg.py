@@ -247,3 +247,14 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     d = _diag(u)
     out = lax.div(r, lax.broadcast_in_dim(d, r.shape, tuple(range(d.ndim - 1)) + (d.ndim - 1,)))
     return lax.reshape(out, out.shape[:-1]) if vector else out
+
+
+# the decompositions and what is built on them (typedax.lax_linalg's LAPACK primitives)
+from .linalg_decomp import (  # noqa: E402  (after the functions they use)
+    EighResult, QRResult, SVDResult, cholesky, cond, diagonal, eigh, eigvalsh, lstsq, matmul,
+    matrix_power, matrix_rank, matrix_transpose, multi_dot, pinv, qr, svd, svdvals, tensorinv,
+    tensorsolve, trace, vecdot,
+)
+from .linalg_decomp import __all__ as _decomp_all  # noqa: E402
+
+__all__ += _decomp_all
