@@ -24,6 +24,8 @@ from .api_reverse import jacrev as jacrev
 from .api_reverse import linearize as linearize
 from .api_reverse import value_and_grad as value_and_grad
 from .api_reverse import vjp as vjp
+from .custom_derivatives import custom_jvp as custom_jvp
+from .custom_derivatives import custom_vjp as custom_vjp
 from .core import ClosedJaxpr as ClosedJaxpr
 from .core import ConcretizationError as ConcretizationError
 from .core import EscapedTracerError as EscapedTracerError

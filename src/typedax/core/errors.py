@@ -162,3 +162,18 @@ class RandomKeyError(TypedaxError, TypeError, ValueError):
     key), a key array where one key is expected, or a shape, dtype or
     parameter the sampler does not accept. Both a ``TypeError`` and a
     ``ValueError``, as JAX raises one or the other by case."""
+
+
+class CustomDerivativeError(TypedaxError, TypeError, ValueError):
+    """A ``custom_jvp`` / ``custom_vjp`` function used in a way its rules do
+    not allow: a rule whose output has the wrong structure, shape or dtype,
+    bad ``nondiff_argnums``, a tracer among the non-differentiable arguments
+    of a ``custom_vjp``, differentiation with respect to a value the function
+    closes over, or forward-mode differentiation (``jvp``) of a
+    ``custom_vjp`` function. Both a ``TypeError`` and a ``ValueError``, as
+    JAX raises one or the other by case; each message names the function."""
+
+
+class MissingCustomRuleError(CustomDerivativeError, AttributeError):
+    """A ``custom_jvp`` function called before ``defjvp`` / ``defjvps``, or a
+    ``custom_vjp`` function before ``defvjp`` (JAX raises ``AttributeError``)."""
