@@ -6,7 +6,8 @@ what the general paths give, bit for bit and weak flag for flag:
   the same error every time;
 - ``_prepare2``'s broadcast of two strong arrays of one dtype stages the
   same equations as ``_prepare`` and computes the same values;
-- the eager host paths of ``mean`` and ``nn.softmax`` (``EAGER_FAST``) equal
+- the eager host paths of ``mean``, ``nn.softmax`` and of arithmetic with a
+  Python scalar (``x * 2.0``; ``EAGER_FAST``) equal
   the primitive-by-primitive evaluation over float32/float64, float16,
   bfloat16, integer and bool inputs (those without a host path fall back).
 """
@@ -197,3 +198,32 @@ def test_memo_abstract_is_the_plain_function(shape: tuple[int, ...], dtype: np.d
         for _ in range(2):
             out = prim.abstract_eval([x], params)
             assert out == want and [a.weak_type for a in out] == [a.weak_type for a in want]
+
+
+scalars = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True), st.integers(-(2**70), 2**70),
+    st.sampled_from([0.0, -0.0, 1e-45, 3.4e38, 1e300, 7, -3]),
+)
+
+
+@given(st.sampled_from(DTYPES), shapes, st.integers(0, 2**32 - 1), st.booleans(), scalars,
+       st.sampled_from(["add", "subtract", "multiply", "divide"]), st.booleans())
+def test_eager_scalar_arithmetic_matches_primitives(
+    dtype: np.dtype[Any], shape: tuple[int, ...], seed: int, special: bool, s: float | int, op: str,
+    scalar_left: bool,
+) -> None:
+    x = tnp.asarray(_values(dtype, shape, seed, special))
+    fn: Callable[[Any, Any], Array] = getattr(tnp, op)
+
+    def run() -> Array:
+        return fn(s, x) if scalar_left else fn(x, s)
+
+    with np.errstate(all="ignore"):
+        try:
+            slow = _slow(run)
+        except (PrimitiveTypeError, OverflowError, TypeError) as e:
+            with pytest.raises(type(e)) as got:
+                run()
+            assert str(got.value) == str(e)
+            return
+        _same(run(), slow)

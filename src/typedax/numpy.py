@@ -267,7 +267,42 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
     return bind1(broadcast_p, (np.asarray(s, dtype=aval.dtype),), _broadcast_params(0, aval.shape))
 
 
+def _eager_scalar(ufunc: Callable[[NDArray, NDArray], object], x: object, y: object) -> Array | None:
+    """``ufunc`` of a concrete strong float32/float64 array and a Python
+    float or int, computed at once on the host value (``None`` when not
+    that case): the values ``_prepare2`` and the primitive give -- the scalar
+    filled in the array's dtype exactly as ``_weak_like`` fills it (NumPy
+    broadcasting it, element for element the same operation), the result
+    strong (``x * 2.0``)."""
+    tx, ty = type(x), type(y)
+    if ty is float or ty is int:
+        arr, s = x, y
+    elif tx is float or tx is int:
+        arr, s = y, x
+    else:
+        return None
+    if type(arr) is not ArrayImpl or not EAGER_FAST[0] or X32_POSSIBLE[0]:
+        return None
+    aval = arr.aval
+    d = aval.dtype
+    if aval.weak_type or (d != _float32 and d != _float64) or current_trace() is not EVAL_TRACE:
+        return None
+    h = arr._host
+    v = h if h is not None else arr.to_numpy()
+    c = np.full((), s, dtype=d) if aval.shape else np.asarray(s, dtype=d)
+    out = ufunc(v, c) if arr is x else ufunc(c, v)
+    return from_numpy(np.asarray(out, dtype=d))
+
+
+def _divide_floats(x: NDArray, y: NDArray) -> object:
+    with np.errstate(divide="ignore", invalid="ignore"):  # as the div impl
+        return np.divide(x, y)
+
+
 def add(x: ArrayLike, y: ArrayLike) -> Array:
+    fast = _eager_scalar(np.add, x, y)
+    if fast is not None:
+        return fast
     a, b = _prepare2(x, y)
     if aval_of(a).dtype == _bool:
         return lax.max(a, b)  # logical or, as NumPy and JAX
@@ -275,10 +310,16 @@ def add(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
+    fast = _eager_scalar(np.subtract, x, y)
+    if fast is not None:
+        return fast
     return lax.sub(*_prepare2(x, y))
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
+    fast = _eager_scalar(np.multiply, x, y)
+    if fast is not None:
+        return fast
     a, b = _prepare2(x, y)
     if aval_of(a).dtype == _bool:
         return lax.min(a, b)  # logical and, as NumPy and JAX
@@ -292,6 +333,9 @@ def _inexact(d: DType) -> DType:
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
+    fast = _eager_scalar(_divide_floats, x, y)
+    if fast is not None:
+        return fast
     a, b = _prepare2(x, y)
     d = aval_of(a).dtype
     if d.kind in "biu":
