@@ -257,3 +257,21 @@ def test_binary_promotion_with_weak_operands_matches_jax(a: str, b: str, op: str
     assert (ours.dtype, ours.weak_type) == (theirs.dtype, theirs.weak_type), (a, b, op)
     jitted = tdx.jit(lambda: run(tnp))()
     assert (jitted.dtype, jitted.weak_type) == (theirs.dtype, theirs.weak_type), (a, b, op, "jit")
+
+
+def test_gradients_have_their_primal_s_weak_flag_as_jax() -> None:
+    """``grad(jnp.tanh)(2.0)`` prints ``Array(0.0706..., dtype=float64, weak_type=True)``
+    in JAX's docs; so here."""
+    pairs = [
+        (tdx.grad(tnp.tanh)(2.0), jax.grad(jnp.tanh)(2.0)),
+        (tdx.jit(tdx.grad(tnp.tanh))(2.0), jax.jit(jax.grad(jnp.tanh))(2.0)),
+        (tdx.value_and_grad(lambda x: x * x)(2.0)[1], jax.value_and_grad(lambda x: x * x)(2.0)[1]),
+    ]
+    def mul(x: tdx.ArrayLike, y: tdx.ArrayLike) -> tdx.Array:
+        return tnp.multiply(x, y)
+
+    two = tdx.grad(mul, argnums=(0, 1))(2.0, tnp.float32(3.0))
+    two_j = jax.grad(lambda x, y: x * y, argnums=(0, 1))(2.0, jnp.float32(3.0))
+    pairs += list(zip(two, two_j))
+    for ours, theirs in pairs:
+        assert repr(ours) == repr(theirs)

@@ -172,6 +172,12 @@ class _Diff:
         return linearize_flat(self, self.dyn)
 
     def grads(self, flat: Sequence[Value]) -> object:
+        # a gradient has its primal's type, weak flag included (as JAX's:
+        # ``grad(f)(2.0)`` is weakly typed)
+        flat = [
+            lax._convert_weak(c, a.dtype) if a.weak_type and not aval_of(c).weak_type else c
+            for c, a in zip(flat, self.avals)
+        ]
         g = tree.unflatten(self.dyn_tree, flat)
         assert isinstance(g, tuple)
         return g[0] if self.single else g
