@@ -270,6 +270,24 @@ def test_eager_jit_and_the_jaxpr() -> None:
     np.testing.assert_array_equal(np.asarray(g), np.ones(3))
 
 
+def test_dce_prunes_unused_outputs_and_operands() -> None:
+    from typedax.interpreters.dce import dce_jaxpr
+
+    @tdx.custom_jvp
+    def two(x: tdx.ArrayLike, y: tdx.ArrayLike) -> tuple[tdx.Array, tdx.Array]:
+        return tnp.sin(x), tnp.cos(y)
+
+    two.defjvp(lambda p, t: (two(*p), (3.0 * t[0], 5.0 * t[1])))
+    jaxpr = tdx.make_jaxpr(two)(1.0, 2.0).jaxpr
+    pruned, used_in = dce_jaxpr(jaxpr, [True, False])
+    (eqn,) = pruned.eqns
+    assert used_in == [True, False] and len(eqn.inputs) == 1 and len(eqn.out_binders) == 1
+    typecheck_jaxpr(pruned)
+    g = tdx.grad(lambda x: tdx.eval_jaxpr(pruned, [x])[0])(1.0)
+    assert float(np.asarray(g)) == 3.0
+    assert np.allclose(np.asarray(tdx.jit(lambda x: two(x, 2.0)[0])(1.0)), np.sin(1.0))
+
+
 def test_vmap_of_the_staged_equation_keeps_it() -> None:
     f = fxy_of(tdx, tnp)
     closed = tdx.make_jaxpr(tdx.vmap(f, (0, None)))(np.arange(3.0), 2.0)

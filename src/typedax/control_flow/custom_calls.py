@@ -13,11 +13,12 @@ Evaluation, ``jit`` and lowering run ``call_jaxpr``; the JVP rule evaluates
 ``jvp_jaxpr`` under the interpreter below, so ``linearize`` stages its
 tangent half and ``grad`` transposes it (the rule's tangent output must be
 linear in the input tangents, as JAX requires). Batching batches both
-jaxprs; DCE and partial evaluation keep the equation whole.
+jaxprs; DCE prunes both; partial evaluation keeps the equation whole.
 
 ``custom_vjp_call`` takes (consts, xs) too; its params are ``call_jaxpr``,
 ``fwd_jaxpr : (consts, xs) -> (ys, residuals)`` and
-``bwd_jaxpr : (consts, residuals, ys_bar) -> xs_bar``. Its JVP rule runs
+``bwd_jaxpr : (consts, residuals, ys_bar) -> xs_bar`` (DCE and partial
+evaluation keep it whole). Its JVP rule runs
 ``fwd_jaxpr`` and applies ``custom_lin`` to the residuals and the input
 tangents: a primitive linear in those tangents whose transpose evaluates
 ``bwd_jaxpr`` (so ``grad``/``vjp`` use the user's backward pass), and whose
@@ -44,6 +45,7 @@ from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, 
 from ..core.trace import Value, bind
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
 from ..interpreters.batching import vmap_flat
+from ..interpreters.dce import dce_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import backward_pass
 from ..primitives._params import _get, get_int, get_jaxpr
@@ -195,6 +197,24 @@ def _cjvp_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
     return _call_transpose(CustomJvpParams.of(params).call_jaxpr, cts, primals)
 
 
+def _cjvp_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
+    """Prune the unused outputs from both jaxprs, and the operands neither
+    reads any more (an argument stays while its primal or tangent is read)."""
+    p = CustomJvpParams.of(eqn.params)
+    nc = p.num_consts
+    n_args = len(eqn.inputs) - nc
+    u_call = dce_jaxpr(p.call_jaxpr, used)[1]
+    u_jvp = dce_jaxpr(p.jvp_jaxpr, [*used, *used])[1]
+    u_consts = [u_call[i] or u_jvp[i] for i in range(nc)]
+    u_args = [u_call[nc + i] or u_jvp[nc + i] or u_jvp[nc + n_args + i] for i in range(n_args)]
+    u_in = [*u_consts, *u_args]
+    call = dce_jaxpr(p.call_jaxpr, used, instantiate=u_in)[0]
+    jvp = dce_jaxpr(p.jvp_jaxpr, [*used, *used], instantiate=[*u_in, *u_args])[0]
+    params = CustomJvpParams(call, jvp, sum(u_consts), p.name).to_params()
+    ins = tuple(a for a, u in zip(eqn.inputs, u_in) if u)
+    return Eqn(custom_jvp_call_p, ins, params, tuple(v for v, u in zip(eqn.out_binders, used) if u))
+
+
 def _cjvp_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
     return lower_jaxpr_body(ctx, CustomJvpParams.of(eqn.params).call_jaxpr, args)
 
@@ -203,7 +223,7 @@ custom_jvp_call_p = Primitive(
     "custom_jvp_call", _cjvp_impl, _cjvp_abstract,
     Rules(
         jvp=_cjvp_jvp, transpose=_cjvp_transpose, batch=_cjvp_batch, lower=_cjvp_lowering,
-        eval_values=_cjvp_values,
+        dce=_cjvp_dce, eval_values=_cjvp_values,
     ),
 )
 
