@@ -31,6 +31,21 @@ def _array(x: ArrayLike) -> Array:
     return tnp.asarray(x)
 
 
+def _checked(name: str, x: ArrayLike, symmetrize_input: bool) -> Array:
+    """``x`` as an array, its shape refused (as the primitive would) before
+    symmetrizing; integers pass when symmetrized (``/ 2`` makes them floats,
+    as in JAX)."""
+    a = _array(x)
+    if symmetrize_input:
+        if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+            raise PrimitiveTypeError(
+                f"{name}: the operand must be a (batch of) square matrices of rank >= 2, got {a.aval.str_short()}"
+            )
+    else:
+        _p.check_matrix(name, a.aval, square=True)
+    return a
+
+
 def symmetrize(x: ArrayLike) -> Array:
     """``(x + x^T) / 2`` over the last two axes (``jax.lax.linalg.symmetrize``)."""
     from . import numpy as tnp
@@ -42,7 +57,8 @@ def symmetrize(x: ArrayLike) -> Array:
 def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
     """The lower Cholesky factor of each matrix of ``x`` (``[..., n, n]``);
     NaNs where a matrix is not positive definite."""
-    a = symmetrize(x) if symmetrize_input else _array(x)
+    a = _checked("cholesky", x, symmetrize_input)
+    a = symmetrize(a) if symmetrize_input else a
     return bind1(_p.cholesky_p, (a,), params_of())
 
 
@@ -88,7 +104,8 @@ def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
          subset_by_index: tuple[int, int] | None = None) -> tuple[Array, Array]:
     """``(v, w)``: eigenvectors (columns of ``v``) and eigenvalues, ascending,
     of each symmetric matrix of ``x``."""
-    a = symmetrize(x) if symmetrize_input else _array(x)
+    a = _checked("eigh", x, symmetrize_input)
+    a = symmetrize(a) if symmetrize_input else a
     v, w = bind(_p.eigh_p, (a,), params_of(("lower", bool(lower))))
     if subset_by_index is not None:
         lo, hi = subset_by_index

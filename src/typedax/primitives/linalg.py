@@ -6,7 +6,8 @@ Each works on the last two axes of a float32 or float64 operand of rank >= 2;
 leading axes are a batch. Results:
 
 * ``cholesky(a) -> l``: the lower Cholesky factor, zeros above the
-  diagonal; all NaN for a matrix that is not positive definite (as JAX's).
+  diagonal; NaN on and below the diagonal for a matrix that is not positive
+  definite (as JAX's).
   Reads the lower triangle only (``typedax.lax_linalg.cholesky``
   symmetrizes first, as JAX's).
 * ``triangular_solve(a, b; left_side, lower, transpose_a, conjugate_a,
@@ -87,7 +88,7 @@ def _prepare_lapack(name: str) -> None:
 _FLOATS = (float32, float64)
 
 
-def _check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
+def check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
     if a.dtype not in _FLOATS:
         raise PrimitiveTypeError(f"{name}: the operand must be float32 or float64, got {a.str_short()}")
     if a.ndim < 2:
@@ -254,13 +255,13 @@ def _cholesky_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     potrf = lapack.get_lapack_funcs("potrf", dtype=a.dtype)
     for i in _each_matrix(a):
         c, info = potrf(a[i], lower=1, clean=1)
-        out[i] = c if info == 0 else np.nan
+        out[i] = c if info == 0 else np.tril(np.full(c.shape, np.nan, a.dtype))
     return [out]
 
 
 def _cholesky_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     a = _one("cholesky", avals)
-    _check_matrix("cholesky", a, square=True)
+    check_matrix("cholesky", a, square=True)
     return [ShapedArray(a.shape, a.dtype)]
 
 
@@ -288,7 +289,7 @@ def _cholesky_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) ->
     aval = eqn.inputs[0].aval
     info_aval = ShapedArray(aval.shape[:-2], int32)
     out, info = _lapack("potrf", aval.dtype, args, [aval, info_aval], {"uplo": "L"}, (0, 0))
-    return [_nan_unless_ok(info, _tri_lower(out, aval, True), aval)]
+    return [_tri_lower(_nan_unless_ok(info, out, aval), aval, True)]
 
 
 cholesky_p = Primitive(
@@ -335,8 +336,8 @@ def _ts_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArr
         raise PrimitiveTypeError(f"triangular_solve takes 2 operands, got {len(avals)}: ({types_str(avals)})")
     a, b = avals
     left = _ts_params(params)[0]
-    _check_matrix("triangular_solve", a, square=True)
-    _check_matrix("triangular_solve", b, square=False)
+    check_matrix("triangular_solve", a, square=True)
+    check_matrix("triangular_solve", b, square=False)
     if a.dtype != b.dtype:
         raise PrimitiveTypeError(f"triangular_solve: operands must have one dtype, got ({types_str(avals)})")
     if a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
@@ -434,7 +435,7 @@ def _qr_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 def _qr_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     a = _one("qr", avals)
-    _check_matrix("qr", a, square=False)
+    check_matrix("qr", a, square=False)
     return list(_qr_shapes(a, get_bool("qr", params, "full_matrices")))
 
 
@@ -508,7 +509,7 @@ def _eigh_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 def _eigh_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     a = _one("eigh", avals)
-    _check_matrix("eigh", a, square=True)
+    check_matrix("eigh", a, square=True)
     get_bool("eigh", params, "lower")
     return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
 
@@ -590,7 +591,7 @@ def _svd_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 def _svd_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     a = _one("svd", avals)
-    _check_matrix("svd", a, square=False)
+    check_matrix("svd", a, square=False)
     full_matrices, compute_uv = _svd_params(params)
     s, u, vt = _svd_shapes(a, full_matrices)
     return [s, u, vt] if compute_uv else [s]
