@@ -4,6 +4,7 @@ abstract evaluation, errors, and their rules."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -66,8 +67,10 @@ def test_while_closure_constants() -> None:
 
 
 def test_error_while_body_changes_dtype() -> None:
+    """A strong initial carry (a weak Python ``1`` would be promoted to the
+    body's float64, as JAX's ``_promote_weak_typed_inputs`` does)."""
     with pytest.raises(PrimitiveTypeError, match=r"types \(int64\[\]\), but body_fun returns \* of types \(float64\[\]\)"):
-        lax.while_loop(lambda c: lax.lt(c, 10), lambda c: lax.convert_element_type(c, np.float64), 1)
+        lax.while_loop(lambda c: lax.lt(c, 10), lambda c: lax.convert_element_type(c, np.float64), np.int64(1))
 
 
 def test_error_while_body_changes_shape() -> None:
@@ -131,7 +134,8 @@ def test_scan_staged() -> None:
 
 def test_error_scan_changes_carry() -> None:
     with pytest.raises(PrimitiveTypeError, match=r"scan: f must return a carry"):
-        lax.scan(lambda c, x: (lax.convert_element_type(c, np.float32), x), 1.0, np.ones(3))
+        # a strong init: a weak 1.0 would take the body's float32 (JAX's _promote_weak_typed_inputs)
+        lax.scan(lambda c, x: (lax.convert_element_type(c, np.float32), x), np.float64(1.0), np.ones(3))
 
 
 def test_error_scan_not_a_pair() -> None:
@@ -486,3 +490,16 @@ def test_scan_abstract_eval_errors() -> None:
         scan_p.abstract_eval([f64, xs], ScanParams(bad, 0, 1, 3, False).to_params())
     with pytest.raises(PrimitiveTypeError, match="length must be >= 0"):
         scan_p.abstract_eval([f64], ScanParams(body, 0, 1, -1, False).to_params())
+
+
+def test_grad_through_while_loop_whose_tangent_is_a_symbolic_zero() -> None:
+    """A loop closing over a differentiated value whose derivative is a
+    symbolic zero (through ``ceil``): the unknown tangent constant is unused,
+    so ``grad`` is 0 as in JAX (it raised an escaped-tracer error)."""
+    import jax
+
+    def f(lx: Any) -> Any:
+        return lambda p: lx.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] + lx.ceil(p)), (0, 0.0))[1]
+
+    assert float(tdx.grad(f(lax))(0.3)) == float(jax.grad(f(jax.lax))(0.3)) == 0.0
+    assert float(tdx.jit(tdx.grad(f(lax)))(0.3)) == 0.0

@@ -275,3 +275,37 @@ def test_gradients_have_their_primal_s_weak_flag_as_jax() -> None:
     pairs += list(zip(two, two_j))
     for ours, theirs in pairs:
         assert repr(ours) == repr(theirs)
+
+
+def test_review_findings_weak_flags_do_not_leak_between_equal_programs() -> None:
+    """Review findings, each a silent float32-for-float64 before its fix:
+    jit's transformation caches keyed by jaxprs that compare without weak
+    flags; a weak initial carry kept on a loop's strong result; asarray of a
+    NumPy float64 (a float subclass) taken for a Python float; a weak operand
+    left weak beside a strong one of its dtype."""
+    f32 = np.ones(2, np.float32)
+    g = tdx.jit(lambda y: y * 2)
+    tdx.jvp(g, (1.0,), (1.0,))  # caches the weak version first
+    p, _ = tdx.jvp(g, (np.float64(1),), (np.float64(1),))
+    assert (p * f32).dtype == np.float64
+    tdx.vmap(g)(tnp.full((2,), 1.0))
+    assert (tdx.vmap(g)(np.ones(2)) * f32).dtype == np.float64
+    xs = tnp.asarray(np.arange(1.0, 4.0))
+    c, _ = lax.scan(lambda c, x: (c + x, None), 0.0, xs)
+    assert (c * f32).dtype == np.float64
+    assert (lax.fori_loop(0, 3, lambda i, c: c + xs[i], 0.0) * f32).dtype == np.float64
+    assert (lax.while_loop(lambda c: c < 3, lambda c: c + xs[0], 0.0) * f32).dtype == np.float64
+    ys: Any = lax.scan(lambda c, x: (c, c * 2.0), tnp.asarray(1.0), None, length=2)[1]
+    assert ys.weak_type  # the body's y is weak (asarray(1.0) is), as JAX's
+    assert (tnp.asarray(np.float64(1.1)) * f32).dtype == np.float64
+    assert (tnp.copysign(tnp.asarray(2.0), np.ones(2)) * f32).dtype == np.float64
+
+
+def test_grad_with_x64_off_stages_canonical_literals(x32: None) -> None:
+    """``grad(lambda x: x * 2)(1.0)`` with x64 off: the Python ``2`` is a
+    float32 literal in the linearized program (it was a float64 one, and the
+    multiplication refused it)."""
+    for f in (lambda x: x * 2, lambda x: x + x * 3.0):
+        ours, theirs = tdx.grad(f)(1.0), jax.grad(f)(1.0)
+        assert repr(ours) == repr(theirs)
+        assert repr(tdx.jit(tdx.grad(f))(1.0)) == repr(theirs)

@@ -91,9 +91,9 @@ def _promote(*xs: Value) -> list[Value]:
                 out.append(x if aval_of(x).dtype == dtype else np.asarray(x, dtype=dtype))
             else:
                 out.append(np.asarray(x, dtype=dtype))
-        elif aval_of(x).dtype == dtype:
+        elif aval_of(x).dtype == dtype and (weak is not None or not aval_of(x).weak_type):
             out.append(x)
-        else:  # weak if the result is (then every operand is)
+        else:  # weak if the result is (then every operand is); a weak operand of a strong result is made strong
             out.append(lax.convert_element_type(x, dtype) if weak is None else lax._convert_weak(x, dtype))
     return out
 
@@ -133,7 +133,7 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
         value = value.astype(want)
     aval_of(value)  # refuses the dtypes typedax lacks
     # a Python int or float without a dtype stays weakly typed, as in JAX
-    return from_numpy(value, want is None and isinstance(a, (int, float)) and not isinstance(a, bool))
+    return from_numpy(value, want is None and type(a) in (int, float))  # not np.float64, a float subclass
 
 
 def _nested_leaves(a: object) -> list[ArrayLike]:

@@ -120,7 +120,7 @@ def _cjvp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"primal outputs {types_str(outs)} and their tangents, {types_str([*outs, *outs])}, "
             "were expected"
         )
-    return _strong(outs)
+    return list(outs)  # call_jaxpr's types, weak flags included (core/weak.py: OWN_RULE)
 
 
 def _cjvp_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
@@ -276,7 +276,7 @@ def _cvjp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"{prim} of '{p.name}': bwd_jaxpr returns {types_str(b_outs)} for arguments "
             f"of types {types_str(avals[nc:])}"
         )
-    return _strong(outs)
+    return list(outs)  # call_jaxpr's types, weak flags included (core/weak.py: OWN_RULE)
 
 
 def _cvjp_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:

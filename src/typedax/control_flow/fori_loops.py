@@ -11,7 +11,7 @@ import numpy as np
 from ..core.dtypes import is_int
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS
-from ..core.trace import Tracer, Value, aval_of, bind1
+from ..core.trace import Tracer, Value, aval_of, bind1, scalar_as
 from ..primitives import add_p, less_p
 from .scans import scan
 from .while_loops import while_loop
@@ -44,7 +44,8 @@ def fori_loop(
         if b is not None and not -(2**63) <= b < 2**63:
             raise PrimitiveTypeError(f"fori_loop: {name}={b} does not fit the int64 loop index")
     if lo is not None and hi is not None:
-        i0 = np.asarray(lower if isinstance(lower, np.integer) else lo)
+        # a Python int bound makes the index weakly typed, as in JAX
+        i0: Value = lo if type(lower) is int and type(upper) is int else np.asarray(lower if isinstance(lower, np.integer) else lo)
 
         def step(carry: tuple[Value, C], _: None) -> tuple[tuple[Value, C], None]:
             i, val = carry
@@ -71,7 +72,7 @@ def fori_loop(
 
 
 def _incr(i: Value) -> Value:
-    return bind1(add_p, [i, np.asarray(1, aval_of(i).dtype)], NO_PARAMS)
+    return bind1(add_p, [i, scalar_as(1, aval_of(i))], NO_PARAMS)  # a weak index stays weak
 
 
 def _same_int_dtype(lower: Value, upper: Value) -> tuple[Value, Value]:

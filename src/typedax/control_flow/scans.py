@@ -136,7 +136,9 @@ def _scan_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
             f"scan: jaxpr must return the carry's types {types_str(carry)} first, but "
             f"returns {types_str(outs)}"
         )
-    return [*carry, *[ShapedArray((length, *y.shape), y.dtype) for y in outs[ncarry:]]]
+    # the body's output types, weak flags included (JAX's: a weak initial carry
+    # the body makes strong comes out strong)
+    return [*outs[:ncarry], *[ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in outs[ncarry:]]]
 
 
 def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:

@@ -113,7 +113,7 @@ def _while_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shaped
             f"while: body_jaxpr must return the carry's types {types_str(carry)}, "
             f"but returns {types_str(b_out)}"
         )
-    return list(carry)
+    return list(b_out)  # the body's types, weak flags included (as JAX's)
 
 
 def _while_jvp(
@@ -185,8 +185,11 @@ def _while_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     carry_uk = carry_fixpoint(lambda f: forward_deps(bj, [*bc_uk, *f]), init_uk)
     if forward_deps(cj, [*cc_uk, *carry_uk])[0]:
         return stage_all(unks_in, eqn)
-    if not any(carry_uk):
+    if not any(unks_in):
         return eqn, None, [False] * len(eqn.out_binders), []
+    # (with every carry known, the unknown inputs are constants the known
+    # carry does not read -- a tangent whose contribution is a symbolic zero,
+    # as through lax.ceil: the known loop below leaves them out)
     known = [not u for u in carry_uk]
     cc, bc, init = split(eqn.inputs, cn, bn)
     # the known loop: the known carry values only (they depend on nothing unknown)
@@ -205,6 +208,8 @@ def _while_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
         WhileParams(cj_k, bj_k, len(cc_k), len(bc_k)).to_params(),
         tuple(v for v, k in zip(eqn.out_binders, known) if k),
     )
+    if not any(carry_uk):
+        return eqn1, None, carry_uk, []
     # the unknown loop recomputes everything; its known results are dropped
     outs2 = tuple(Var(v.aval) if k else v for v, k in zip(eqn.out_binders, known))
     eqn2 = Eqn(while_p, eqn.inputs, eqn.params, outs2)

@@ -54,7 +54,7 @@ WEAK_OPERANDS: Final[dict[str, tuple[int, ...] | None]] = {
 
 #: Higher-order primitives: their results are typed by their bodies, flags
 #: included, and their abstract evaluation says so.
-OWN_RULE: Final[frozenset[str]] = frozenset({"jit", "cond", "while", "scan"})
+OWN_RULE: Final[frozenset[str]] = frozenset({"jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call"})
 
 #: Primitives whose results may be weak with no weak operand (asked even
 #: when none is: the interpreters skip the rule otherwise).

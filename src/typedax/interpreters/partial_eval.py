@@ -144,8 +144,8 @@ class PartialEvalTrace(Trace):
         return t
 
     def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
-        if type(x) in _SCALARS:  # a Python int or float is weak (core/weak.py)
-            return Lit.of(x, None, type(x) is not bool), None  # type: ignore[arg-type]  # type(x) checked just above
+        if type(x) in _SCALARS:  # a Python int or float is weak (core/weak.py), of its canonical dtype
+            return Lit.of(x, aval_of(x).dtype, type(x) is not bool), None  # type: ignore[arg-type]  # type(x) checked just above
         t = self.instantiate_const(x)
         return t.ir_var, t
 

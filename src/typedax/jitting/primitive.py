@@ -126,9 +126,18 @@ def _jaxpr(params: Params) -> Jaxpr:
     return JitParams.of(params).jaxpr
 
 
+def weak_flags(jaxpr: Jaxpr) -> tuple[bool, ...]:
+    """The weak flags of a jaxpr's inputs and outputs: part of every cache key
+    below, since jaxprs compare without them (``ShapedArray.weak_type``) and a
+    transformed jaxpr's output types carry them."""
+    return tuple([v.aval.weak_type for v in jaxpr.in_binders] + [a.aval.weak_type for a in jaxpr.outs])
+
+
 # -- JVP -------------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
-def _jvp_jaxpr_nonzero(jaxpr: Jaxpr, nonzero: tuple[bool, ...]) -> tuple[Jaxpr, tuple[bool, ...]]:
+def _jvp_jaxpr_nonzero(
+    jaxpr: Jaxpr, nonzero: tuple[bool, ...], weak: tuple[bool, ...]
+) -> tuple[Jaxpr, tuple[bool, ...]]:
     """The JVP of ``jaxpr`` taking (consts, primals, nonzero tangents) and
     returning (primal outs, nonzero tangent outs); which outputs' tangents are
     nonzero."""
@@ -156,7 +165,7 @@ def _jit_jvp(
 ) -> tuple[list[Value], list[Tangent]]:
     jaxpr = _jaxpr(params)
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    new_jaxpr, out_nonzero = _jvp_jaxpr_nonzero(jaxpr, nonzero)
+    new_jaxpr, out_nonzero = _jvp_jaxpr_nonzero(jaxpr, nonzero, weak_flags(jaxpr))
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
     outs = bind(jit_p, [*primals, *nz_tangents], JitParams(new_jaxpr, f"jvp({JitParams.of(params).name})").to_params())
     n_out = len(jaxpr.outs)
@@ -170,14 +179,15 @@ def _jit_jvp(
 
 # -- batching ----------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
-def _vmap_jaxpr_cached(jaxpr: Jaxpr, axis_size: int, dims: tuple[BatchDim, ...]) -> Jaxpr:
+def _vmap_jaxpr_cached(jaxpr: Jaxpr, axis_size: int, dims: tuple[BatchDim, ...], weak: tuple[bool, ...]) -> Jaxpr:
     return vmap_jaxpr(jaxpr, axis_size, dims)
 
 
 def _jit_batch(
     axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
-    new_jaxpr = _vmap_jaxpr_cached(_jaxpr(params), axis_size, tuple(dims))
+    jaxpr = _jaxpr(params)
+    new_jaxpr = _vmap_jaxpr_cached(jaxpr, axis_size, tuple(dims), weak_flags(jaxpr))
     outs = bind(jit_p, vals, JitParams(new_jaxpr, f"vmap({JitParams.of(params).name})").to_params())
     out_dims: list[BatchDim] = [0] * len(outs)
     return [*outs], out_dims
@@ -186,7 +196,7 @@ def _jit_batch(
 # -- partial evaluation -------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
 def _partial_eval_cached(
-    jaxpr: Jaxpr, unknowns: tuple[bool, ...]
+    jaxpr: Jaxpr, unknowns: tuple[bool, ...], weak: tuple[bool, ...]
 ) -> tuple[Jaxpr, Jaxpr, list[bool], int]:
     return partial_eval_jaxpr(jaxpr, unknowns)
 
@@ -199,7 +209,7 @@ def _jit_partial_eval(
     unknown outputs)."""
     jaxpr = _jaxpr(eqn.params)
     name = JitParams.of(eqn.params).name
-    known, unknown, out_unknowns, n_res = _partial_eval_cached(jaxpr, tuple(unknowns))
+    known, unknown, out_unknowns, n_res = _partial_eval_cached(jaxpr, tuple(unknowns), weak_flags(jaxpr))
     n_known_out = len(known.outs) - n_res
     residuals = [Var(a.aval) for a in known.outs[n_known_out:]]
     known_ins: tuple[Atom, ...] = tuple(a for a, u in zip(eqn.inputs, unknowns) if not u)
@@ -219,7 +229,7 @@ def _jit_partial_eval(
 
 # -- transposition ------------------------------------------------------------------
 @functools.lru_cache(maxsize=512)
-def _transpose_cached(jaxpr: Jaxpr, linear: tuple[bool, ...]) -> Jaxpr:
+def _transpose_cached(jaxpr: Jaxpr, linear: tuple[bool, ...], weak: tuple[bool, ...]) -> Jaxpr:
     return transpose_jaxpr(jaxpr, linear)
 
 
@@ -227,7 +237,8 @@ def _jit_transpose(
     cts: Sequence[Value], primals: Sequence[Primal], params: Params
 ) -> list[Value | None]:
     linear = tuple(isinstance(p, UndefPrimal) for p in primals)
-    new_jaxpr = _transpose_cached(_jaxpr(params), linear)
+    jaxpr = _jaxpr(params)
+    new_jaxpr = _transpose_cached(jaxpr, linear, weak_flags(jaxpr))
     nonlinear = [p for p in primals if not isinstance(p, UndefPrimal)]
     outs = iter(bind(jit_p, [*nonlinear, *cts], JitParams(new_jaxpr, f"transpose({JitParams.of(params).name})").to_params()))
     return [next(outs) if lin else None for lin in linear]
