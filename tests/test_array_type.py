@@ -371,6 +371,33 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.conv_transpose": lambda A: lax.conv_transpose(
         A(F[None]), A(G[:, None, :2]), (2,), "SAME", dimension_numbers=("NCW", "IOW", "NCW")),
     "lax.conv_general_dilated_patches": lambda A: lax.conv_general_dilated_patches(A(F[None]), (2,), (1,), "VALID"),
+    # control flow and compositions (control_flow/switches.py, maps.py, associative.py, _lax_extra.py)
+    "lax.associative_scan": lambda A: lax.associative_scan(lax.add, A(F), axis=1),
+    "lax.map": lambda A: lax.map(lambda r: lax.mul(r, 2.0), A(F)),
+    "lax.switch": lambda A: lax.switch(1, [lambda x: lax.neg(x), lambda x: lax.exp(x)], A(F)),
+    "lax.batch_matmul": lambda A: lax.batch_matmul(A(F[:, :, None]), A(G[:, None, :])),
+    "lax.broadcast_like": lambda A: lax.broadcast_like(A(V), A(F)),
+    "lax.broadcast_to_rank": lambda A: lax.broadcast_to_rank(A(V), 3),
+    "lax.cbrt": lambda A: lax.cbrt(A(F)),
+    "lax.collapse": lambda A: lax.collapse(A(F), 0, 2),
+    "lax.empty": lambda A: lax.empty((2, 3), np.float64),
+    "lax.full": lambda A: lax.full((2, 3), A(F)[0, 0]),
+    "lax.full_like": lambda A: lax.full_like(A(F), 2.0),
+    "lax.index_take": lambda A: lax.index_take(A(F), (A(IDX[:, 0]),), (0,)),
+    "lax.reciprocal": lambda A: lax.reciprocal(A(F)),
+    "lax.reduce": lambda A: lax.reduce(A(F), 0.0, lax.add, (1,)),
+    "lax.reduce_xor": lambda A: lax.reduce_xor(A(I32), (1,)),
+    "lax.rsqrt": lambda A: lax.rsqrt(A(F)),
+    "lax.scatter_apply": lambda A: lax.scatter_apply(
+        A(F), A(np.array([[0, 1], [1, 2]], np.int32)), lambda x: lax.mul(x, 2.0),
+        lax.ScatterDimensionNumbers((), (0, 1), (0, 1)), update_shape=(2,)),
+    "lax.scatter_sub": lambda A: lax.scatter_sub(
+        A(F), A(IDX), A(UPD), lax.ScatterDimensionNumbers((1,), (0,), (0,))),
+    "lax.split": lambda A: lax.split(A(F), (1, 2), axis=1)[1],
+    "lax.square": lambda A: lax.square(A(F)),
+    "lax.stack": lambda A: lax.stack([A(F), A(G)], 0),
+    "lax.tile": lambda A: lax.tile(A(F), (2, 1)),
+    "lax.unstack": lambda A: lax.unstack(A(F), 0)[0],
 }
 
 
@@ -446,7 +473,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"ogrid", "mgrid", "unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple"}
+NOT_ARRAY_FUNCTIONS = {"ogrid", "mgrid", "unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "dtype", "linalg"}
 
 
 def test_the_eager_table_covers_every_public_function() -> None:

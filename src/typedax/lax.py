@@ -726,3 +726,5 @@ from ._lax_extra import square as square  # noqa: E402
 from ._lax_extra import stack as stack  # noqa: E402
 from ._lax_extra import tile as tile  # noqa: E402
 from ._lax_extra import unstack as unstack  # noqa: E402
+
+from . import lax_linalg as linalg  # noqa: E402  (typedax.lax.linalg, as jax.lax.linalg)

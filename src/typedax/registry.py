@@ -19,6 +19,7 @@ from .primitives import windowed
 from .primitives import bitcast, bitwise, special
 from .primitives import prng
 from .primitives import convolution
+from .primitives import linalg
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
@@ -36,6 +37,7 @@ FAMILIES: tuple[Family, ...] = (
     windowed.FAMILY,
     prng.FAMILY,
     convolution.FAMILY,
+    linalg.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
     custom_calls.FAMILY,

@@ -143,7 +143,7 @@ def prepare_lapack() -> None:
     0.1 s, once). Called by ``typedax.lax_linalg``'s lowering rules."""
     if _LAPACK_READY:
         return
-    from jaxlib.cpu import _lapack  # type: ignore[attr-defined]  # a compiled module without stubs
+    from jaxlib.cpu import _lapack  # type: ignore[attr-defined, unused-ignore]  # a compiled module without stubs (whether mypy sees it depends on what else it checks)
 
     for name, target in _lapack.registrations().items():
         xc.register_custom_call_target(name, target, "cpu", int(name.endswith("_ffi")))
