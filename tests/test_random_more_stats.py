@@ -16,6 +16,7 @@ import scipy.stats as st  # type: ignore[import-untyped]  # scipy ships no type 
 
 import typedax as tdx
 from typedax import random as tr
+from test_random_stats import assert_moments_and_ks
 
 N = 4000
 KEY = tr.PRNGKey(20240607)
@@ -49,15 +50,7 @@ CONTINUOUS: dict[str, tuple[Callable[[tdx.Array], tdx.Array], Any]] = {  # scipy
 @pytest.mark.parametrize("name", sorted(CONTINUOUS))
 def test_continuous_moments_and_ks(name: str) -> None:
     f, dist = CONTINUOUS[name]
-    x = _sample(f)
-    n = x.size
-    mean, var = dist.mean(), dist.var()
-    assert abs(x.mean() - mean) < 5 * np.sqrt(var / n), (x.mean(), mean)
-    # the variance of the sample variance is about var**2 * (2 + excess kurtosis) / n
-    kurt = float(dist.stats(moments="k"))
-    assert abs(x.var() - var) < 5 * var * np.sqrt((2 + kurt) / n), (x.var(), var)
-    ks = st.kstest(x, dist.cdf)
-    assert ks.statistic < 1.8 / np.sqrt(n), ks  # the 0.3% critical value is about 1.73 / sqrt(n)
+    assert_moments_and_ks(_sample(f), dist)
 
 
 def test_double_sided_maxwell_is_symmetric() -> None:

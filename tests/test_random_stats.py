@@ -16,6 +16,7 @@ import scipy.stats as st  # type: ignore[import-untyped]  # scipy ships no type 
 
 import typedax as tdx
 from typedax import random as tr
+from typedax.core.ir import NDArray
 
 N = 4000
 KEY = tr.PRNGKey(20240601)
@@ -47,7 +48,13 @@ CONTINUOUS: dict[str, tuple[Callable[[tdx.Array], tdx.Array], Any]] = {  # scipy
 @pytest.mark.parametrize("name", sorted(CONTINUOUS))
 def test_continuous_moments_and_ks(name: str) -> None:
     f, dist = CONTINUOUS[name]
-    x = _sample(f)
+    assert_moments_and_ks(_sample(f), dist)
+
+
+def assert_moments_and_ks(x: NDArray, dist: Any) -> None:
+    """Mean and variance within 5 standard errors of ``dist``'s, and a
+    Kolmogorov-Smirnov statistic under the 0.3% critical value (shared with
+    tests/test_random_more_stats.py)."""
     n = x.size
     mean, var = dist.mean(), dist.var()
     assert abs(x.mean() - mean) < 5 * np.sqrt(var / n), (x.mean(), mean)
