@@ -1,6 +1,6 @@
 """Run every example in order."""
 
-from . import cnn_digits, control_flow, convolutions, forward, indexing, mlp, mnist_classifier_fromscratch, reverse, tracing
+from . import cnn_digits, control_flow, convolutions, forward, indexing, mlp, mnist_classifier_fromscratch, porting, reverse, tracing
 
 tracing.main()
 forward.main()
@@ -9,5 +9,6 @@ mlp.main()
 mnist_classifier_fromscratch.main()
 control_flow.main()
 indexing.main()
+porting.main()
 convolutions.main()
 cnn_digits.main()
