@@ -482,6 +482,22 @@ def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -
     return lax.gather(s, indices, dn, sizes)
 
 
+def operands_and_inits(
+    op: str, operands_name: str, inits_name: str, operands: object, init_values: object
+) -> tuple[list[Value], list[object], tree.TreeDef]:
+    """The leaves of ``operands`` (as values) and of ``init_values``, and
+    their one structure: ``lax.reduce``'s and ``lax.reduce_window``'s check."""
+    op_leaves, op_tree = tree.flatten(operands)
+    init_leaves, init_tree = tree.flatten(init_values)
+    ops = [as_value(x, f"{op}'s {operands_name}") for x in op_leaves]
+    if op_tree != init_tree or not ops:
+        raise PrimitiveTypeError(
+            f"{op}: {operands_name} and {inits_name} must be pytrees of one structure with at least one "
+            f"array, got {op_tree} and {init_tree}"
+        )
+    return ops, init_leaves, op_tree
+
+
 # -- reductions --------------------------------------------------------------------------------
 @overload
 def reduce(
@@ -511,14 +527,7 @@ def reduce(
     """
     from . import lax
 
-    op_leaves, op_tree = tree.flatten(operands)
-    init_leaves, init_tree = tree.flatten(init_values)
-    ops = [as_value(x, "reduce's operands") for x in op_leaves]
-    if op_tree != init_tree or not ops:
-        raise PrimitiveTypeError(
-            f"reduce: operands and init_values must be pytrees of one structure with at least one array, "
-            f"got {op_tree} and {init_tree}"
-        )
+    ops, init_leaves, op_tree = operands_and_inits("reduce", "operands", "init_values", operands, init_values)
     shape = aval_of(ops[0]).shape
     if any(aval_of(x).shape != shape for x in ops):
         raise PrimitiveTypeError(

@@ -529,15 +529,9 @@ def reduce_window(
     from .control_flow.common import trace_callable
     from .core.trace import as_value
     from .primitives import windowed as _win
+    from ._lax_extra import operands_and_inits
 
-    op_leaves, op_tree = tree.flatten(operand)
-    init_leaves, init_tree = tree.flatten(init_value)
-    ops = [as_value(x, "reduce_window's operands") for x in op_leaves]
-    if op_tree != init_tree or not ops:
-        raise PrimitiveTypeError(
-            f"reduce_window: operand and init_value must be pytrees of one structure with at least one "
-            f"array, got {op_tree} and {init_tree}"
-        )
+    ops, init_leaves, op_tree = operands_and_inits("reduce_window", "operand", "init_value", operand, init_value)
     w = _win.window_of("reduce_window", aval_of(ops[0]).shape, window_dimensions, window_strides, padding,
                        base_dilation, window_dilation)
     inits = [_weak(as_value(i, "reduce_window's init values"), x) for i, x in zip(init_leaves, ops)]
