@@ -1,6 +1,6 @@
 """typedax's settings, as ``jax.config``: ``typedax.config``.
 
-One setting so far, ``enable_x64`` (also spelled ``jax_enable_x64``). It is
+Two settings. ``enable_x64`` (also spelled ``jax_enable_x64``) is
 ON by default in typedax (JAX's default is off): float64 and int64 are
 first-class, and a Python float is a float64. With it off, typedax does what
 JAX does in its default 32-bit mode: values entering typedax (Python
@@ -16,6 +16,15 @@ stack is). Readers call ``x64_enabled()``. Most programs never turn x64 off,
 so the readers first look at ``X32_POSSIBLE``, a flag that is true only
 while the global value is off or some context has turned it off; while it
 is false, ``x64_enabled()`` answers without reading the ``ContextVar``.
+
+``cpu_enable_async_dispatch`` (also ``jax_cpu_enable_async_dispatch``, JAX's
+name) chooses how the CPU backend runs a compiled program: on a worker
+thread, the call returning at once (JAX's default), or inline in the calling
+thread, the call returning when the result is ready (typedax's default,
+``False``). It is read once, when the backend starts; ``update`` after that
+raises unless the value is unchanged, and ``context`` does not take it. Why
+typedax runs inline by default, with the measurements, is written in
+``docs/architecture.md`` ("Settings").
 """
 
 from __future__ import annotations
@@ -25,6 +34,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Final
+
+from .errors import PlatformError
 
 __all__ = ["Config", "config", "x64_enabled"]
 
@@ -37,7 +48,25 @@ X32_POSSIBLE: Final[list[bool]] = [False]
 _LOCK = threading.Lock()
 _CONTEXTS_OFF: list[int] = [0]
 
-_NAMES: Final[dict[str, str]] = {"jax_enable_x64": "enable_x64", "enable_x64": "enable_x64"}
+_NAMES: Final[dict[str, str]] = {
+    "jax_enable_x64": "enable_x64",
+    "enable_x64": "enable_x64",
+    "jax_cpu_enable_async_dispatch": "cpu_enable_async_dispatch",
+    "cpu_enable_async_dispatch": "cpu_enable_async_dispatch",
+}
+
+#: ``cpu_enable_async_dispatch``: read by the runtime when the backend starts
+_CPU_ASYNC: list[bool] = [False]
+#: set by the runtime when the backend has started: the value it read is fixed
+_BACKEND_STARTED: list[bool] = [False]
+
+
+def cpu_async_dispatch() -> bool:
+    """The ``cpu_enable_async_dispatch`` setting; the runtime calls this as it
+    starts the backend, which fixes the value for the process."""
+    with _LOCK:
+        _BACKEND_STARTED[0] = True
+        return _CPU_ASYNC[0]
 
 
 def x64_enabled() -> bool:
@@ -77,16 +106,25 @@ class Config:
 
     def update(self, name: str, value: bool) -> None:
         """Set an option for the whole process (contexts still override it)."""
-        _option(name)
+        option = _option(name)
         flag = _check_bool(name, value)
         with _LOCK:
-            _GLOBAL_X64[0] = flag
-            _refresh()
+            if option == "enable_x64":
+                _GLOBAL_X64[0] = flag
+                _refresh()
+                return
+            if _BACKEND_STARTED[0] and flag != _CPU_ASYNC[0]:
+                raise PlatformError(
+                    f"config.update({name!r}, {flag}): the backend is already running with "
+                    f"{option}={_CPU_ASYNC[0]}; set it before the first computation"
+                )
+            _CPU_ASYNC[0] = flag
 
     def read(self, name: str) -> bool:
         """The value of an option in force here."""
-        _option(name)
-        return x64_enabled()
+        if _option(name) == "enable_x64":
+            return x64_enabled()
+        return _CPU_ASYNC[0]
 
     @property
     def enable_x64(self) -> bool:
@@ -95,6 +133,14 @@ class Config:
     @property
     def jax_enable_x64(self) -> bool:
         return x64_enabled()
+
+    @property
+    def cpu_enable_async_dispatch(self) -> bool:
+        return _CPU_ASYNC[0]
+
+    @property
+    def jax_cpu_enable_async_dispatch(self) -> bool:
+        return _CPU_ASYNC[0]
 
     @contextmanager
     def context(
@@ -123,7 +169,10 @@ class Config:
                     _refresh()
 
     def __repr__(self) -> str:
-        return f"typedax.config(enable_x64={x64_enabled()})"
+        return (
+            f"typedax.config(enable_x64={x64_enabled()}, "
+            f"cpu_enable_async_dispatch={_CPU_ASYNC[0]})"
+        )
 
 
 config: Final[Config] = Config()

@@ -76,8 +76,8 @@ def replicated_hlo_sharding() -> _hlo.HloSharding:
     return _hlo.HloSharding.replicate()
 
 
-def make_cpu_client() -> Client:
-    return xc.make_cpu_client()
+def make_cpu_client(asynchronous: bool) -> Client:
+    return xc.make_cpu_client(asynchronous=asynchronous)
 
 
 def _takes_skip_checks() -> bool:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.config import x64_enabled
+from ..core.config import cpu_async_dispatch, x64_enabled
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
@@ -104,7 +104,8 @@ def _requested_platform() -> str:
 
 def _make_client(name: str) -> jx.Client:
     if name == "cpu":
-        return jx.make_cpu_client()
+        # inline execution by default: docs/architecture.md ("Settings") has the why
+        return jx.make_cpu_client(asynchronous=cpu_async_dispatch())
     library = jx.cuda_plugin_library()
     if library is None:
         packages = " or ".join(pkg for _, pkg in jx.CUDA_PLUGINS)
