@@ -289,8 +289,10 @@ class Jitted(Generic[P, R]):
         argument's type key, each static one's (type, value)."""
         if not self.static_argnums:
             return tuple(map(key_of, args))
-        statics = self._static_positions(len(args))
-        return tuple((type(a), a) if i in statics else key_of(a) for i, a in enumerate(args))
+        statics = self._static_by_count.get(len(args))
+        if statics is None:
+            statics = self._static_positions(len(args))
+        return tuple([(type(a), a) if i in statics else key_of(a) for i, a in enumerate(args)])
 
     def _static_positions(self, n: int) -> frozenset[int]:
         """The positions of the static arguments in a call with ``n``
