@@ -11,8 +11,11 @@
 4. dispatch by argument kind (issue 10): cached jitted ``x * y + 1.0`` and
    ``x * y + z`` on float64[8] values called with NumPy arrays, Python
    scalars, device arrays (``tdx.device_put`` / ``jax.device_put``) and
-   eager arrays (``tnp.asarray`` / ``jnp.asarray``), and ``x * n + 1.0``
-   with ``n`` a static argument; 5,000 calls per round, one block at the end.
+   eager arrays (``tnp.asarray`` / ``jnp.asarray``), Python scalars of a new
+   value on every call ("new scalars": typedax keeps a device buffer per
+   scalar value, which the "Python scalars" row, one value repeated, hits),
+   and ``x * n + 1.0`` with ``n`` a static argument; 5,000 calls per round,
+   one block at the end.
 
 Times are the best of 15 rounds, typedax and JAX alternating round by round
 (medians of 5 for the first call); the ratio is typedax / JAX, so below 1
@@ -22,6 +25,7 @@ means typedax is faster.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import statistics
 import time
@@ -232,6 +236,19 @@ def bench_dispatch_kinds(n: int = 5_000) -> list[tuple[str, int, float, float]]:
             _check_same(f(*targs), jf(*jargs))
             t, j = per_call_pair(lambda: f(*targs), lambda: jf(*jargs), n)
             rows.append((label, nargs, t, j))
+    # Python scalars of new values on every call: typedax remembers the
+    # device buffer of a scalar value (scalar_putter), so the row above
+    # measures a repeated value; here each call copies its scalars afresh
+    fresh = [float(v) for v in np.random.default_rng(0).normal(size=4096)]
+    for nargs in (2, 3):
+        f, jf = tdx_fs[nargs], jax_fs[nargs]
+        t_it, j_it = itertools.cycle(fresh), itertools.cycle(fresh)
+        _check_same(f(*fresh[:nargs]), jf(*fresh[:nargs]))
+        t, j = per_call_pair(
+            lambda: f(*[next(t_it) for _ in range(nargs)]),
+            lambda: jf(*[next(j_it) for _ in range(nargs)]), n,
+        )
+        rows.append(("new scalars", nargs, t, j))
     fs: Callable[..., object] = tdx.jit(scale_add, static_argnums=1)
     jfs: Callable[..., object] = jax.jit(jax_scale_add, static_argnums=1)
     x, jx = tdx.device_put(values[0]), jax.device_put(values[0])
