@@ -41,6 +41,13 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
         "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
     ("typedax.core.array", "typedax.lowering"):
         "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
+    ("typedax.core.array", "typedax.primitives"):
+        "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
+    ("typedax.core.array", "typedax.primitives.keys"):
+        "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
+    ("typedax.jitting.api", "typedax.lax"):
+        "jit's packed host arguments (one transfer for several NumPy arrays) are sliced back "
+        "out by a program staged with lax.slice and lax.reshape",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",
     ("typedax.primitives.windowed", "typedax.interpreters"):

@@ -14,12 +14,15 @@ from typedax import numpy as tnp
 from typedax.core import Jaxpr, eval_jaxpr
 from typedax.core.dtypes import DType, float32
 from typedax.core.ir import NDArray
+from typedax.primitives.keys import FAMILY as _KEYS
 from typedax.registry import REGISTRY
 from typedax.core.trace import Value, bind
 from typedax.jitting import JitParams, jit_p
 from typedax.lowering import Array, PlatformError, device_put, lower_jaxpr
 from typedax.lowering import runtime
 from typedax.testing import covered_primitives, jaxprs_with_args
+
+KEY_PRIMITIVES = {p.name for p in _KEYS.primitives}
 
 
 def run_compiled(jaxpr: Jaxpr, args: list[NDArray]) -> list[NDArray]:
@@ -48,7 +51,8 @@ def test_every_primitive_has_a_lowering_rule() -> None:
 
 def test_generator_covers_every_first_order_primitive() -> None:
     names = set(REGISTRY) - {"jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call", "custom_lin",
-                             "cholesky", "triangular_solve", "qr", "eigh", "svd"}  # tests/test_linalg_decomp.py
+                             "cholesky", "triangular_solve", "qr", "eigh", "svd",  # tests/test_linalg_decomp.py
+                             *KEY_PRIMITIVES}  # tests/test_typed_keys.py
     assert names <= covered_primitives()
 
 

@@ -105,7 +105,9 @@ def test_streams_match_jax_under_vmap(name: str) -> None:
 
 def test_typed_keys() -> None:
     k, jk = tr.key(42), jax.random.key(42)
-    assert str(k.dtype) == "key<fry>" and k.shape == () and k.ndim == 0
+    assert k.dtype == tr.key_dtype() and k.shape == () and k.ndim == 0
+    assert repr(k).startswith("Array((), dtype=key<fry>) overlaying:")  # as JAX's repr
+    assert repr(k).split(":", 1)[1].split() == repr(jk).split(":", 1)[1].split()  # the words
     ks, jks = tr.split(k, 4), jax.random.split(jk, 4)
     assert ks.shape == (4,)
     same(tr.key_data(ks), jax.random.key_data(jks), True)

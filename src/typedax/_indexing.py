@@ -41,7 +41,7 @@ import numpy as np
 
 from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
-from .core.dtypes import DType, bool_, int32, int64, is_float
+from .core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
 from .core.errors import IndexingError
 from .core.ir import NDArray
 from .core.trace import Tracer, Value, aval_of
@@ -725,7 +725,9 @@ def _numpy_update(x: ArrayImpl, elems: Sequence[Elem], y: ArrayLike, scatter: Sc
             np_idx.append(e)
         axis += 1
     out = x.to_numpy().copy()
-    values = np.asarray(y).astype(x.dtype, copy=False)
+    if x.dtype in EXTENDED and ufunc is not None:
+        return None  # typed keys: the scatter's abstract evaluation says what they refuse
+    values = (y.to_numpy() if isinstance(y, ArrayImpl) else np.asarray(y)).astype(x.dtype, copy=False)
     index = tuple(np_idx)
     try:
         if ufunc is None:

@@ -2,13 +2,16 @@
 signatures, and for the same key the same bits.
 
 Keys. ``PRNGKey(seed)`` gives a raw key, a ``uint32[2]`` array, as JAX's
-legacy keys; ``key(seed)`` gives a typed key, a ``KeyArray`` (dtype
-``key<fry>``, shape ``()``) holding the same words, which ``key_data`` and
-``wrap_key_data`` convert from and to. Every function takes either kind and
-gives keys of the kind it was given. A ``KeyArray`` is a pytree node whose
-one leaf is its ``uint32[..., 2]`` data, so typed keys pass through ``jit``,
-``vmap``, ``scan`` and ``cond`` as their data does; in a jaxpr they appear
-as that data (``uint32[2]``), not as JAX's ``key<fry>[]`` type.
+legacy keys; ``key(seed)`` gives a typed key, an ``Array`` of JAX's extended
+dtype ``key<fry>`` and shape ``()``, holding the same words, which
+``key_data`` and ``wrap_key_data`` convert from and to. Every function takes
+either kind and gives keys of the kind it was given. Typed keys are arrays
+like any other: they index, reshape, stack and pass through ``jit``,
+``vmap`` (a batch of keys is a key array), ``scan``, ``cond`` and ``grad``,
+and a jaxpr shows them as JAX's do (``a:key<fry>[]``, ``random_split``,
+``random_bits``, ``random_fold_in``, ``random_seed``, ``random_wrap``,
+``random_unwrap``: ``primitives/keys.py``). They refuse arithmetic and
+conversion to NumPy (``key_data`` gives their words), as JAX's do.
 
 The generator is Threefry-2x32 (``typedax.primitives.prng``: one primitive,
 ``threefry2x32``, with every rule), used as JAX uses it with
@@ -37,7 +40,7 @@ transcendental functions for the float ones. Like JAX's, each sampler is a
 call runs one cached executable, and under ``jit`` the sampler is a nested
 ``jit`` equation.
 
-Differentiation: keys are integer arrays, so their tangents are zero;
+Differentiation: keys are not differentiable (their tangents are zero);
 samplers are differentiable with respect to their float parameters
 (``uniform``'s bounds, ``truncated_normal``'s, ``multivariate_normal``'s mean
 and covariance, ``weibull_min``'s, ``wald``'s, ``triangular``'s, ...) as
@@ -61,9 +64,8 @@ from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import TypeAlias, cast, overload
+from collections.abc import Sequence
+from typing import TypeAlias, cast
 
 import numpy as np
 
@@ -71,6 +73,8 @@ from . import lax
 from . import numpy as tnp
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.dtypes import (
+    EXTENDED,
+    KEY,
     DType,
     FLOATING,
     INTEGER,
@@ -85,13 +89,14 @@ from .core.dtypes import (
     uint32,
     uint64,
 )
+from .core.avals import ShapedArray
 from .core.config import x64_enabled
 from .core.errors import ConcretizationError, RandomKeyError
 from .api_forward import vmap
 from .core.trace import EVAL_TRACE, Tracer, aval_of, current_trace
 from .jitting import jit
+from .primitives import keys as _keys
 from .primitives.prng import threefry2x32
-from .tree import register_node
 
 __all__ = [
     "KeyArray", "PRNGKey", "key", "key_data", "wrap_key_data", "split", "fold_in", "bits",
@@ -100,7 +105,7 @@ __all__ = [
     "dirichlet", "multivariate_normal", "orthogonal", "threefry_2x32", "laplace", "logistic",
     "cauchy", "rademacher", "lognormal", "chisquare", "pareto", "rayleigh", "poisson", "binomial",
     "multinomial", "t", "f", "geometric", "maxwell", "double_sided_maxwell", "weibull_min",
-    "generalized_normal", "ball", "triangular", "wald", "clone", "key_impl", "key_dtype", "KeyDType",
+    "generalized_normal", "ball", "triangular", "wald", "clone", "key_impl", "key_dtype",
 ]
 
 Shape: TypeAlias = Sequence[int]
@@ -110,93 +115,32 @@ _UINT: dict[int, DType] = {8: uint8, 16: uint16, 32: uint32, 64: uint64}
 
 
 # -- typed keys ------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class KeyDType:
-    """The dtype of typed Threefry keys: prints as JAX's ``key<fry>``."""
+#: The type of typed key arrays: ``Array``s of dtype ``key<fry>`` (JAX's
+#: ``jax.Array`` of an extended dtype); kept as a name for annotations.
+KeyArray: TypeAlias = Array
 
-    impl: str = "threefry2x32"
-
-    def __str__(self) -> str:
-        return "key<fry>"
-
-    @property
-    def name(self) -> str:
-        return "key<fry>"
+RawKey: TypeAlias = "np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
+KeyLike: TypeAlias = "Array | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
 
 
-KEY_DTYPE = KeyDType()
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class KeyArray:
-    """An array of typed PRNG keys (``jax.random.key``): its ``shape`` is the
-    shape of the key array; ``data`` holds the ``uint32[*shape, 2]`` words.
-    A pytree node (its one leaf is ``data``), so keys go through every
-    transformation as their data."""
-
-    data: Array
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return aval_of(self.data).shape[:-1]
-
-    @property
-    def ndim(self) -> int:
-        return len(self.shape)
-
-    @property
-    def dtype(self) -> KeyDType:
-        return KEY_DTYPE
-
-    def __eq__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as JAX's key arrays
-        if not isinstance(other, KeyArray):
-            return NotImplemented
-        return tnp.all(lax.eq(self.data, other.data), axis=-1)
-
-    def __ne__(self, other: object) -> Array:  # type: ignore[override]  # as __eq__
-        if not isinstance(other, KeyArray):
-            return NotImplemented
-        return tnp.any(lax.ne(self.data, other.data), axis=-1)
-
-    __hash__ = None  # type: ignore[assignment]  # key arrays are unhashable (== is elementwise), as JAX's
-
-    def __getitem__(self, idx: object) -> KeyArray:
-        if not isinstance(idx, tuple):
-            idx = (idx,)
-        has_ellipsis = any(i is Ellipsis for i in idx)  # not ``in``: it compares arrays with ==
-        return KeyArray(self.data[idx] if has_ellipsis else self.data[(*idx, Ellipsis)])
-
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a scalar key array")
-        return self.shape[0]
-
-    def __iter__(self) -> Iterator[KeyArray]:
-        return iter([self[i] for i in range(len(self))])
-
-    def __repr__(self) -> str:
-        if isinstance(self.data, Tracer):
-            return f"KeyArray(key<fry>{list(self.shape)}, traced)"
-        return f"KeyArray(key<fry>{list(self.shape)}, data={np.asarray(self.data).tolist()!r})"
-
-
-register_node(
-    KeyArray,
-    lambda k: ((k.data,), None),
-    lambda _, leaves: KeyArray(cast(Array, leaves[0])),
-)
-
-RawKey: TypeAlias = "Array | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
-KeyLike: TypeAlias = "Array | KeyArray | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
+def _is_typed(key: object) -> bool:
+    return isinstance(key, Array) and aval_of(key).dtype in EXTENDED
 
 
 # -- argument checks ---------------------------------------------------------------------
 def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bool]:
-    """The raw ``uint32[2]`` data of ``key`` and whether it was typed."""
-    if isinstance(key, KeyArray):
-        data, typed = key.data, True
-    elif isinstance(key, (Array, np.ndarray)):
-        data, typed = (key if isinstance(key, Array) else from_numpy(np.asarray(key))), False
+    """``key`` as an ``Array`` -- typed keys as they are, a raw key as its
+    ``uint32[..., 2]`` words -- and whether it was typed."""
+    if _is_typed(key):
+        k = cast(Array, key)
+        if not batched and aval_of(k).ndim:
+            raise RandomKeyError(
+                f"{name} takes a single key, but was given a key array of shape {aval_of(k).shape} != (). "
+                "Use typedax.vmap for batching."
+            )
+        return k, True
+    if isinstance(key, (Array, np.ndarray)):
+        data = key if isinstance(key, Array) else from_numpy(np.asarray(key))
     else:
         raise RandomKeyError(
             f"{name}: expected a PRNG key (from typedax.random.PRNGKey, key, split or fold_in), "
@@ -213,11 +157,7 @@ def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bo
             f"{name} takes a single key, but was given a key array of shape {a.shape[:-1]} != (). "
             "Use typedax.vmap for batching."
         )
-    return data, typed
-
-
-def _rewrap(data: Array, typed: bool) -> KeyArray | Array:
-    return KeyArray(data) if typed else data
+    return data, False
 
 
 def _static_int(name: str, what: str, v: object) -> int:
@@ -279,7 +219,7 @@ def _is_concrete(*xs: object) -> bool:
 
 # -- seeds -------------------------------------------------------------------------------
 def _seed_words(seed: object, name: str) -> Array:
-    if isinstance(seed, KeyArray):
+    if _is_typed(seed):
         raise RandomKeyError(f"{name} accepts a scalar seed, but was given a PRNG key.")
     if isinstance(seed, (bool, np.bool_)):
         raise RandomKeyError(f"{name}: the seed must be an integer, got {seed!r}")
@@ -296,6 +236,18 @@ def _seed_words(seed: object, name: str) -> Array:
         raise RandomKeyError(f"{name}: the seed must be an integer, got the float {seed!r}")
     if not isinstance(seed, (Array, np.ndarray, np.integer)):
         raise RandomKeyError(f"{name}: the seed must be an integer, got {type(seed).__name__}")
+    a = _check_seed_array(seed, name)
+    if _is_concrete(seed) and not isinstance(seed, Tracer):
+        v = int(np.asarray(seed))
+        bits = 8 * a.dtype.itemsize
+        hi = (v >> 32) & 0xFFFFFFFF if bits == 64 else 0
+        lo = v & 0xFFFFFFFF
+        return from_numpy(np.array([hi, lo], np.uint32))
+    return _seed_traced(cast(Array, seed))
+
+
+def _check_seed_array(seed: object, name: str) -> ShapedArray:
+    """The type of an array seed, which must be a scalar integer."""
     a = aval_of(seed)
     if a.ndim:
         raise RandomKeyError(
@@ -304,13 +256,7 @@ def _seed_words(seed: object, name: str) -> Array:
         )
     if a.dtype not in INTEGER:
         raise RandomKeyError(f"{name}: the seed must be an integer, got {a.str_short()}")
-    if _is_concrete(seed) and not isinstance(seed, Tracer):
-        v = int(np.asarray(seed))
-        bits = 8 * a.dtype.itemsize
-        hi = (v >> 32) & 0xFFFFFFFF if bits == 64 else 0
-        lo = v & 0xFFFFFFFF
-        return from_numpy(np.array([hi, lo], np.uint32))
-    return _seed_traced(cast(Array, seed))
+    return a
 
 
 def _seed_traced(seed: Array) -> Array:
@@ -329,21 +275,27 @@ def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802 - JAX's name
     return _seed_words(seed, "PRNGKey")
 
 
-def key(seed: int | ArrayLike) -> KeyArray:
-    """A typed PRNG key (``key<fry>[]``) from an integer seed (``jax.random.key``)."""
-    return KeyArray(_seed_words(seed, "key"))
+def key(seed: int | ArrayLike) -> Array:
+    """A typed PRNG key (``key<fry>[]``) from an integer seed (``jax.random.key``):
+    ``random_seed`` of a traced seed, the words of ``PRNGKey(seed)`` otherwise."""
+    if isinstance(seed, Tracer):
+        _check_seed_array(seed, "key")
+        return _keys.random_seed(seed)
+    return _keys.random_wrap(_seed_words(seed, "key"))
 
 
-def key_data(keys: KeyArray | ArrayLike) -> Array:
+def key_data(keys: Array | ArrayLike) -> Array:
     """The ``uint32[..., 2]`` words of typed keys (raw keys are returned as they are)."""
-    data, _ = _key_of("key_data", keys, batched=True)
-    return data
+    data, typed = _key_of("key_data", keys, batched=True)
+    return _keys.random_unwrap(data) if typed else data
 
 
-def wrap_key_data(key_bits_array: ArrayLike) -> KeyArray:
+def wrap_key_data(key_bits_array: ArrayLike) -> Array:
     """Typed keys holding ``key_bits_array`` (``uint32[..., 2]``)."""
+    if _is_typed(key_bits_array):
+        raise RandomKeyError("wrap_key_data: expected key data (uint32[..., 2]), got typed keys")
     data, _ = _key_of("wrap_key_data", key_bits_array, batched=True)
-    return KeyArray(data)
+    return _keys.random_wrap(data)
 
 
 # -- the generator -----------------------------------------------------------------------
@@ -362,7 +314,11 @@ def _words(key: Array) -> tuple[Array, Array]:
     return key[0], key[1]
 
 
+# Each of the three takes a typed key (then it is one primitive, as JAX's
+# jaxprs show it) or a raw key's words.
 def _split(key: Array, shape: tuple[int, ...]) -> Array:
+    if _is_typed(key):
+        return _keys.random_split(key, shape)
     k1, k2 = _words(key)
     hi, lo = _counters(shape)
     b1, b2 = threefry2x32(k1, k2, hi, lo)
@@ -370,12 +326,16 @@ def _split(key: Array, shape: tuple[int, ...]) -> Array:
 
 
 def _fold_in(key: Array, data: ArrayLike) -> Array:
+    if _is_typed(key):
+        return _keys.random_fold_in(key, data)
     k1, k2 = _words(key)
     b1, b2 = threefry2x32(k1, k2, np.uint32(0), data)
     return tnp.stack([b1, b2])
 
 
 def _random_bits(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
+    if _is_typed(key):
+        return _keys.random_bits(key, bit_width, shape)  # (it checks the count as _counters does)
     k1, k2 = _words(key)
     hi, lo = _counters(shape)
     b1, b2 = threefry2x32(k1, k2, hi, lo)
@@ -405,22 +365,18 @@ def threefry_2x32(keypair: tuple[ArrayLike, ArrayLike], count: ArrayLike) -> Arr
     return lax.reshape(out[:n] if odd else out, aval_of(count).shape)
 
 
-@overload
-def split(key: KeyArray, num: int | tuple[int, ...] = 2) -> KeyArray: ...
-@overload
-def split(key: RawKey, num: int | tuple[int, ...] = 2) -> Array: ...
-def split(key: KeyArray | RawKey, num: int | tuple[int, ...] = 2) -> KeyArray | Array:
+def split(key: Array | RawKey, num: int | tuple[int, ...] = 2) -> Array:
     """``num`` new keys (or an array of keys of shape ``num``) along a new
-    leading axis (``jax.random.split``)."""
+    leading axis (``jax.random.split``), of the kind ``key`` is. Typed keys
+    under a transformation stage one ``random_split`` equation, as JAX's."""
     data, typed = _key_of("split", key)
-    return _rewrap(_split_jit(data, _shape("split", num)), typed)
+    shape = _shape("split", num)
+    if typed and not _is_concrete(data):
+        return _split(data, shape)
+    return _split_jit(data, shape)
 
 
-@overload
-def fold_in(key: KeyArray, data: ArrayLike) -> KeyArray: ...
-@overload
-def fold_in(key: RawKey, data: ArrayLike) -> Array: ...
-def fold_in(key: KeyArray | RawKey, data: ArrayLike) -> KeyArray | Array:
+def fold_in(key: Array | RawKey, data: ArrayLike) -> Array:
     """A new key from ``key`` and the 32-bit integer ``data`` (``jax.random.fold_in``)."""
     kd, typed = _key_of("fold_in", key)
     if aval_of(data).ndim:
@@ -434,7 +390,9 @@ def fold_in(key: KeyArray | RawKey, data: ArrayLike) -> KeyArray | Array:
         if aval_of(data).dtype not in INTEGER:
             raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
         d = lax.convert_element_type(data, uint32)
-    return _rewrap(_fold_in_jit(kd, d), typed)
+    if typed and not _is_concrete(kd, d):
+        return _fold_in(kd, d)
+    return _fold_in_jit(kd, d)
 
 
 def _bits_jitted(key: Array, bit_width: int, shape: tuple[int, ...]) -> Array:
@@ -446,23 +404,31 @@ _bits_jit = jit(_bits_jitted, static_argnums=(1, 2))
 
 def random_bits(key: KeyLike, bit_width: int, shape: Shape) -> Array:
     """Uniform random bits: an unsigned array of ``bit_width`` (8, 16, 32 or 64) bits."""
-    data, _ = _key_of("random_bits", key)
+    data, typed = _key_of("random_bits", key)
     if bit_width not in _UINT:
         raise RandomKeyError(f"random_bits: bit_width must be 8, 16, 32 or 64, got {bit_width!r}")
     if bit_width == 64 and not x64_enabled():
         raise RandomKeyError("random_bits: 64-bit values need x64 (typedax.config.update('jax_enable_x64', True))")
-    return _bits_jit(data, bit_width, _shape("random_bits", shape))
+    return _bits(data, typed, bit_width, _shape("random_bits", shape))
+
+
+def _bits(key: Array, typed: bool, bit_width: int, shape: tuple[int, ...]) -> Array:
+    """Eagerly one cached executable; typed keys under a transformation one
+    ``random_bits`` equation, as JAX's."""
+    if typed and not _is_concrete(key):
+        return _random_bits(key, bit_width, shape)
+    return _bits_jit(key, bit_width, shape)
 
 
 def bits(key: KeyLike, shape: Shape = (), dtype: DTypeLike | None = None) -> Array:
     """Uniform random bits of an unsigned ``dtype`` (default ``uint64``, or
     ``uint32`` with x64 off) (``jax.random.bits``)."""
-    data, _ = _key_of("bits", key)
+    data, typed = _key_of("bits", key)
     d = (uint64 if x64_enabled() else uint32) if dtype is None else canonicalize_explicit(
         np.dtype(dtype), "bits")
     if d not in UNSIGNED:
         raise RandomKeyError(f"dtype argument to `bits` must be an unsigned int dtype, got {d}")
-    return _bits_jit(data, 8 * d.itemsize, _shape("bits", shape))
+    return _bits(data, typed, 8 * d.itemsize, _shape("bits", shape))
 
 
 # -- uniform, normal and their relatives -------------------------------------------------
@@ -1861,17 +1827,13 @@ def triangular(key: KeyLike, left: ArrayLike, mode: ArrayLike, right: ArrayLike,
 
 
 # -- key utilities ---------------------------------------------------------------------
-@overload
-def clone(key: KeyArray) -> KeyArray: ...
-@overload
-def clone(key: RawKey) -> Array: ...
-def clone(key: KeyArray | RawKey) -> KeyArray | Array:
-    """The same key (``jax.random.clone``): JAX's marks a key as reusable for
+def clone(key: Array | RawKey) -> Array:
+    """A copy of ``key`` (``jax.random.clone``): JAX's clone exists for
     its key-reuse checker, which typedax does not have, so this is the
     identity on keys (typed or raw, any shape). Unlike JAX's, which passes
     any value through, it refuses what is not a key (``RandomKeyError``)."""
-    data, typed = _key_of("clone", key, batched=True)
-    return _rewrap(data, typed)
+    data, _ = _key_of("clone", key, batched=True)
+    return data
 
 
 def key_impl(keys: KeyLike) -> str:
@@ -1879,29 +1841,37 @@ def key_impl(keys: KeyLike) -> str:
     always ``"threefry2x32"``, the only one typedax has (raw keys are read as
     threefry keys, as JAX's default)."""
     _key_of("key_impl", keys, batched=True)
-    return KEY_DTYPE.impl
+    return _IMPL_NAME
 
 
+_IMPL_NAME = "threefry2x32"
 #: the PRNG implementations JAX 0.10 knows by name (typedax has the first)
 _JAX_PRNG_NAMES = ("threefry2x32", "philox2x32", "philox4x32", "rbg", "unsafe_rbg", "threefry4x32")
 
 
-def key_dtype(impl_spec: str | KeyDType | None = None) -> KeyDType:
+def key_dtype(impl_spec: str | DType | None = None) -> DType:
     """The dtype of typed keys of a PRNG implementation (``jax.random.key_dtype``):
-    ``key<fry>`` for ``None`` (the default) or ``"threefry2x32"``; a
-    ``KeyDType`` is returned as it is. JAX's other implementations (``"rbg"``,
-    ``"philox4x32"``, ...) are not in typedax: ``RandomKeyError`` says so."""
-    if impl_spec is None or isinstance(impl_spec, KeyDType):
-        return KEY_DTYPE if impl_spec is None else impl_spec
+    ``key<fry>`` for ``None`` (the default) or ``"threefry2x32"``; that dtype
+    is returned as it is. typedax's key dtype is a NumPy structured dtype
+    (``core/dtypes.py``: ``KEY``), so ``str`` of it shows its two words, while
+    jaxprs and array reprs print ``key<fry>``. JAX's other implementations
+    (``"rbg"``, ``"philox4x32"``, ...) are not in typedax: ``RandomKeyError``
+    says so."""
+    if impl_spec is None:
+        return KEY
+    if isinstance(impl_spec, np.dtype):
+        if impl_spec in EXTENDED:
+            return impl_spec
+        raise RandomKeyError(f"key_dtype: {impl_spec} is not a PRNG key dtype")
     if isinstance(impl_spec, str):
-        if impl_spec == KEY_DTYPE.impl:
-            return KEY_DTYPE
+        if impl_spec == _IMPL_NAME:
+            return KEY
         if impl_spec in _JAX_PRNG_NAMES:
             raise RandomKeyError(
                 f'key_dtype: the PRNG implementation "{impl_spec}" is not available in typedax '
-                f'(it has only "{KEY_DTYPE.impl}")'
+                f'(it has only "{_IMPL_NAME}")'
             )
         raise RandomKeyError(
-            f'unrecognized PRNG implementation "{impl_spec}". Did you mean one of: "{KEY_DTYPE.impl}"?'
+            f'unrecognized PRNG implementation "{impl_spec}". Did you mean one of: "{_IMPL_NAME}"?'
         )
     raise RandomKeyError(f"unrecognized type {type(impl_spec)} for specifying PRNG implementation.")

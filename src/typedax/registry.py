@@ -17,7 +17,7 @@ from .primitives import dot, elementwise, gather_scatter, reductions, shaping, s
 from .primitives import cumulative, sorting
 from .primitives import windowed
 from .primitives import bitcast, bitwise, special
-from .primitives import prng
+from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
 
@@ -36,6 +36,7 @@ FAMILIES: tuple[Family, ...] = (
     gather_scatter.FAMILY,
     windowed.FAMILY,
     prng.FAMILY,
+    keys.FAMILY,
     convolution.FAMILY,
     linalg.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),

@@ -22,7 +22,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
 
 from .. import tree
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import int32, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.eval import eval_jaxpr
@@ -403,8 +403,9 @@ def _scan_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> 
     jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
     consts, rest = list(args[:nconsts]), list(args[nconsts:])
     carry, xs = rest[:ncarry], rest[ncarry:]
-    x_avals = [a.aval for a in eqn.inputs[nconsts + ncarry :]]
-    ys_avals = [v.aval for v in eqn.out_binders[ncarry:]]
+    # the slices are taken on the device's types (typed keys: their words)
+    x_avals = [physical_aval(a.aval) for a in eqn.inputs[nconsts + ncarry :]]
+    ys_avals = [physical_aval(v.aval) for v in eqn.out_binders[ncarry:]]
     ys_init = [full(0, a) for a in ys_avals]
     state = [full(0, I32), *consts, *carry, *xs, *ys_init]
     types = [tensor_type(I32), *[tensor_type(a.aval) for a in eqn.inputs], *map(tensor_type, ys_avals)]

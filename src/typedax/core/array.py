@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, TypeAlias, Union
 import numpy as np
 
 from .avals import ShapedArray
-from .dtypes import DType
+from .dtypes import EXTENDED, KEY_NAME, DType, key_words, keys_of_words
 from .errors import DeletedArrayError, PrimitiveTypeError
 from .ir import NDArray
 
@@ -129,6 +129,13 @@ def _load_numpy() -> _NumpyOps:
 
     _TNP = tnp
     return tnp
+
+
+def _keys_equal(x: Array, other: object, equal: bool) -> Array:
+    """``==`` / ``!=`` of typed PRNG keys (``primitives/keys.py``)."""
+    from ..primitives.keys import keys_equal  # upward, lazily: keys are built on core
+
+    return keys_equal(x, _operand("==" if equal else "!=", other), equal)
 
 
 def _operand(op: str, other: object) -> ArrayLike:
@@ -334,11 +341,15 @@ class Array:
     def __eq__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as in NumPy and JAX
         if other is None:
             raise TypeError("== between a typedax Array and None; use `x is None`")
+        if self.aval.dtype in EXTENDED:
+            return _keys_equal(self, other, True)
         return (_TNP or _load_numpy()).equal(self, _operand("==", other))
 
     def __ne__(self, other: object) -> Array:  # type: ignore[override]  # elementwise, as in NumPy and JAX
         if other is None:
             raise TypeError("!= between a typedax Array and None; use `x is not None`")
+        if self.aval.dtype in EXTENDED:
+            return _keys_equal(self, other, False)
         return (_TNP or _load_numpy()).not_equal(self, _operand("!=", other))
 
     __hash__ = None  # type: ignore[assignment]  # arrays are unhashable (== is elementwise)
@@ -564,7 +575,9 @@ class ArrayImpl(Array):
             if self._dev is None:
                 raise deleted_error(self.aval)
             host = np.asarray(self._dev)
-            if host.dtype != self.aval.dtype:  # no buffer-protocol format (bfloat16)
+            if self.aval.dtype in EXTENDED:  # typed keys: the device holds their words
+                host = keys_of_words(host)
+            elif host.dtype != self.aval.dtype:  # no buffer-protocol format (bfloat16)
                 from ..lowering.jaxlib_api import device_to_numpy  # upward, lazily: tests/test_layers.py
 
                 host = device_to_numpy(self._dev)  # type: ignore[arg-type]  # a jaxlib Array (DeviceBuffer is its protocol)
@@ -575,6 +588,9 @@ class ArrayImpl(Array):
         return host
 
     def __array__(self, dtype: object = None, copy: object = None) -> HostArray:
+        # Typed keys convert to their NumPy value, one structured element
+        # (two uint32 words, field "fry") per key, where JAX's refuse: every
+        # evaluation rule reads operands through NumPy.
         value = self.to_numpy()
         if dtype is not None and np.dtype(dtype) != value.dtype:  # type: ignore[call-overload]  # NumPy passes a dtype-like
             return value.astype(np.dtype(dtype))  # type: ignore[call-overload]  # as above
@@ -611,6 +627,9 @@ class ArrayImpl(Array):
         return from_numpy, (np.array(self.to_numpy()),)
 
     def __repr__(self) -> str:
+        if self.aval.dtype in EXTENDED:  # as JAX's: the key array's type, then its words
+            words = np.array2string(key_words(self.to_numpy()))
+            return f"Array({self.aval.shape}, dtype={KEY_NAME}) overlaying:\n{words}"
         body = np.array2string(self.to_numpy(), separator=", ", prefix="Array(")
         weak = ", weak_type=True" if self.aval.weak_type else ""  # as JAX
         if self.aval.size == 0 and self.aval.shape != (0,):
@@ -618,6 +637,8 @@ class ArrayImpl(Array):
         return f"Array({body}, dtype={self.dtype.name}{weak})"
 
     def __str__(self) -> str:
+        if self.aval.dtype in EXTENDED:
+            return repr(self)
         return str(self.to_numpy())
 
     def __format__(self, spec: str) -> str:

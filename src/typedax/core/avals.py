@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .dtypes import NAMES, SUPPORTED, DType
+from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SUPPORTED, DType, uint32
 from .errors import PrimitiveTypeError
 
 # hashed first (fast); the tuple keeps NumPy's looser ``==`` for the rest
@@ -43,8 +43,11 @@ class ShapedArray:
                 raise PrimitiveTypeError(f"{given!r} is not a dtype") from None
             object.__setattr__(self, "dtype", dtype)
         if self.dtype not in _SUPPORTED_SET:
-            names = ", ".join(d.name for d in SUPPORTED)
-            raise PrimitiveTypeError(f"unsupported dtype {self.dtype}; typedax supports {names}")
+            if self.dtype in EXTENDED:
+                KEYS_SEEN[0] = True
+            else:
+                names = ", ".join(d.name for d in SUPPORTED)
+                raise PrimitiveTypeError(f"unsupported dtype {self.dtype}; typedax supports {names}")
         size = 1
         for d in self.shape:
             if type(d) is not int or d < 0:
@@ -68,8 +71,8 @@ class ShapedArray:
 
     def weakened(self, weak: bool = True) -> ShapedArray:
         """This type, weakly typed (or strongly, with ``weak=False``). A bool
-        is never weak (JAX's lattice has no weak bool)."""
-        if self.weak_type is weak or (weak and self.dtype == np.bool_):
+        is never weak (JAX's lattice has no weak bool), nor is a typed key."""
+        if self.weak_type is weak or (weak and (self.dtype == np.bool_ or self.dtype in EXTENDED)):
             return self
         table = _WEAK if weak else _STRONG
         twin = table.get(self)
@@ -91,3 +94,11 @@ class ShapedArray:
 # compares without the flag
 _WEAK: dict[ShapedArray, ShapedArray] = {}
 _STRONG: dict[ShapedArray, ShapedArray] = {}
+
+
+def physical_aval(aval: ShapedArray) -> ShapedArray:
+    """The type a value of ``aval`` has on a device and in StableHLO: ``aval``
+    itself, or for typed keys (``key<fry>[*S]``) their words, ``uint32[*S, 2]``."""
+    if aval.dtype not in EXTENDED:
+        return aval
+    return ShapedArray(aval.shape + (2,), uint32)

@@ -29,9 +29,40 @@ float64: Final[DType] = np.dtype(np.float64)
 SUPPORTED: Final[tuple[DType, ...]] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
 )
-BY_NAME: Final[dict[str, DType]] = {d.name: d for d in SUPPORTED}
+
+#: JAX's typed PRNG keys, ``key<fry>``: an *extended* dtype (JAX's term), one
+#: element of which is a whole Threefry key, two ``uint32`` words. typedax
+#: represents it as a NumPy structured dtype with one field of two words, so
+#: a key array of shape ``S`` is a NumPy array of shape ``S`` whose elements
+#: are keys: NumPy's own indexing, reshapes, transposes, concatenation and
+#: ``where`` move whole keys, and ``KEY_WORDS`` views give the words. On a
+#: device (and in StableHLO) a key array is its words, ``ui32[*S, 2]``
+#: (``primitives/keys.py``). It is not in ``SUPPORTED``: no arithmetic,
+#: reduction or conversion accepts it.
+KEY: Final[DType] = np.dtype([("fry", np.uint32, (2,))])
+KEY_NAME: Final = "key<fry>"
+#: The extended dtypes (JAX's ``dtypes.extended``): typed keys only.
+EXTENDED: Final[frozenset[DType]] = frozenset({KEY})
+
+#: Whether a typed key has been made in this process: until then nothing
+#: checks operands for keys (``core/ir.py``: ``Primitive``).
+KEYS_SEEN: Final[list[bool]] = [False]
+#: Primitives that take typed keys: the key primitives themselves, those
+#: whose lowering takes any type (loops, conditionals, calls), and the
+#: structural ones, which lower on the keys' words (``primitives/keys.py``:
+#: ``KEY_LOWERINGS``). Every other primitive refuses key operands.
+KEY_NATIVE: Final = frozenset({
+    "random_seed", "random_wrap", "random_unwrap", "random_bits", "random_split", "random_fold_in",
+    "cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "custom_lin",
+})
+KEY_STRUCTURAL: Final = frozenset({
+    "broadcast", "reshape", "transpose", "squeeze", "rev", "concatenate", "slice", "gather",
+    "scatter", "dynamic_slice", "dynamic_update_slice", "select_n",
+})
+
+BY_NAME: Final[dict[str, DType]] = {**{d.name: d for d in SUPPORTED}, KEY_NAME: KEY}
 # ``np.dtype.name`` is a slow Python-level property; printing looks names up here.
-NAMES: Final[dict[DType, str]] = {d: d.name for d in SUPPORTED}
+NAMES: Final[dict[DType, str]] = {**{d: d.name for d in SUPPORTED}, KEY: KEY_NAME}
 FLOATING: Final[frozenset[DType]] = frozenset({float16, bfloat16, float32, float64})
 #: The 16-bit floats: evaluated eagerly as XLA on CPU computes them, each
 #: operation in float32 and its result rounded (core/trace.py).
@@ -40,6 +71,24 @@ SIGNED: Final[frozenset[DType]] = frozenset({int8, int16, int32, int64})
 UNSIGNED: Final[frozenset[DType]] = frozenset({uint8, uint16, uint32, uint64})
 #: Integers of either signedness (JAX's ``_int``); arithmetic wraps around in both.
 INTEGER: Final[frozenset[DType]] = SIGNED | UNSIGNED
+
+
+def is_key(d: DType) -> bool:
+    """Whether ``d`` is the typed-key dtype ``key<fry>``."""
+    return d is KEY or d == KEY
+
+
+def key_words(x: np.ndarray[tuple[int, ...], DType]) -> np.ndarray[tuple[int, ...], np.dtype[np.uint32]]:
+    """The words of a host key array of shape ``S``: ``uint32[*S, 2]`` (a view
+    where ``x`` is contiguous)."""
+    flat = x if x.flags.c_contiguous else x.copy()  # (ascontiguousarray makes rank 0 rank 1)
+    return cast("np.ndarray[tuple[int, ...], np.dtype[np.uint32]]", flat["fry"])  # type: ignore[call-overload]  # a field of a structured array: NumPy's stubs take no str index
+
+
+def keys_of_words(w: np.ndarray[tuple[int, ...], np.dtype[np.generic]]) -> np.ndarray[tuple[int, ...], DType]:
+    """The key array of shape ``S`` whose words are ``w`` (``uint32[*S, 2]``)."""
+    words = np.ascontiguousarray(w, dtype=np.uint32)
+    return cast("np.ndarray[tuple[int, ...], DType]", words.view(KEY).reshape(words.shape[:-1]))
 
 
 def is_float(d: DType) -> bool:

@@ -17,8 +17,8 @@ import numpy.typing as npt
 from pyrsistent import PMap, pmap
 
 from .avals import ShapedArray
-from .dtypes import DType
-from .errors import JaxprTypeError
+from .dtypes import EXTENDED, KEY_NATIVE, KEY_STRUCTURAL, KEYS_SEEN, DType
+from .errors import JaxprTypeError, PrimitiveTypeError
 from .rules import NO_RULES, Rules
 
 NDArray: TypeAlias = "npt.NDArray[np.generic]"
@@ -53,6 +53,8 @@ class Primitive:
     rules_for: InitVar[Callable[[Primitive], Rules] | None] = None
 
     def __post_init__(self, rules_for: Callable[[Primitive], Rules] | None) -> None:
+        if self.name not in KEY_NATIVE and self.name not in KEY_STRUCTURAL:
+            object.__setattr__(self, "abstract_eval", _refusing_keys(self.name, self.abstract_eval))
         if rules_for is not None:
             if self.rules is not NO_RULES:
                 raise TypeError(f"primitive '{self.name}': give rules or rules_for, not both")
@@ -66,6 +68,26 @@ class Primitive:
 
     def __str__(self) -> str:
         return self.name
+
+
+def _refusing_keys(name: str, rule: AbstractEvalRule) -> AbstractEvalRule:
+    """``rule``, refusing typed-key operands first (once a key exists at all):
+    a primitive outside ``KEY_NATIVE``/``KEY_STRUCTURAL`` has no meaning on
+    keys, and without this check NumPy would evaluate some of them on the
+    keys' structured values."""
+
+    def abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+        if KEYS_SEEN[0]:
+            for a in avals:
+                if a.dtype in EXTENDED:
+                    raise PrimitiveTypeError(
+                        f"{name} does not accept typed PRNG keys (key<fry>), got "
+                        f"({', '.join(x.str_short() for x in avals)}); "
+                        "use typedax.random.key_data(keys) for their uint32 words"
+                    )
+        return rule(avals, params)
+
+    return abstract_eval
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -100,6 +122,8 @@ class Lit:
             raise JaxprTypeError(f"a literal must be a scalar, not shape {arr.shape}")
         aval = _SCALAR_AVALS.get(arr.dtype)
         if aval is None:
+            if arr.dtype.names is not None:  # typed keys (core/dtypes.py: KEY) are never literals
+                raise JaxprTypeError(f"a literal must be a number or a bool, not dtype {arr.dtype}")
             aval = ShapedArray((), arr.dtype)
             _SCALAR_AVALS[arr.dtype] = aval
         val: LitValue = arr.item()

@@ -25,13 +25,14 @@ _BAD: Final = "bad"
 # One token after optional whitespace. A number is matched loosely (its digits
 # and any letters, dots or exponent sign glued to them) and checked by
 # ``number_ok`` where it is used; an identifier may carry a canonical shape
-# (``float32[3,4]``) so that a binder's type is one token, and hyphens before
-# letters (JAX's ``scatter-add``).
+# (``float32[3,4]``) so that a binder's type is one token, hyphens before
+# letters (JAX's ``scatter-add``), and an extended dtype's ``<impl>``
+# (``key<fry>[3]``).
 _TOKEN: Final = re.compile(
     r"""\s*(
       -inf(?!\w)
     | -?\d[\w.]*(?:(?<=[eE])[+-][\w.]*)?
-    | [A-Za-z_]\w*(?:-[A-Za-z_]\w*)*(?:\[[\d,]*\])?
+    | [A-Za-z_]\w*(?:-[A-Za-z_]\w*)*(?:<\w+>)?(?:\[[\d,]*\])?
     | "(?:[^"\\\n]|\\.)*"
     | [{}()\[\],.:=]
     | \S

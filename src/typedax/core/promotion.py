@@ -20,7 +20,7 @@ from typing import Final, TypeAlias
 import numpy as np
 
 from .avals import ShapedArray
-from .dtypes import NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64, is_float
+from .dtypes import KEY, KEY_NAME, NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64, is_float
 from .errors import PrimitiveTypeError
 
 #: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
@@ -58,7 +58,15 @@ def _upper(node: Node) -> frozenset[Node]:
 
 @functools.cache
 def join(a: Node, b: Node) -> Node:
-    """The least upper bound of two lattice nodes."""
+    """The least upper bound of two lattice nodes. Typed PRNG keys
+    (``key<fry>``) are outside the lattice: they join only themselves."""
+    if a == b:
+        return a
+    if a == KEY_NAME or b == KEY_NAME:
+        raise PrimitiveTypeError(
+            f"typed PRNG keys (key<fry>) do not combine with other types, got {a} and {b}; "
+            "use typedax.random.key_data(keys) for their uint32 words"
+        )
     common = _upper(a) & _upper(b)
     for c in common:
         if common <= _upper(c):
@@ -89,6 +97,8 @@ def dtype_of_node(node: Node) -> DType:
         return default_int()
     if node == "f*":
         return default_float()
+    if node == KEY_NAME:
+        return KEY
     return canonicalize_dtype(np.dtype(node))
 
 

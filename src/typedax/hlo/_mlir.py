@@ -10,7 +10,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import HALF, DType, bfloat16, bool_, float16, float32, float64, int_range
 from ..core.errors import PrimitiveTypeError
 
@@ -53,6 +53,8 @@ def element_type(dtype: DType) -> ir.Type:
 
 
 def tensor_type(aval: ShapedArray) -> ir.RankedTensorType:
+    """The tensor type of ``aval`` (typed keys: their words, ``physical_aval``)."""
+    aval = physical_aval(aval)
     return ir.RankedTensorType.get(list(aval.shape), element_type(aval.dtype))
 
 
@@ -69,6 +71,7 @@ def scalar_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
 
 def full(value: bool | int | float, aval: ShapedArray) -> HloValue:
     """A constant tensor of type ``aval`` with every element ``value``."""
+    aval = physical_aval(aval)  # typed keys: words all equal to ``value``
     attr = ir.DenseElementsAttr.get_splat(tensor_type(aval), scalar_attr(value, aval.dtype))
     return hlo.constant(attr)
 

@@ -15,11 +15,36 @@ from collections.abc import Sequence
 from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import func
 
-from ..core.errors import JaxprTypeError
-from ..core.ir import Atom, Jaxpr, Lit, Var
-from ..core.rules import require
+from typing import Final
+
+from ..core.dtypes import EXTENDED, KEY_NATIVE
+from ..core.errors import JaxprTypeError, PrimitiveTypeError
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, Var
+from ..core.rules import LoweringRule, require
 from ._mlir import HloValue, full, tensor_type
 from .context import LoweringContext
+
+#: Lowerings of equations with typed-key (``key<fry>``) operands or results,
+#: by primitive name: structural primitives lowered on the keys' words.
+#: ``primitives/keys.py`` fills it as the registry imports it.
+KEY_LOWERINGS: Final[dict[str, LoweringRule]] = {}
+def _rule(eqn: Eqn) -> LoweringRule:
+    """The lowering rule of ``eqn``: its primitive's, or for an equation on
+    typed keys, the one in ``KEY_LOWERINGS``."""
+    prim = eqn.primitive
+    name = prim.name
+    if name not in KEY_NATIVE and (
+        any(a.aval.dtype in EXTENDED for a in eqn.inputs)
+        or any(v.aval.dtype in EXTENDED for v in eqn.out_binders)
+    ):
+        rule = KEY_LOWERINGS.get(name)
+        if rule is None:
+            raise PrimitiveTypeError(
+                f"{name} does not accept typed PRNG keys (key<fry>); "
+                "use typedax.random.key_data(keys) for their uint32 words"
+            )
+        return rule
+    return require(prim, prim.rules.lower, "StableHLO lowering")
 
 def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, args: Sequence[HloValue]) -> list[HloValue]:
     """Emit ``jaxpr``'s equations at the current insertion point; its outputs."""
@@ -35,8 +60,7 @@ def lower_jaxpr_body(ctx: LoweringContext, jaxpr: Jaxpr, args: Sequence[HloValue
         return env[a]
 
     for eqn in jaxpr.eqns:
-        rule = require(eqn.primitive, eqn.primitive.rules.lower, "StableHLO lowering")
-        outs = rule(ctx, eqn, [read(a) for a in eqn.inputs])
+        outs = _rule(eqn)(ctx, eqn, [read(a) for a in eqn.inputs])
         if len(outs) != len(eqn.out_binders):
             raise JaxprTypeError(
                 f"lowering rule of '{eqn.primitive.name}' gave {len(outs)} results "

@@ -91,7 +91,7 @@ class JaxprTrace(Trace):
             return Lit.of(x, None, weak)  # type: ignore[arg-type]  # type(x) checked just above
         if isinstance(x, Tracer):
             self.check_foreign(x)
-        elif isinstance(x, (np.ndarray, np.generic)) and x.shape == ():
+        elif isinstance(x, (np.ndarray, np.generic)) and x.shape == () and x.dtype.names is None:  # (a typed key is a constant)
             return Lit.of(x, aval_of(x).dtype) if X32_POSSIBLE[0] else Lit.of(x)
         known = self._const_ids.get(id(x))
         if known is not None:

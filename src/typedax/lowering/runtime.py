@@ -19,9 +19,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.avals import ShapedArray
+from ..core.avals import ShapedArray, physical_aval
 from ..core.config import cpu_async_dispatch, x64_enabled
-from ..core.dtypes import SUPPORTED, TO_32
+from ..core.dtypes import EXTENDED, SUPPORTED, TO_32, key_words
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
 from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy
@@ -54,6 +54,7 @@ class _PutType:
     __slots__ = ("shape", "dtype", "weak_type")
 
     def __init__(self, aval: ShapedArray) -> None:
+        aval = physical_aval(aval)  # typed keys travel as their words
         self.shape = aval.shape
         self.dtype = aval.dtype
         self.weak_type = False
@@ -151,6 +152,8 @@ def default_backend() -> str:
 def put_buffer(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> jx.Array:
     """Copy a NumPy array of type ``aval`` to the device."""
     b = backend()
+    if aval.dtype in EXTENDED:
+        x = key_words(x)  # typed keys: their words
     buf = jx.batched_device_put(
         _PutType(aval),
         b.sharding,

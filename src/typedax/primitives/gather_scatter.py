@@ -42,7 +42,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_, int_range
+from ..core.dtypes import EXTENDED, DType, bool_, int_range, keys_of_words
 from ..core.errors import MissingRuleError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -298,8 +298,11 @@ def _gather_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     else:
         windows = x[_window_index(starts, g.slice_sizes)] if starts.shape[0] else np.zeros((0,) + g.slice_sizes, x.dtype)
     if g.mode == "fill":
-        fill = default_fill(x.dtype) if g.fill_value is None else g.fill_value
-        windows = np.where(inb.reshape((-1,) + (1,) * x.ndim), windows, np.asarray(fill, x.dtype))
+        if x.dtype in EXTENDED:  # typed keys: every word the greatest uint32, as lowered (and JAX's)
+            filler = keys_of_words(np.full(2, np.iinfo(np.uint32).max, np.uint32))
+        else:
+            filler = np.asarray(default_fill(x.dtype) if g.fill_value is None else g.fill_value, x.dtype)
+        windows = np.where(inb.reshape((-1,) + (1,) * x.ndim), windows, filler)
     kept = [d for d in range(x.ndim) if d not in g.collapsed_slice_dims]
     windows = windows.reshape((starts.shape[0],) + tuple(g.slice_sizes[d] for d in kept))
     windows = windows.reshape(batch + windows.shape[1:])

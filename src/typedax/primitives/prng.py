@@ -136,6 +136,14 @@ def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[Hlo
         return v if a.shape == aval.shape else hlo.broadcast_in_dim(ty, v, [])
 
     k1, k2, x1, x2 = (bcast(v, x.aval) for v, x in zip(args, eqn.inputs))
+    return threefry_hlo(aval, k1, k2, x1, x2)
+
+
+def threefry_hlo(
+    aval: ShapedArray, k1: HloValue, k2: HloValue, x1: HloValue, x2: HloValue
+) -> list[HloValue]:
+    """The cipher's rounds as StableHLO ops on four ``ui32`` tensors of type
+    ``aval`` (the typed-key primitives share it, ``primitives/keys.py``)."""
 
     def const(c: int) -> HloValue:
         return full(c, aval)

@@ -17,8 +17,8 @@ import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import from_numpy
-from ..core.avals import ShapedArray
-from ..core.dtypes import DType, bool_
+from ..core.avals import ShapedArray, physical_aval
+from ..core.dtypes import EXTENDED, DType, bool_
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import (
@@ -82,7 +82,12 @@ def full_like(value: float, like: Value) -> Value:
 
 def zeros_like_aval(aval: ShapedArray) -> Value:
     """Zeros of type ``aval``: a NumPy array when evaluating eagerly, else a
-    broadcast scalar (so staged jaxprs get a literal, not an array constant)."""
+    broadcast scalar (so staged jaxprs get a literal, not an array constant).
+    For typed keys, the keys whose words are zeros (a key is never a literal)."""
+    if aval.dtype in EXTENDED:
+        from .keys import random_wrap  # a sibling family; lazily: keys imports this module
+
+        return random_wrap(zeros_like_aval(physical_aval(aval)))
     if current_trace() is EVAL_TRACE:  # an Array, as every eager result
         return from_numpy(np.zeros(aval.shape, aval.dtype))
     z = np.zeros((), aval.dtype)
