@@ -149,10 +149,18 @@ def test_div(dtype: str) -> None:
 def test_binary_operands_must_agree(name: str) -> None:
     p = prim(name)
     f32, f64 = ShapedArray((2,), np.dtype(np.float32)), ShapedArray((2,), np.dtype(np.float64))
-    with pytest.raises(PrimitiveTypeError, match=rf"{name} requires operands of one shape and dtype, got \(float32\[2\], float64\[2\]\)"):
+    one_or_scalar = rf"{name} requires operands of one shape and dtype \(or a rank-0 operand of that dtype\)"
+    with pytest.raises(PrimitiveTypeError, match=rf"{one_or_scalar}, got \(float32\[2\], float64\[2\]\)"):
         p.abstract_eval([f32, f64], NO_PARAMS)
-    with pytest.raises(PrimitiveTypeError, match=rf"{name} requires operands of one shape and dtype, got \(float32\[2\], float32\[\]\)"):
-        p.abstract_eval([f32, ShapedArray((), np.dtype(np.float32))], NO_PARAMS)
+    with pytest.raises(PrimitiveTypeError, match=rf"{one_or_scalar}, got \(float32\[2\], float32\[3\]\)"):
+        p.abstract_eval([f32, ShapedArray((3,), np.dtype(np.float32))], NO_PARAMS)
+    with pytest.raises(PrimitiveTypeError, match=rf"{one_or_scalar}, got \(float32\[2\], float64\[\]\)"):
+        p.abstract_eval([f32, ShapedArray((), np.dtype(np.float64))], NO_PARAMS)  # a scalar's dtype must agree
+    # a rank-0 operand meets any shape, on either side (JAX's n-ary rule): the result has the other's
+    f32_0 = ShapedArray((), np.dtype(np.float32))
+    assert p.abstract_eval([f32, f32_0], NO_PARAMS)[0].shape == (2,)
+    assert p.abstract_eval([f32_0, f32], NO_PARAMS)[0].shape == (2,)
+    assert p.abstract_eval([f32_0, f32_0], NO_PARAMS)[0].shape == ()
     with pytest.raises(PrimitiveTypeError, match=rf"{name} takes 2 operand\(s\), got 1"):
         p.abstract_eval([f32], NO_PARAMS)
 
@@ -395,7 +403,7 @@ def test_lax_weak_python_scalars_take_the_array_dtype() -> None:
 
 
 def test_lax_is_strict_about_dtypes_and_shapes() -> None:
-    with pytest.raises(PrimitiveTypeError, match=r"add requires operands of one shape and dtype, got \(float32\[3\], float64\[3\]\)"):
+    with pytest.raises(PrimitiveTypeError, match=r"add requires operands of one shape and dtype \(or a rank-0 operand of that dtype\), got \(float32\[3\], float64\[3\]\)"):
         lax.add(np.ones(3, np.float32), np.ones(3))
     with pytest.raises(PrimitiveTypeError, match=r"mul: shapes \(3,\) and \(2, 3\) do not broadcast in lax"):
         lax.mul(np.ones(3), np.ones((2, 3)))  # ranks differ: typedax.numpy broadcasts, lax does not

@@ -42,7 +42,7 @@ def test_operand_types_that_disagree_name_primitive_types_and_equation() -> None
     with pytest.raises(JaxprTypeError) as e:
         typecheck_jaxpr(j)
     msg = str(e.value)
-    assert "add requires operands of one shape and dtype, got (float32[], float64[])" in msg
+    assert "add requires operands of one shape and dtype (or a rank-0 operand of that dtype), got (float32[], float64[])" in msg
     assert "in equation: c:float32[] = add a b" in msg
 
 

@@ -22,7 +22,7 @@ from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import Family, Rules, Tangent
 from ..core.trace import Value, bind1
 from ..hlo import HloValue, LoweringContext
-from .elementwise import _binary, _binary_batch, _unary, elementwise_batch
+from .elementwise import _binary, _binary_batch, _unary, elementwise_batch, lower_binary
 from .structural import zero_jvp
 
 BITS: frozenset[DType] = INTEGER | {bool_}
@@ -40,10 +40,7 @@ def _unary_rules(op: Callable[[HloValue], HloValue]) -> Callable[[Primitive], Ru
 
 def _binary_rules(op: Callable[[HloValue, HloValue], HloValue]) -> Callable[[Primitive], Rules]:
     def rules(prim: Primitive) -> Rules:
-        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-            return [op(args[0], args[1])]
-
-        return Rules(jvp=zero_jvp(prim), batch=_binary_batch(prim), lower=lower)
+        return Rules(jvp=zero_jvp(prim), batch=_binary_batch(prim), lower=lower_binary(op))
 
     return rules
 
@@ -67,14 +64,14 @@ def _too_far(x: NDArray, y: NDArray) -> tuple[NDArray, NDArray]:
 
 def _shift_left(x: NDArray, y: NDArray) -> object:
     far, safe = _too_far(x, y)
-    shifted = np.left_shift(_unsigned(x), _unsigned(safe))
-    return np.where(far, np.zeros((), x.dtype), shifted.view(x.dtype).reshape(x.shape))
+    shifted = np.asarray(np.left_shift(_unsigned(x), _unsigned(safe)))
+    return np.where(far, np.zeros((), x.dtype), shifted.view(x.dtype))
 
 
 def _shift_right_logical(x: NDArray, y: NDArray) -> object:
     far, safe = _too_far(x, y)
-    shifted = np.right_shift(_unsigned(x), _unsigned(safe))
-    return np.where(far, np.zeros((), x.dtype), shifted.view(x.dtype).reshape(x.shape))
+    shifted = np.asarray(np.right_shift(_unsigned(x), _unsigned(safe)))
+    return np.where(far, np.zeros((), x.dtype), shifted.view(x.dtype))
 
 
 def _shift_right_arithmetic(x: NDArray, y: NDArray) -> object:
@@ -82,8 +79,8 @@ def _shift_right_arithmetic(x: NDArray, y: NDArray) -> object:
     far, safe = _too_far(x, y)
     sx = np.ascontiguousarray(x).reshape(x.shape).view(f"i{x.dtype.itemsize}")
     sign = np.where(np.less(sx, 0), np.asarray(-1, sx.dtype), np.zeros((), sx.dtype))
-    out = np.where(far, sign, np.right_shift(sx, _unsigned(safe).astype(sx.dtype)))
-    return out.view(x.dtype).reshape(x.shape)
+    out = np.asarray(np.where(far, sign, np.right_shift(sx, _unsigned(safe).astype(sx.dtype))))
+    return out.view(x.dtype).reshape(out.shape)
 
 
 def _population_count(x: NDArray) -> object:

@@ -1,8 +1,10 @@
 """Elementwise primitives: unary math, binary arithmetic, comparisons,
 ``select_n`` and ``convert_element_type``.
 
-Binary primitives demand operands of one shape and one dtype (as ``jax.lax``
-does); ``typedax.numpy`` broadcasts and promotes before it binds them.
+Binary primitives demand operands of one dtype, and of one shape except that
+a rank-0 operand meets an operand of any shape (as ``jax.lax``'s n-ary
+primitives do: ``mul a 2.0:f32[]``); the result has the other's shape.
+``typedax.numpy`` promotes, and broadcasts the rest, before it binds them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from ..core.rules import (
     BatchRule,
     Family,
     JvpRule,
+    LoweringRule,
     Primal,
     Rules,
     Tangent,
@@ -40,6 +43,7 @@ from .structural import (
     instantiate_zeros,
     move_batch_axis,
     primal_aval,
+    reduce_sum,
     types_str as _types,
     zero_jvp,
     zero_like,
@@ -83,19 +87,22 @@ def _binary(
     kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-        x, y = args
+        x, y = args  # a rank-0 operand broadcasts (NumPy's rule)
         return [np.asarray(fn(x, y), dtype=out or x.dtype)]
 
     def abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         _check_arity(name, avals, 2)
         x, y = avals
-        if x != y:
+        xs, ys = x.shape, y.shape
+        if x.dtype != y.dtype or (xs != ys and xs and ys):
             raise PrimitiveTypeError(
-                f"{name} requires operands of one shape and dtype, got ({_types(avals)})"
+                f"{name} requires operands of one shape and dtype (or a rank-0 operand of that "
+                f"dtype), got ({_types(avals)})"
             )
         if x.dtype not in allowed:
             raise PrimitiveTypeError(f"{name} accepts {kinds} operands, got ({_types(avals)})")
-        return [x if out is None else ShapedArray(x.shape, out)]
+        big = y if not xs and ys else x  # the result has the non-scalar operand's shape
+        return [big if out is None else ShapedArray(big.shape, out)]
 
     return Primitive(name, impl, abstract_eval, rules_for=rules_for)
 
@@ -224,20 +231,50 @@ def elementwise_batch(prim: Primitive) -> BatchRule:
 
 
 def _binary_batch(prim: Primitive) -> BatchRule:
-    """Batching of a two-operand elementwise primitive: one batch axis for both."""
+    """Batching of a two-operand elementwise primitive: one batch axis for
+    both. An unbatched rank-0 operand stays as it is (it meets any shape); a
+    batched one (physically ``[B]``) beside a non-scalar operand is broadcast
+    to the other's batched shape first."""
 
     def rule(
         size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
     ) -> tuple[list[Value], list[BatchDim]]:
         (x, y), (dx, dy) = vals, dims
+        if dx is None:  # y batched
+            assert dy is not None
+            y2, x2, d = _one_batched(size, y, dy, x)
+            return [bind1(prim, (x2, y2), params)], [d]
+        if dy is None:  # x batched
+            x2, y2, d = _one_batched(size, x, dx, y)
+            return [bind1(prim, (x2, y2), params)], [d]
+        nx, ny = aval_of(x).ndim, aval_of(y).ndim
+        if nx == 1 and ny > 1:  # a batched scalar beside a batched array
+            return [bind1(prim, (_spread_batched(x, dx, aval_of(y).shape, dy), y), params)], [dy]
+        if ny == 1 and nx > 1:
+            return [bind1(prim, (x, _spread_batched(y, dy, aval_of(x).shape, dx)), params)], [dx]
         if dx == dy:
             return [bind1(prim, (x, y), params)], [dx]
-        if dx is None:
-            assert dy is not None
-            return [bind1(prim, (move_batch_axis(size, None, dy, x), y), params)], [dy]
         return [bind1(prim, (x, move_batch_axis(size, dy, dx, y)), params)], [dx]
 
     return rule
+
+
+def _one_batched(size: int, b: Value, db: int, u: Value) -> tuple[Value, Value, int]:
+    """The operands of a binary primitive when ``b`` is batched (at ``db``)
+    and ``u`` is not, as they may be bound, and the result's batch axis."""
+    ub = aval_of(u).shape
+    if not ub:  # an unbatched scalar meets any shape
+        return b, u, db
+    if aval_of(b).ndim == 1:  # a batched scalar ([B]) beside u's shape: both to [B, *ub]
+        return _spread_batched(b, db, (size,) + ub, 0), move_batch_axis(size, None, 0, u), 0
+    return b, move_batch_axis(size, None, db, u), db
+
+
+def _spread_batched(s: Value, ds: BatchDim, shape: tuple[int, ...], axis: BatchDim) -> Value:
+    """A batched scalar ``s`` (physically ``[B]``) broadcast to ``shape``,
+    whose batch axis is ``axis``."""
+    assert ds == 0 and axis is not None
+    return broadcast_to(s, shape, tuple(i for i in range(len(shape)) if i != axis))
 
 
 def _unary_rules(
@@ -276,17 +313,39 @@ def _binary_rules(
     transpose: TransposeRule | None = None,
 ) -> Callable[[Primitive], Rules]:
     def rules(prim: Primitive) -> Rules:
-        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-            return [op(args[0], args[1])]
-
         return Rules(
             jvp=jvp if jvp is not None else _chooser_jvp(prim),
             transpose=transpose,
             batch=_binary_batch(prim),
-            lower=lower,
+            lower=lower_binary(op),
         )
 
     return rules
+
+
+def lower_binary(op: Callable[[HloValue, HloValue], HloValue]) -> LoweringRule:
+    """The lowering of a binary elementwise primitive to ``op``: StableHLO's
+    elementwise ops take operands of one shape, so a rank-0 operand beside a
+    non-scalar one is broadcast to the result's shape first."""
+
+    def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+        x, y = _same_shape(eqn, args)
+        return [op(x, y)]
+
+    return lower
+
+
+def _same_shape(eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    """The operands of a binary equation at the result's shape: each rank-0
+    operand beside a larger one broadcast (``stablehlo.broadcast_in_dim``)."""
+    shape = eqn.out_binders[0].aval.shape
+    out: list[HloValue] = []
+    for x, a in zip(args, eqn.inputs):
+        aval = a.aval
+        if aval.shape != shape:
+            x = hlo.broadcast_in_dim(tensor_type(ShapedArray(shape, aval.dtype)), x, [])
+        out.append(x)
+    return out
 
 
 def _comparison_rules(direction: str) -> Callable[[Primitive], Rules]:
@@ -298,7 +357,8 @@ def _comparison_rules(direction: str) -> Callable[[Primitive], Rules]:
             return [out], [zero_of(aval_of(out).shape, bool_)]
 
         def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-            return [compare(args[0], args[1], eqn.inputs[0].aval.dtype, direction)]
+            x, y = _same_shape(eqn, args)
+            return [compare(x, y, eqn.inputs[0].aval.dtype, direction)]
 
         return Rules(jvp=jvp, batch=_binary_batch(prim), lower=lower)
 
@@ -306,13 +366,33 @@ def _comparison_rules(direction: str) -> Callable[[Primitive], Rules]:
 
 
 # -- JVP and transpose rules of the arithmetic --------------------------------
+# A rank-0 operand beside a non-scalar one: its tangent is broadcast to the
+# output's shape (``_fit``), and its cotangent is the output's summed over
+# every axis (``_unbroadcast``).
+def _fit(t: Value, out: Value) -> Value:
+    """Tangent ``t`` (of an operand's shape) in the shape of the output ``out``."""
+    shape = aval_of(out).shape
+    if aval_of(t).shape == shape:
+        return t
+    return broadcast_to(t, shape, tuple(range(len(shape))))
+
+
+def _unbroadcast(ct: Value, p: Primal) -> Value:
+    """The output's cotangent ``ct`` as the cotangent of operand ``p``:
+    summed over every axis when ``p`` is a rank-0 operand beside a larger one."""
+    shape = aval_of(ct).shape
+    if primal_aval(p).shape == shape:
+        return ct
+    return reduce_sum(ct, tuple(range(len(shape))))
+
+
 def _add_jvp(
     primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
 ) -> tuple[list[Value], list[Tangent]]:
     (x, y), (tx, ty) = primals, tangents
     out = bind1(add_p, (x, y), params)
     t = add_tangents(tx, ty)
-    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+    return [out], [zero_like(out) if isinstance(t, Zero) else _fit(t, out)]
 
 
 def _sub_jvp(
@@ -321,9 +401,9 @@ def _sub_jvp(
     (x, y), (tx, ty) = primals, tangents
     out = bind1(sub_p, (x, y), params)
     if isinstance(ty, Zero):
-        return [out], [zero_like(out) if isinstance(tx, Zero) else tx]
+        return [out], [zero_like(out) if isinstance(tx, Zero) else _fit(tx, out)]
     if isinstance(tx, Zero):
-        return [out], [neg(ty)]
+        return [out], [_fit(neg(ty), out)]
     return [out], [sub(tx, ty)]
 
 
@@ -382,7 +462,7 @@ def _pow_jvp(
     a: Tangent = tx
     if not isinstance(tx, Zero):  # d/dx = y * x**(y-1), and 0 where y == 0 (as JAX)
         dx = mul(y, pow(x, sub(y, full_like(1.0, y))))
-        dx = select(eq(y, full_like(0.0, y)), full_like(0.0, y), dx)
+        dx = select(eq(y, full_like(0.0, y)), full_like(0.0, dx), dx)  # a rank-0 y: a rank-0 selector
         a = mul(tx, dx)
     b: Tangent = ty
     if not isinstance(ty, Zero):  # d/dy = log(x) * x**y, with log(0) read as 0 (as JAX)
@@ -394,13 +474,16 @@ def _pow_jvp(
 
 def _add_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
     (ct,) = cts
-    return [ct if isinstance(p, UndefPrimal) else None for p in ps]
+    return [_unbroadcast(ct, p) if isinstance(p, UndefPrimal) else None for p in ps]
 
 
 def _sub_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
     (ct,) = cts
     x, y = ps
-    return [ct if isinstance(x, UndefPrimal) else None, neg(ct) if isinstance(y, UndefPrimal) else None]
+    return [
+        _unbroadcast(ct, x) if isinstance(x, UndefPrimal) else None,
+        neg(_unbroadcast(ct, y)) if isinstance(y, UndefPrimal) else None,
+    ]
 
 
 def _neg_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
@@ -411,13 +494,13 @@ def _mul_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[V
     (ct,) = cts
     x, y = ps
     if isinstance(x, UndefPrimal):
-        return [mul(ct, _defined("mul", y, "other operand")), None]
-    return [None, mul(x, ct)]
+        return [_unbroadcast(mul(ct, _defined("mul", y, "other operand")), x), None]
+    return [None, _unbroadcast(mul(x, ct), y)]
 
 
 def _div_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
     (ct,) = cts
-    return [div(ct, _defined("div", ps[1], "divisor")), None]
+    return [_unbroadcast(div(ct, _defined("div", ps[1], "divisor")), ps[0]), None]
 
 
 def _rem(x: NDArray, y: NDArray) -> object:
@@ -439,7 +522,7 @@ def _rem_jvp(
     out = bind1(rem_p, (x, y), params)
     b: Tangent = ty if isinstance(ty, Zero) else mul(ty, neg(div(sub(x, out), y)))
     t = add_tangents(tx, b)
-    return [out], [zero_like(out) if isinstance(t, Zero) else t]
+    return [out], [zero_like(out) if isinstance(t, Zero) else _fit(t, out)]
 
 
 # abs: |x| with abs(-0.0) = +0.0 and abs(INT_MIN) = INT_MIN, as in XLA; its

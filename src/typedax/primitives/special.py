@@ -50,6 +50,7 @@ from .elementwise import (
     NUMERIC,
     _binary,
     _binary_batch,
+    _fit,
     _unary,
     _unary_rules,
     add,
@@ -58,6 +59,7 @@ from .elementwise import (
     elementwise_batch,
     exp_p,
     less_p,
+    lower_binary,
     select,
     sin_p,
     mul,
@@ -289,7 +291,7 @@ def _nextafter_jvp(
     laws need one)."""
     (x, y), (tx, ty) = primals, tangents
     out = bind1(nextafter_p, (x, y), params)
-    return [out], [zero_like(out) if isinstance(tx, Zero) else tx]
+    return [out], [zero_like(out) if isinstance(tx, Zero) else _fit(tx, out)]
 
 
 def _binary_rules2(
@@ -297,10 +299,7 @@ def _binary_rules2(
     op: Callable[[HloValue, HloValue], HloValue],
 ) -> Callable[[Primitive], Rules]:
     def rules(prim: Primitive) -> Rules:
-        def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-            return [op(args[0], args[1])]
-
-        return Rules(jvp=jvp, batch=_binary_batch(prim), lower=lower)
+        return Rules(jvp=jvp, batch=_binary_batch(prim), lower=lower_binary(op))
 
     return rules
 

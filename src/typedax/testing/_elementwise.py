@@ -77,7 +77,7 @@ def binary(
         x = env.pick(lambda a, r: a.dtype in allowed and left_ok(r), _lit_dtypes(env, allowed))
         if x is None:
             return None
-        y = env.pick_like(x.aval, lambda r: right_ok(x.aval, r))
+        y = env.pick_partner(x.aval, lambda r: right_ok(x.aval, r))
         if y is None:
             return None
         same = isinstance(x, Var) and x is y

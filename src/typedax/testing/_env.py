@@ -85,6 +85,29 @@ class Env:
         lits = [aval.dtype] if aval.shape == () else []
         return self.pick(lambda a, r: a == aval and ok(r), lits)
 
+    def pick_partner(self, aval: ShapedArray, ok: Callable[[Interval], bool]) -> Atom | None:
+        """The second operand of a binary elementwise primitive whose first
+        has type ``aval``: of its type, or (1 in 2) a rank-0 operand of its
+        dtype beside an array (a scalar variable or literal: ``mul a
+        2.0:f32[]``), or an array beside a rank-0 ``aval`` (the scalar on the
+        left); of its type where there is no such operand."""
+        dtype, shape = aval.dtype, aval.shape
+        if self.draw(st.booleans()):
+            if shape:  # a scalar variable (half the time, if any) or literal
+                scalars = [v for v in self.vars if v.aval.dtype == dtype and not v.aval.shape and ok(self.ranges[v])]
+                take_var = self.draw(st.booleans())
+                if scalars and take_var:
+                    return self.draw(st.sampled_from(scalars))
+                lit = self.literal(dtype)
+                for cand in (lit, _nudged(lit)):
+                    if ok(Interval.point(float(cand.val))):
+                        return cand
+            else:
+                arrays = [v for v in self.vars if v.aval.dtype == dtype and v.aval.shape and ok(self.ranges[v])]
+                if arrays:
+                    return self.draw(st.sampled_from(arrays))
+        return self.pick_like(aval, ok)
+
 
 def _nudged(lit: Lit) -> Lit:
     """A second chance for a literal outside some operation's domain: |v| + 0.5."""

@@ -81,7 +81,7 @@ def _binary(
         x = env.pick(lambda a, r: a.dtype in allowed and left_ok(a, r, smooth), _lit_dtypes(env, allowed))
         if x is None:
             return None
-        y = env.pick_like(x.aval, lambda r: right_ok(x.aval, r, smooth))
+        y = env.pick_partner(x.aval, lambda r: right_ok(x.aval, r, smooth))
         if y is None:
             return None
         return _result((x, y), NO_PARAMS, image(env.range_of(x), env.range_of(y), x.aval))
