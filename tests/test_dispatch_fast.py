@@ -381,3 +381,15 @@ def test_many_threads_share_the_plans() -> None:
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_remembered_zeros_of_each_type_and_sign() -> None:
+    """Zeros are remembered under a key per sign and dtype: 0, False, 0.0
+    and -0.0 each come back as themselves, whichever came first."""
+    jf = tdx.jit(lambda i, b, f: (i, b, f))
+    for _ in range(3):
+        for i, b, f in ((0, False, 0.0), (0, False, -0.0), (1, True, -0.0), (0, True, 0.0)):
+            got = jf(i, b, f)
+            same(got, Jitted._call(jf, (i, b, f), {}))
+            assert int(np.asarray(got[0])) == i and bool(np.asarray(got[1])) is b
+            assert np.signbit(np.asarray(got[2])) == np.signbit(f)

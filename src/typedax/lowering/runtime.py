@@ -12,10 +12,12 @@ Python value is sent as its 32-bit type.
 
 from __future__ import annotations
 
+import math
 import os
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 
@@ -206,27 +208,37 @@ _SCALAR_BUFFERS: dict[np.dtype[np.generic], dict[object, jx.Array]] = {}
 #: Values remembered per dtype; the oldest half is dropped when full.
 MAX_SCALAR_BUFFERS = 256
 
+#: The keys zeros are remembered under: +0 (False), -0.0 (True).
+_ZERO_KEYS: tuple[object, object] = (object(), object())
+
 
 def scalar_putter(aval: ShapedArray) -> HostPut:
     """``host_putter(aval)`` for Python scalars (``bool``, ``int``,
     ``float``: immutable), remembering the buffer of each value: a learning
     rate or a constant passed on every call is copied once. Only for
     buffers nothing consumes (not donated) or exposes: they are shared.
-    Zeros and NaNs are never remembered (``0.0 == -0.0`` as dict keys, and
-    a NaN never equals itself); a value that fails to convert raises as
-    ``host_putter``'s does, every time."""
+    Zeros are remembered under a key per sign (``0.0 == -0.0`` as dict
+    keys, so no zero is ever a key itself), NaNs never (a NaN never equals
+    itself); a value that fails to convert raises as ``host_putter``'s
+    does, every time."""
     put = host_putter(aval)
     cache = _SCALAR_BUFFERS.setdefault(aval.dtype, {})
 
     def put_scalar(x: object) -> jx.Array:
         buf = cache.get(x)
         if buf is None:
+            key: object = x
+            if x == 0:
+                key = _ZERO_KEYS[math.copysign(1.0, cast(float, x)) < 0]  # x: a bool, int or float
+                buf = cache.get(key)
+                if buf is not None:
+                    return buf
             buf = put(x)
-            if x != 0 and x == x:
+            if x == x:
                 if len(cache) >= MAX_SCALAR_BUFFERS:
                     for k in list(cache)[: MAX_SCALAR_BUFFERS // 2]:
                         cache.pop(k, None)
-                cache[x] = buf
+                cache[key] = buf
         return buf
 
     return put_scalar
