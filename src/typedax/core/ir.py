@@ -87,6 +87,7 @@ def _refusing_keys(name: str, rule: AbstractEvalRule) -> AbstractEvalRule:
                     )
         return rule(avals, params)
 
+    abstract_eval.__wrapped__ = rule  # type: ignore[attr-defined]  # inspect.unwrap reaches the rule
     return abstract_eval
 
 
