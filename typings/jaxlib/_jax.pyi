@@ -6,6 +6,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from jaxlib import _hlo
+
 class JaxRuntimeError(RuntimeError): ...
 
 class HostBufferSemantics(enum.Enum):
@@ -29,6 +31,9 @@ class Sharding: ...
 
 class SingleDeviceSharding(Sharding):
     def __init__(self, device: Device, *, memory_kind: object = None) -> None: ...
+
+class GSPMDSharding(Sharding):
+    def __init__(self, devices: DeviceList, op_sharding: _hlo.HloSharding, memory_kind: object = None) -> None: ...
 
 class Array:
     def block_until_ready(self) -> Array: ...

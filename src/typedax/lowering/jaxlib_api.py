@@ -35,6 +35,7 @@ from jaxlib._jax import LoadedExecutable as LoadedExecutable
 from jaxlib._jax import PyTreeDef as PyTreeDef
 from jaxlib._jax import ResultHandler as ResultHandler
 from jaxlib._jax import SingleDeviceSharding as SingleDeviceSharding
+from jaxlib._jax import GSPMDSharding as GSPMDSharding
 from jaxlib._jax import batched_device_put as batched_device_put
 
 #: (module, name) of every private jaxlib name read here.
@@ -50,6 +51,7 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "PyTreeDef"),
     ("jaxlib._jax", "ResultHandler"),
     ("jaxlib._jax", "SingleDeviceSharding"),
+    ("jaxlib._jax", "GSPMDSharding"),
     ("jaxlib._jax", "batched_device_put"),
     ("jaxlib._jax", "array_result_handler"),
     ("jaxlib._jax", "get_c_api_client"),
