@@ -1,7 +1,8 @@
 """Porting JAX code by changing its imports: weak types keep a float32 model
 float32 next to Python scalars, ``tnp.float32(x)`` makes an array,
 ``custom_jvp`` gives a function its own derivative, ``lax.switch`` picks a
-branch, ``tnp.linalg`` decomposes, ``random.poisson`` draws JAX's counts."""
+branch, ``tnp.linalg`` decomposes, ``random.poisson`` draws JAX's counts,
+and typed keys (``random.key``) are arrays whose jaxprs read as JAX's."""
 
 from __future__ import annotations
 
@@ -50,6 +51,12 @@ def main() -> None:
 
     print("\n== random.poisson: JAX's counts for the same key")
     print(random.poisson(random.PRNGKey(42), 3.0, (8,)))
+
+    print("\n== typed keys: arrays of dtype key<fry>, split under vmap, in a jaxpr as JAX prints them")
+    keys = random.split(random.key(0), 3)
+    print(repr(keys[0]))
+    print("one normal per key:", jax.vmap(lambda k: random.normal(k))(keys))
+    print(jax.make_jaxpr(lambda k: random.bits(random.fold_in(random.split(k)[1], 7), (2,), jnp.uint32))(keys[0]))
 
 
 if __name__ == "__main__":
