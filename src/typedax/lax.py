@@ -153,7 +153,7 @@ def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
     elif type(y) in _PYTHON_SCALARS:
         y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
     sx, sy = aval_of(x).shape, aval_of(y).shape
-    if sx != sy:
+    if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
         x, y = _broadcast_operands(prim, x, y, sx, sy)
     return bind1(prim, (x, y), NO_PARAMS)
 
@@ -161,12 +161,9 @@ def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
 def _broadcast_operands(
     prim: Primitive, x: ArrayLike, y: ArrayLike, sx: tuple[int, ...], sy: tuple[int, ...]
 ) -> tuple[ArrayLike, ArrayLike]:
-    """jax.lax's implicit broadcasting: a rank-0 operand meets any shape, and
-    size-1 dimensions meet the other operand's when the ranks are equal."""
-    if not sx:
-        return broadcast_in_dim(x, sy, ()), y
-    if not sy:
-        return x, broadcast_in_dim(y, sx, ())
+    """jax.lax's implicit broadcasting: size-1 dimensions meet the other
+    operand's when the ranks are equal. (A rank-0 operand meets any shape
+    without a broadcast: the binary primitives accept it, as JAX's do.)"""
     if len(sx) == len(sy) and all(a == b or a == 1 or b == 1 for a, b in zip(sx, sy)):
         shape = tuple(b if a == 1 else a for a, b in zip(sx, sy))
         return _expand_ones(x, sx, shape), _expand_ones(y, sy, shape)

@@ -160,7 +160,11 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Array:
     return lax.broadcast_in_dim(x, shape_t, tuple(range(lead, len(shape_t))))
 
 
-def _prepare(*xs: Value) -> list[Value]:
+def _prepare(*xs: Value, keep_scalars: bool = False) -> list[Value]:
+    """The operands promoted to one dtype and broadcast to one shape; with
+    ``keep_scalars``, a rank-0 operand is left rank-0 (for the binary
+    elementwise primitives, which accept one beside any shape, as JAX's:
+    ``mul a 2.0:f32[]``, no ``broadcast`` equation)."""
     ys = _promote(*xs)
     shapes = [y.shape if type(y) is np.ndarray else aval_of(y).shape for y in ys]
     first = shapes[0]
@@ -176,14 +180,16 @@ def _prepare(*xs: Value) -> list[Value]:
             raise PrimitiveTypeError(
                 f"shapes {', '.join(map(str, shapes))} do not broadcast together"
             ) from None
+    if keep_scalars:
+        return [y if not s else broadcast_to(y, shape) for y, s in zip(ys, shapes)]
     return [broadcast_to(y, shape) for y in ys]
 
 
-def _prepare2(x: Value, y: Value) -> list[Value]:
-    """``_prepare(x, y)``, with fast paths for operands of one type, for two
-    strong arrays of one dtype that only broadcast (``x - mean(x, -1,
-    keepdims=True)``), and for an array with a Python scalar that takes its
-    dtype (``x * 2.0``)."""
+def _prepare2(x: Value, y: Value, keep_scalars: bool = False) -> list[Value]:
+    """``_prepare(x, y, keep_scalars=keep_scalars)``, with fast paths for
+    operands of one type, for two strong arrays of one dtype that only
+    broadcast (``x - mean(x, -1, keepdims=True)``), and for an array with a
+    Python scalar that takes its dtype (``x * 2.0``)."""
     tx, ty = type(x), type(y)
     if tx not in _SCALAR_TYPES:
         if ty not in _SCALAR_TYPES:
@@ -197,14 +203,16 @@ def _prepare2(x: Value, y: Value) -> list[Value]:
             if (d == ay.dtype and not ax.weak_type and not ay.weak_type
                     and (not X32_POSSIBLE[0] or d not in TO_32)
                     and isinstance(x, Array) and isinstance(y, Array)):
+                if keep_scalars and (not ax.shape or not ay.shape):
+                    return [x, y]
                 shape = _broadcast_shape2(ax.shape, ay.shape)
                 if shape is not None:
                     return [_broadcast_array(x, ax.shape, shape), _broadcast_array(y, ay.shape, shape)]
         elif _keeps_dtype(aval := aval_of(x), ty):
-            return [x, _weak_like(y, aval)]
+            return [x, np.asarray(y, dtype=aval.dtype) if keep_scalars else _weak_like(y, aval)]
     elif ty not in _SCALAR_TYPES and _keeps_dtype(aval := aval_of(y), tx):
-        return [_weak_like(x, aval), y]
-    return _prepare(x, y)
+        return [np.asarray(x, dtype=aval.dtype) if keep_scalars else _weak_like(x, aval), y]
+    return _prepare(x, y, keep_scalars=keep_scalars)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -303,7 +311,7 @@ def add(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(np.add, x, y)
     if fast is not None:
         return fast
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(a).dtype == _bool:
         return lax.max(a, b)  # logical or, as NumPy and JAX
     return lax.add(a, b)
@@ -313,14 +321,14 @@ def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(np.subtract, x, y)
     if fast is not None:
         return fast
-    return lax.sub(*_prepare2(x, y))
+    return lax.sub(*_prepare2(x, y, keep_scalars=True))
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(np.multiply, x, y)
     if fast is not None:
         return fast
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(a).dtype == _bool:
         return lax.min(a, b)  # logical and, as NumPy and JAX
     return lax.mul(a, b)
@@ -336,7 +344,7 @@ def divide(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(_divide_floats, x, y)
     if fast is not None:
         return fast
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     d = aval_of(a).dtype
     if d.kind in "biu":
         f = _inexact(d)
@@ -345,11 +353,11 @@ def divide(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def maximum(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.max(*_prepare2(x, y))
+    return lax.max(*_prepare2(x, y, keep_scalars=True))
 
 
 def minimum(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.min(*_prepare2(x, y))
+    return lax.min(*_prepare2(x, y, keep_scalars=True))
 
 
 def power(x: ArrayLike, y: ArrayLike) -> Array:
@@ -357,7 +365,7 @@ def power(x: ArrayLike, y: ArrayLike) -> Array:
         if aval_of(x).dtype == _bool:  # as JAX: a bool base powers as int32
             x = lax.convert_element_type(x, _int32)
         return lax.integer_pow(x, y)
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     d = aval_of(a).dtype
     if d.kind in "biu":
         return _pow_int_int(a, b)
@@ -385,27 +393,27 @@ def negative(x: ArrayLike) -> Array:
 
 
 def greater(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.gt(*_prepare2(x, y))
+    return lax.gt(*_prepare2(x, y, keep_scalars=True))
 
 
 def less(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.lt(*_prepare2(x, y))
+    return lax.lt(*_prepare2(x, y, keep_scalars=True))
 
 
 def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.ge(*_prepare2(x, y))
+    return lax.ge(*_prepare2(x, y, keep_scalars=True))
 
 
 def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.le(*_prepare2(x, y))
+    return lax.le(*_prepare2(x, y, keep_scalars=True))
 
 
 def equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.eq(*_prepare2(x, y))
+    return lax.eq(*_prepare2(x, y, keep_scalars=True))
 
 
 def not_equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.ne(*_prepare2(x, y))
+    return lax.ne(*_prepare2(x, y, keep_scalars=True))
 
 
 def _convert(x: Value, dtype: DType) -> Value:
@@ -681,7 +689,7 @@ def _truncated_rem(op: str, x: ArrayLike, y: ArrayLike) -> tuple[Value, Value, A
     """The promoted operands, ``lax.rem`` (the sign of the dividend), and
     where that remainder is nonzero with the sign opposite the divisor's:
     where Python's ``%`` and ``//`` differ from C's truncation."""
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(a).dtype == _bool:
         raise PrimitiveTypeError(f"{op}: not defined for bool operands")
     r = lax.rem(a, b)
@@ -692,7 +700,7 @@ def _truncated_rem(op: str, x: ArrayLike, y: ArrayLike) -> tuple[Value, Value, A
 def remainder(x: ArrayLike, y: ArrayLike) -> Array:
     """The remainder with the sign of the divisor (Python's ``%``), as NumPy;
     ``x % 0`` is what ``lax.rem`` gives (NumPy: 0 for integers, NaN for floats)."""
-    a, b = _prepare2(x, y)
+    a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(b).dtype.kind in "iu":  # as JAX: an integer x % 0 is 0 (the divisor taken as 1)
         y = where(lax.eq(b, _zero(b)), 1, b)
         x = a
@@ -1123,8 +1131,8 @@ arctanh = _unary_float(lax.atanh)
 fabs = _unary_float(lax.abs)
 
 
-def _inexact2(x: ArrayLike, y: ArrayLike) -> tuple[Value, Value]:
-    a, b = _prepare2(x, y)
+def _inexact2(x: ArrayLike, y: ArrayLike, keep_scalars: bool = False) -> tuple[Value, Value]:
+    a, b = _prepare2(x, y, keep_scalars)
     return _float(a), _float(b)
 
 
@@ -1139,7 +1147,7 @@ def log10(x: ArrayLike) -> Array:
 
 
 def arctan2(x1: ArrayLike, x2: ArrayLike) -> Array:
-    return lax.atan2(*_inexact2(x1, x2))
+    return lax.atan2(*_inexact2(x1, x2, keep_scalars=True))
 
 
 def sign(x: ArrayLike) -> Array:
@@ -1302,17 +1310,17 @@ def _truthy(x: Value) -> Value:
 
 
 def logical_and(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     return lax.bitwise_and(_truthy(a), _truthy(b))
 
 
 def logical_or(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     return lax.bitwise_or(_truthy(a), _truthy(b))
 
 
 def logical_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     return lax.bitwise_xor(_truthy(a), _truthy(b))
 
 
@@ -1328,19 +1336,19 @@ def _integral(op: str, *xs: Value) -> None:
 
 
 def bitwise_and(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     _integral("bitwise_and", a)
     return lax.bitwise_and(a, b)
 
 
 def bitwise_or(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     _integral("bitwise_or", a)
     return lax.bitwise_or(a, b)
 
 
 def bitwise_xor(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     _integral("bitwise_xor", a)
     return lax.bitwise_xor(a, b)
 
@@ -1352,7 +1360,7 @@ def bitwise_not(x: ArrayLike) -> Array:
 
 
 def left_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     _integral("left_shift", a)
     if aval_of(a).dtype == _bool:
         raise PrimitiveTypeError("left_shift: only integers, got bool")
@@ -1361,7 +1369,7 @@ def left_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 def right_shift(x1: ArrayLike, x2: ArrayLike) -> Array:
     """Arithmetic (sign-filling) for signed integers, logical for unsigned (as JAX)."""
-    a, b = _prepare2(x1, x2)
+    a, b = _prepare2(x1, x2, keep_scalars=True)
     _integral("right_shift", a)
     d = aval_of(a).dtype
     if d == _bool:
