@@ -119,6 +119,12 @@ def test_scan_zero_length() -> None:
     c, ys = lax.scan(rnn_cell, 0.5, np.zeros((0,)))
     assert float(np.asarray(c)) == 0.5
     assert np.asarray(ys).shape == (0,)
+    # compiled too (the loop's slice of an empty xs was refused by StableHLO)
+    for f in (lambda c: lax.scan(rnn_cell, c, np.zeros((0,))),
+              lambda c: lax.scan(lambda c, _: (c + 1.0, (c, c * 2.0)), c, None, length=0)):
+        c2, ys2 = tdx.jit(f)(0.5)
+        assert float(np.asarray(c2)) == 0.5
+        assert all(np.asarray(y).shape == (0,) for y in tdx.tree.leaves(ys2))
 
 
 def test_scan_staged() -> None:

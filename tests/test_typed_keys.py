@@ -20,7 +20,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 import typedax.random as tr
 from typedax import lax
-from typedax.core.errors import PrimitiveTypeError, RandomKeyError
+from typedax.core.errors import IndexingError, PrimitiveTypeError, RandomKeyError
 from typedax.core.parse import parse_jaxpr
 from typedax.core.typecheck import typecheck_jaxpr
 from typedax.primitives import keys as K
@@ -252,6 +252,7 @@ def test_repr_and_pytrees() -> None:
 REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("add", lambda ks: ks + 1, "do not combine with other types"),
     ("sum", lambda ks: tnp.sum(ks), "reduce_sum does not accept typed PRNG keys"),
+    ("mean", lambda ks: tnp.mean(ks), "typed PRNG keys"),
     ("astype", lambda ks: ks.astype(np.float32), "convert_element_type does not accept typed PRNG keys"),
     ("sort", lambda ks: lax.sort(ks), "sort does not accept typed PRNG keys"),
     ("at add", lambda ks: ks.at[1].add(ks[0]), "scatter-add does not accept typed PRNG keys"),
@@ -267,6 +268,59 @@ def test_keys_refuse_arithmetic_and_conversions(name: str, f: Callable[[Any], An
         f(ks)
     with pytest.raises(PrimitiveTypeError, match=match):
         tdx.jit(f)(ks)
+
+
+def test_numbers_never_become_keys() -> None:
+    ks = tr.split(tr.key(1), 3)
+    cases: list[tuple[Callable[[], Any], type[Exception], str]] = [
+        (lambda: ks.at[0].set(7), IndexingError, "must be keys"),
+        (lambda: ks.at[0:2].set(tnp.asarray(np.array([5, 6], np.uint32))), IndexingError, "must be keys"),
+        (lambda: tnp.zeros(3).at[0].set(ks[0]), IndexingError, "keys update only keys"),
+        (lambda: lax.convert_element_type(tnp.arange(3, dtype=np.uint32), tr.key_dtype()),
+         PrimitiveTypeError, "cannot be converted to typed PRNG keys"),
+        (lambda: tnp.arange(3, dtype=np.uint32).astype(tr.key_dtype()), PrimitiveTypeError, "typed PRNG keys"),
+        (lambda: lax.bitcast_convert_type(tnp.arange(2, dtype=np.uint64), tr.key_dtype()),
+         PrimitiveTypeError, "typed PRNG keys"),
+        (lambda: tnp.asarray([1, 2], dtype=tr.key_dtype()), PrimitiveTypeError, "typed PRNG keys"),
+        (lambda: ks.at[np.array([0, 7])].get(mode="fill", fill_value=5), PrimitiveTypeError, "fill_value"),
+    ]
+    for f, err, match in cases:
+        with pytest.raises(err, match=match):
+            f()
+        with pytest.raises(err, match=match):
+            tdx.jit(f)()
+    for convert in (bool, int, float, complex):
+        with pytest.raises(TypeError, match="typed PRNG key array"):
+            convert(ks[0])
+    with pytest.raises(TypeError, match="key_data"):
+        ks.tolist()
+    with pytest.raises(TypeError, match="key_data"):
+        ks[0].item()
+    assert f"{ks[0]}" == repr(ks[0])
+
+
+def test_equality_broadcasts_and_numpy_keys_are_keys() -> None:
+    k = tr.key(0)
+    ks, jks = tr.split(k, (2, 3)), jax.random.split(jax.random.key(0), (2, 3))
+    row, jrow = tr.split(k, 3), jax.random.split(jax.random.key(0), 3)
+    for a, b, ja, jb in ((ks, row, jks, jrow), (row, row[1], jrow, jrow[1])):
+        np.testing.assert_array_equal(np.asarray(a == b), np.asarray(ja == jb))
+        np.testing.assert_array_equal(np.asarray(tdx.jit(lambda x, y: x != y)(a, b)), np.asarray(ja != jb))
+    with pytest.raises(PrimitiveTypeError, match="do not broadcast"):
+        tr.split(k, 3) == tr.split(k, 2)
+    # the NumPy value of keys (a structured array) is taken as keys, eagerly as under jit
+    host = np.asarray(row)
+    same(tr.split(host[1]), jax.random.split(jrow[1]))
+    same(tr.key_data(host), jax.random.key_data(jrow))
+
+
+def test_select_n_on_keys_with_an_integer_selector() -> None:
+    a, b, c = (tr.split(tr.key(s), 3) for s in (1, 2, 3))
+    ja, jb, jc = (jax.random.split(jax.random.key(s), 3) for s in (1, 2, 3))
+    which = np.array([0, 2, 1], np.int32)
+    want = jax.lax.select_n(which, ja, jb, jc)
+    same(lax.select_n(which, a, b, c), want)
+    same(tdx.jit(lax.select_n)(which, a, b, c), want)
 
 
 def test_key_errors() -> None:

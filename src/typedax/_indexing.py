@@ -650,6 +650,11 @@ def _scatter(
     """``x`` with ``x[idx] <op>= y`` (a new array), as jax.numpy's ``_scatter_update``."""
     m = _mode_name(mode)
     shape = x.aval.shape
+    if (x.aval.dtype in EXTENDED) != (aval_of(y).dtype in EXTENDED):
+        raise _fail(idx, shape, (
+            f"an update of typed PRNG keys (key<fry>) must be keys, and keys update only keys; "
+            f"got {aval_of(y).str_short()} for {x.aval.str_short()}"
+        ))
     elems, together = parse(idx, shape, check_bounds=False)
     if isinstance(x, ArrayImpl) and together and not isinstance(y, Tracer):
         done = _numpy_update(x, elems, y, scatter, clip=m == "clip")

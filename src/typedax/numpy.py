@@ -22,6 +22,7 @@ from . import lax
 from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.avals import ShapedArray
 from .core.dtypes import DType
+from .core.dtypes import EXTENDED as _EXTENDED
 from .core.dtypes import bool_ as _bool
 from .core.dtypes import float32 as _float32
 from .core.dtypes import float64 as _float64
@@ -603,7 +604,7 @@ def _eager_host(x: object) -> NDArray | None:
     if not EAGER_FAST[0] or X32_POSSIBLE[0]:
         return None
     if type(x) is ArrayImpl:
-        if x.aval.weak_type:
+        if x.aval.weak_type or x.aval.dtype in _EXTENDED:  # (typed keys: the primitives refuse them)
             return None
         h = x._host
         v = h if h is not None else x.to_numpy()

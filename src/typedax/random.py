@@ -124,7 +124,7 @@ KeyLike: TypeAlias = "Array | np.ndarray[tuple[int, ...], np.dtype[np.uint32]]"
 
 
 def _is_typed(key: object) -> bool:
-    return isinstance(key, Array) and aval_of(key).dtype in EXTENDED
+    return isinstance(key, (Array, np.ndarray, np.void)) and aval_of(key).dtype in EXTENDED
 
 
 # -- argument checks ---------------------------------------------------------------------
@@ -132,7 +132,8 @@ def _key_of(name: str, key: object, *, batched: bool = False) -> tuple[Array, bo
     """``key`` as an ``Array`` -- typed keys as they are, a raw key as its
     ``uint32[..., 2]`` words -- and whether it was typed."""
     if _is_typed(key):
-        k = cast(Array, key)
+        # (a NumPy key array, or one element of one: np.void, is taken as keys)
+        k = key if isinstance(key, Array) else from_numpy(np.asarray(key))
         if not batched and aval_of(k).ndim:
             raise RandomKeyError(
                 f"{name} takes a single key, but was given a key array of shape {aval_of(k).shape} != (). "

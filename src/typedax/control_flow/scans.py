@@ -407,6 +407,8 @@ def _scan_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> 
     x_avals = [physical_aval(a.aval) for a in eqn.inputs[nconsts + ncarry :]]
     ys_avals = [physical_aval(v.aval) for v in eqn.out_binders[ncarry:]]
     ys_init = [full(0, a) for a in ys_avals]
+    if length == 0:  # no step: the carry as it came, empty ys (a loop would slice an empty xs)
+        return [*carry, *ys_init]
     state = [full(0, I32), *consts, *carry, *xs, *ys_init]
     types = [tensor_type(I32), *[tensor_type(a.aval) for a in eqn.inputs], *map(tensor_type, ys_avals)]
     op, cond_block, body_block = loop(state, types)

@@ -484,14 +484,23 @@ class Array:
 
     def tolist(self) -> object:
         """The value as nested Python lists (a scalar for a 0-d array)."""
+        _not_keys(self.aval, "tolist()")
         return np.asarray(self).tolist()
 
     def item(self) -> bool | int | float:
         """The value of a one-element array as a Python scalar."""
         if self.aval.size != 1:
             raise ValueError(f"item() needs a one-element array, got {self.aval.str_short()}")
+        _not_keys(self.aval, "item()")
         value: bool | int | float = np.asarray(self).item()
         return value
+
+
+def _not_keys(aval: ShapedArray, what: str) -> None:
+    if aval.dtype in EXTENDED:
+        raise TypeError(
+            f"{what} of a typed PRNG key array (key<fry>): use typedax.random.key_data(keys) for their words"
+        )
 
 
 # -- aval keys ---------------------------------------------------------------
@@ -642,21 +651,27 @@ class ArrayImpl(Array):
         return str(self.to_numpy())
 
     def __format__(self, spec: str) -> str:
-        if not self.aval.shape:
+        if not self.aval.shape and self.aval.dtype not in EXTENDED:
             return format(self.to_numpy().item(), spec)
         return format(str(self), spec)
 
+    def _scalar(self, what: str) -> NDArray:
+        """The value, for a conversion to a Python scalar (which keys refuse, as JAX's)."""
+        if self.aval.dtype in EXTENDED:
+            raise TypeError(f"a typed PRNG key array (key<fry>) cannot be converted to {what}")
+        return self.to_numpy()
+
     def __bool__(self) -> bool:
-        return bool(self.to_numpy())
+        return bool(self._scalar("a bool"))
 
     def __int__(self) -> int:
-        return int(self.to_numpy())
+        return int(self._scalar("an int"))
 
     def __float__(self) -> float:
-        return float(self.to_numpy())
+        return float(self._scalar("a float"))
 
     def __complex__(self) -> complex:
-        return complex(self.to_numpy())
+        return complex(self._scalar("a complex"))
 
     def __index__(self) -> int:
         if self.aval.shape or self.dtype.kind not in "biu":

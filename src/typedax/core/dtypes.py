@@ -132,7 +132,15 @@ def canonicalize_dtype(d: DType) -> DType:
 
 def canonicalize_explicit(d: DType, fun_name: str) -> DType:
     """A dtype the user asked for by name: canonicalized, with JAX's warning
-    when that changes it (``_maybe_canonicalize_explicit_dtype``)."""
+    when that changes it (``_maybe_canonicalize_explicit_dtype``). Typed
+    keys are made by ``typedax.random`` only, never by converting numbers."""
+    if d in EXTENDED:
+        from .errors import PrimitiveTypeError  # (errors imports nothing of ours)
+
+        raise PrimitiveTypeError(
+            f"{fun_name}: values cannot be converted to typed PRNG keys (key<fry>); "
+            "make keys with typedax.random.key or wrap_key_data"
+        )
     if not X32_POSSIBLE[0] or x64_enabled():
         return d
     c = TO_32.get(d, d)

@@ -85,6 +85,9 @@ def _refusing_keys(name: str, rule: AbstractEvalRule) -> AbstractEvalRule:
                         f"({', '.join(x.str_short() for x in avals)}); "
                         "use typedax.random.key_data(keys) for their uint32 words"
                     )
+            for v in params.values():  # a conversion to keys (new_dtype=key<fry>)
+                if isinstance(v, np.dtype) and v in EXTENDED:
+                    raise PrimitiveTypeError(f"{name} cannot make typed PRNG keys (key<fry>)")
         return rule(avals, params)
 
     abstract_eval.__wrapped__ = rule  # type: ignore[attr-defined]  # inspect.unwrap reaches the rule

@@ -766,6 +766,11 @@ FAMILY = Family("gather and scatter", (gather_p, scatter_p, scatter_add_p, scatt
 def _fill_param(fill_value: ArrayLike | None, dtype: DType) -> bool | int | float | None:
     if fill_value is None:
         return None
+    if dtype in EXTENDED:
+        raise PrimitiveTypeError(
+            "gather: a fill_value is not supported for typed PRNG keys (key<fry>); out-of-bounds "
+            "keys have every word 0xFFFFFFFF without one"
+        )
     v = np.asarray(fill_value)
     if v.ndim != 0:
         raise PrimitiveTypeError(f"gather: fill_value must be a scalar, got shape {v.shape}")

@@ -53,7 +53,6 @@ from ..core.dtypes import (
     INTEGER,
     KEY,
     DType,
-    bool_,
     int32,
     key_words,
     keys_of_words,
@@ -72,7 +71,7 @@ from ._params import get_int, get_ints, params_of
 from .elementwise import eq_p, ne_p
 from .prng import threefry2x32_numpy, threefry_hlo
 from .reductions import reduce_and, reduce_or
-from .structural import check_arity, move_batch_axis, types_str, zero_like
+from .structural import broadcast_to, check_arity, move_batch_axis, types_str, zero_like
 
 #: the ``impl`` param of ``random_seed`` and ``random_wrap``: JAX's name of
 #: the Threefry implementation in printed jaxprs
@@ -406,6 +405,13 @@ def random_fold_in(keys: ArrayLike, data: ArrayLike) -> Array:
     return bind1(random_fold_in_p, (keys, data), NO_PARAMS)
 
 
+def _broadcast_keys(k: ArrayLike, have: tuple[int, ...], shape: tuple[int, ...]) -> ArrayLike:
+    """Keys of shape ``have`` broadcast to ``shape`` (NumPy's rule: new axes lead)."""
+    if have == shape:
+        return k
+    return broadcast_to(k, shape, tuple(range(len(shape) - len(have))))
+
+
 def keys_equal(x: ArrayLike, y: ArrayLike, equal: bool) -> Array:
     """``x == y`` (or ``!=``) of two key arrays, key by key (a key equals
     another when both its words do), as JAX's key arrays compare."""
@@ -414,8 +420,14 @@ def keys_equal(x: ArrayLike, y: ArrayLike, equal: bool) -> Array:
         raise PrimitiveTypeError(
             f"{'==' if equal else '!='} compares typed PRNG keys only with keys, got ({types_str([ax, ay])})"
         )
-    wx, wy = random_unwrap(x), random_unwrap(y)
-    last = (max(ax.ndim, ay.ndim),)
+    try:
+        shape = np.broadcast_shapes(ax.shape, ay.shape)
+    except ValueError:
+        raise PrimitiveTypeError(
+            f"{'==' if equal else '!='}: key arrays of shapes {ax.shape} and {ay.shape} do not broadcast"
+        ) from None
+    wx, wy = (random_unwrap(_broadcast_keys(k, a.shape, shape)) for k, a in ((x, ax), (y, ay)))
+    last = (len(shape),)
     if equal:
         return reduce_and(bind1(eq_p, (wx, wy), NO_PARAMS), last)
     return reduce_or(bind1(ne_p, (wx, wy), NO_PARAMS), last)
@@ -500,7 +512,7 @@ def _select_n_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) ->
     pred = eqn.inputs[0].aval
     peqn = _physical_eqn(eqn, eqn.params)
     if pred.ndim:  # a predicate per key: the same for both words
-        wide = ShapedArray(pred.shape + (2,), bool_)
+        wide = ShapedArray(pred.shape + (2,), pred.dtype)
         args = [_bcast(args[0], wide, range(pred.ndim)), *args[1:]]
         peqn = Eqn(peqn.primitive, (new_var(wide), *peqn.inputs[1:]), peqn.params, peqn.out_binders)
     return _own_lowering(eqn)(ctx, peqn, args)
