@@ -244,6 +244,10 @@ NUMPY_CASES: dict[str, tuple[Any, Any]] = {
                            lambda: jnp.concatenate([I, I], -1, dtype=np.float32)),
     "stack": (lambda: tnp.stack([X, I], -1), lambda: jnp.stack([X, I], -1)),
     "stack(dtype)": (lambda: tnp.stack([I, I], 1, dtype=np.float32), lambda: jnp.stack([I, I], 1, dtype=np.float32)),
+    # an array, not a list: the sequence of its rows
+    "stack(array)": (lambda: tnp.stack(tnp.asarray(X), 1), lambda: jnp.stack(jnp.asarray(X), 1)),
+    "stack(numpy array)": (lambda: tnp.stack(X), lambda: jnp.stack(X)),
+    "concatenate(array)": (lambda: tnp.concatenate(tnp.asarray(X)), lambda: jnp.concatenate(jnp.asarray(X))),
     "pad(int)": (lambda: tnp.pad(I, 1), lambda: jnp.pad(I, 1)),
     "pad(pairs)": (lambda: tnp.pad(I, ((1, 0), (2, 1)), constant_values=7),
                    lambda: jnp.pad(I, ((1, 0), (2, 1)), constant_values=7)),
