@@ -15,7 +15,6 @@ import functools
 import operator
 from collections.abc import Callable, Sequence
 from typing import ParamSpec
-from typing import cast as _tcast
 
 import numpy as np
 
@@ -858,16 +857,16 @@ def ones_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
 
 
 # -- joining, padding, flipping, squeezing, ranges, clipping (issue 11) ----------------
-def _rows(arrays: Sequence[ArrayLike] | ArrayLike, op: str) -> Sequence[ArrayLike]:
+def _rows(arrays: Sequence[ArrayLike] | Array | NDArray, op: str) -> Sequence[ArrayLike]:
     """The operands of a joining function: a sequence as it is, an array's rows."""
     if isinstance(arrays, (Array, np.ndarray)):
         if not aval_of(arrays).ndim:
             raise PrimitiveTypeError(f"{op}: a zero-dimensional array is not a sequence of arrays")
         return list(arrays)
-    return _tcast(Sequence[ArrayLike], arrays)
+    return arrays
 
 
-def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DType | type | None = None) -> Array:
+def concatenate(arrays: Sequence[ArrayLike] | Array | NDArray, axis: int | None = 0, dtype: DType | type | None = None) -> Array:
     """``jnp.concatenate``: operands promoted to one dtype; ``axis=None`` joins them flattened.
     An array (rather than a sequence) is the sequence of its rows, as in JAX."""
     arrays = _rows(arrays, "concatenate")
@@ -884,7 +883,7 @@ def concatenate(arrays: Sequence[ArrayLike], axis: int | None = 0, dtype: DType 
     return lax.concatenate(ys, _axis("concatenate", axis, ndim))
 
 
-def stack(arrays: Sequence[ArrayLike], axis: int = 0, dtype: DType | type | None = None) -> Array:
+def stack(arrays: Sequence[ArrayLike] | Array | NDArray, axis: int = 0, dtype: DType | type | None = None) -> Array:
     """``jnp.stack``: arrays of one shape joined along a new ``axis`` (an
     array, rather than a sequence, is the sequence of its rows, as in JAX)."""
     arrays = _rows(arrays, "stack")
