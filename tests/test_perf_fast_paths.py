@@ -6,8 +6,9 @@ what the general paths give, bit for bit and weak flag for flag:
   the same error every time;
 - ``_prepare2``'s broadcast of two strong arrays of one dtype stages the
   same equations as ``_prepare`` and computes the same values;
-- the eager host paths of ``mean``, ``nn.softmax`` and of arithmetic with a
-  Python scalar (``x * 2.0``; ``EAGER_FAST``) equal
+- the eager host paths of ``mean``, ``nn.softmax``, arithmetic with a
+  Python scalar (``x * 2.0``), the unary functions (``tanh``, ``exp``, ...)
+  and ``matmul`` (``EAGER_FAST``) equal
   the primitive-by-primitive evaluation over float32/float64, float16,
   bfloat16, integer and bool inputs (those without a host path fall back).
 """
@@ -118,6 +119,42 @@ def test_eager_softmax_matches_primitives(
             continue
         with np.errstate(all="ignore"):
             _same(nn.softmax(x, axis=axis), slow)
+
+
+UNARY = ["sin", "cos", "exp", "log", "tanh", "sqrt"]
+
+
+@given(st.sampled_from(DTYPES), shapes, st.integers(0, 2**32 - 1), st.booleans(), st.sampled_from(UNARY))
+def test_eager_unary_functions_match_primitives(
+    dtype: np.dtype[Any], shape: tuple[int, ...], seed: int, special: bool, name: str
+) -> None:
+    v = _values(dtype, shape, seed, special)
+    f = getattr(tnp, name)
+    with np.errstate(all="ignore"):
+        for x in (tnp.asarray(v), v, tnp.full(shape, 0.5)):  # the last one weak: the general path
+            _same(f(x), _slow(lambda: f(x)))
+
+
+@given(st.sampled_from(DTYPES), st.integers(0, 4), st.integers(0, 4), st.integers(0, 4),
+       st.sampled_from(["matrix", "vector", "batched"]), st.integers(0, 2**32 - 1))
+def test_eager_matmul_matches_primitives(
+    dtype: np.dtype[Any], n: int, k: int, m: int, kind: str, seed: int
+) -> None:
+    xshape = {"matrix": (n, k), "vector": (k,), "batched": (2, n, k)}[kind]
+    a, b = _values(dtype, xshape, seed, False), _values(dtype, (k, m), seed + 1, False)
+    bad = _values(dtype, (k + 1, m), seed, False)  # mismatched sizes: the general path's error
+    pairs: list[tuple[tdx.ArrayLike, tdx.ArrayLike]] = [(tnp.asarray(a), tnp.asarray(b)), (a, tnp.asarray(b)), (tnp.asarray(a), tnp.asarray(_values(dtype, (k,), seed + 2, False))),
+             (tnp.asarray(a), tnp.asarray(bad))]
+    for x, y in pairs:
+        with np.errstate(all="ignore"):
+            try:
+                slow = _slow(lambda: tnp.matmul(x, y))
+            except PrimitiveTypeError as e:  # bool operands, mismatched sizes
+                with pytest.raises(PrimitiveTypeError, match=None) as got:
+                    tnp.matmul(x, y)
+                assert str(got.value) == str(e)
+                continue
+            _same(tnp.matmul(x, y), slow)
 
 
 def test_eager_paths_keep_errors_and_weak_inputs() -> None:
