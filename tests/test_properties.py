@@ -425,7 +425,7 @@ def _shift_ref(op: str) -> Ref:
     """XLA's shifts: an amount outside [0, bits) shifts every bit out."""
 
     def ref(args: Sequence[Arr], params: Params) -> Arr:
-        x, y = args
+        x, y = np.broadcast_arrays(*args)  # a rank-0 operand meets the other's shape
         bits = x.dtype.itemsize * 8
         out = []
         for a, b in zip(x.ravel().tolist(), y.ravel().tolist()):
