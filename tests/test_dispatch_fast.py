@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
+from test_jit_dispatch import count_slow_calls
 from typedax.core.array import Array, ArrayImpl
 from typedax.core.errors import DeletedArrayError
 from typedax.jitting import Jitted
@@ -42,17 +43,6 @@ KINDS = ("numpy", "device", "eager", "scalar")
 CALLS = PACK_AFTER + 3  # one general call, then the fast path's plans in turn
 
 
-def count_slow_calls(jf: Jitted[Any, Any]) -> list[int]:
-    """Count the calls that reach the general path ``Jitted._call``."""
-    calls: list[int] = []
-    slow = jf._call
-
-    def counting(args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
-        calls.append(1)
-        return slow(args, kwargs)
-
-    jf._call = counting  # type: ignore[method-assign]  # an instance attribute shadows the method
-    return calls
 
 
 def same(got: object, want: object) -> None:

@@ -22,6 +22,7 @@ from jax._src.interpreters import mlir as jax_mlir
 
 import typedax as tdx
 import typedax.numpy as tnp
+from test_jit_dispatch import count_slow_calls
 from typedax.core.array import ArrayImpl
 from typedax.core.avals import ShapedArray
 from typedax.core.errors import DeletedArrayError, StaticArgumentError
@@ -31,17 +32,6 @@ from typedax.lowering.lower import set_up_aliases
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 
-def count_slow_calls(jf: Jitted[Any, Any]) -> list[int]:
-    """Count the calls that miss the fast path (they reach ``Jitted._call``)."""
-    calls: list[int] = []
-    slow = jf._call
-
-    def counting(args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
-        calls.append(1)
-        return slow(args, kwargs)
-
-    jf._call = counting  # type: ignore[method-assign]  # an instance attribute shadows the method
-    return calls
 
 
 def pointer(x: tdx.Array) -> int:

@@ -63,15 +63,15 @@ from ..core.dtypes import (
 )
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Atom, Eqn, Lit, NDArray, Param, Params, Primitive, new_var
-from ..core.rules import BatchDim, BatchRule, Family, JvpRule, Rules, Tangent
-from ..core.trace import Value, aval_of, bind, bind1
+from ..core.rules import BatchDim, BatchRule, Family, Rules
+from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext, full, tensor_type
 from ..hlo.interpret import KEY_LOWERINGS
 from ._params import get_int, get_ints, params_of
 from .elementwise import eq_p, ne_p
 from .prng import threefry2x32_numpy, threefry_hlo
 from .reductions import reduce_and, reduce_or
-from .structural import broadcast_to, check_arity, move_batch_axis, types_str, zero_like
+from .structural import broadcast_to, check_arity, move_batch_axis, types_str, zero_jvp
 
 #: the ``impl`` param of ``random_seed`` and ``random_wrap``: JAX's name of
 #: the Threefry implementation in printed jaxprs
@@ -92,16 +92,6 @@ def _key_operand(name: str, a: ShapedArray) -> None:
 def _impl_param(name: str, params: Params) -> None:
     if params.get("impl") != IMPL:
         raise PrimitiveTypeError(f"{name}: param 'impl' must be {IMPL!r} (Threefry), got {params.get('impl')!r}")
-
-
-def _zero_jvp(prim: Primitive) -> JvpRule:
-    def rule(
-        primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
-    ) -> tuple[list[Value], list[Tangent]]:
-        outs = bind(prim, primals, params)
-        return list(outs), [zero_like(o) for o in outs]
-
-    return rule
 
 
 # -- NumPy evaluation ------------------------------------------------------------------------
@@ -351,7 +341,7 @@ def _rules(
     lower: Callable[[LoweringContext, Eqn, Sequence[HloValue]], list[HloValue]],
 ) -> Callable[[Primitive], Rules]:
     def rules(prim: Primitive) -> Rules:
-        return Rules(jvp=_zero_jvp(prim), batch=batch(prim), lower=lower)
+        return Rules(jvp=zero_jvp(prim), batch=batch(prim), lower=lower)
 
     return rules
 
