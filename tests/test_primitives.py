@@ -203,10 +203,26 @@ def test_select_n(dtype: str) -> None:
     same(run(select_n_p, [pred, cases[0]]), cases[0])
 
 
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int64", "uint8", "uint32", "uint64"])
+def test_select_n_takes_any_integer_selector(dtype: str) -> None:
+    # as JAX's select_n; out of range clamped to the first or last case, eager as under jit
+    import typedax as tdx
+
+    cases = [np.arange(5.0) * k for k in (1, -1, 10)]
+    which = np.array([0, 1, 2, 1, 0], dtype)
+    want = np.choose(which.astype(np.int64), cases)
+    same(lax.select_n(which, *cases), want)
+    same(tdx.jit(lax.select_n)(which, *cases), want)
+    same(tdx.vmap(lax.select_n)(which, *cases), want)
+    high = np.array([0, 1, 2, 100, 3], dtype)  # 100 and 3: past the last case
+    same(lax.select_n(high, *cases), tdx.jit(lax.select_n)(high, *cases))
+    same(lax.select_n(high, *cases), np.choose(np.minimum(high, 2).astype(np.int64), cases))
+
+
 def test_select_n_errors() -> None:
     f = ShapedArray((2,), np.dtype(np.float32))
     b = ShapedArray((2,), np.dtype(np.bool_))
-    with pytest.raises(PrimitiveTypeError, match="select_n selector must be bool or int32, got float32"):
+    with pytest.raises(PrimitiveTypeError, match="select_n selector must be bool or an integer, got float32"):
         select_n_p.abstract_eval([f, f, f], NO_PARAMS)
     with pytest.raises(PrimitiveTypeError, match="bool selector takes at most 2 cases, got 3"):
         select_n_p.abstract_eval([b, f, f, f], NO_PARAMS)

@@ -651,8 +651,8 @@ def _select_n_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Sha
     if len(avals) < 2:
         raise PrimitiveTypeError(f"select_n needs a selector and at least one case, got ({_types(avals)})")
     which, *cases = avals
-    if which.dtype not in (bool_, int32):
-        raise PrimitiveTypeError(f"select_n selector must be bool or int32, got {which.str_short()}")
+    if which.dtype != bool_ and which.dtype not in INTEGER:  # any integer, as JAX's
+        raise PrimitiveTypeError(f"select_n selector must be bool or an integer, got {which.str_short()}")
     if which.dtype == bool_ and len(cases) > 2:
         raise PrimitiveTypeError(f"select_n with a bool selector takes at most 2 cases, got {len(cases)}")
     if any(c != cases[0] for c in cases):
@@ -727,12 +727,11 @@ def _select_n_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) ->
         return [cases[0]]
     if which_aval.dtype == bool_:
         return [hlo.select(which, cases[1], cases[0])]
-    assert which_aval.dtype == int32
     # cases[which], an index out of range clamped to the first or last case:
-    # a chain of selects on which >= i
+    # a chain of selects on which >= i (compared in the selector's integer type)
     out = cases[0]
     for i in range(1, len(cases)):
-        at_least_i = compare(which, full(i, which_aval), int32, "GE")
+        at_least_i = compare(which, full(i, which_aval), which_aval.dtype, "GE")
         out = hlo.select(at_least_i, cases[i], out)
     return [out]
 
