@@ -23,9 +23,11 @@ demo: $(DEMO_STAMP)
 typecheck: $(STAMP)
 	$(PY) -m mypy src tests benchmarks examples
 
-# one pytest worker per core (pytest-xdist): the suite is CPU-bound
+# one pytest worker per core (pytest-xdist): the suite is CPU-bound; an idle
+# worker takes tests from a busy one's queue (worksteal), so the slow
+# JAX-oracle properties do not leave one core waiting at the end
 unit: $(STAMP)
-	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -n auto
+	HYPOTHESIS_PROFILE=ci $(PY) -m pytest -n auto --dist worksteal
 
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -n auto

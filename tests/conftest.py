@@ -1,6 +1,6 @@
 """Hypothesis profiles.
 
-- ``ci`` (``make test``): 100 examples per property (lowered from 200 as the
+- ``ci`` (``make test``): 60 examples per property (lowered from 200 as the
   suite grew, to keep ``make test`` under 10 minutes on 2 cores), *derandomized*: the
   examples are a function of the test alone, so a clean clone runs exactly
   what was run before it was submitted, and a failure reproduces anywhere.
@@ -15,7 +15,7 @@ import os
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
-    "ci", max_examples=100, deadline=None, derandomize=True,
+    "ci", max_examples=60, deadline=None, derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.register_profile(
