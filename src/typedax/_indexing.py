@@ -44,7 +44,11 @@ from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from .core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
 from .core.errors import IndexingError
 from .core.ir import NDArray
-from .core.trace import Tracer, Value, aval_of
+from .core.ir import Params
+from .core.trace import Tracer, Value, aval_of, bind1
+from .primitives._params import params_of
+from .primitives.shaping import squeeze_p
+from .primitives.slicing import slice_p
 
 #: A concrete integer array or a traced one.
 IndexArray: TypeAlias = Union[NDArray, Array]
@@ -597,11 +601,61 @@ def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> 
     return from_numpy(np.asarray(x.to_numpy()[tuple(np_idx)]), x.aval.weak_type)
 
 
+_PLANS: dict[tuple[object, ...], tuple[Params | None, Params | None]] = {}
+
+
+def _ints_and_colons(idx: object, shape: tuple[int, ...]) -> tuple[Params | None, Params | None] | None:
+    """The ``slice`` and ``squeeze`` params of ``x[idx]`` when ``idx`` is
+    Python ints in bounds and ``:``s (``qkv[:, :, i]``, the common traced
+    index), remembered per index and shape; ``None`` for any other index
+    (``parse`` and ``_static_get`` then give the same equations, and the
+    errors). Saves most of a traced ``x[:, :, i]``'s cost."""
+    items = idx if type(idx) is tuple else (idx,)
+    if len(items) > len(shape):
+        return None
+    key: list[object] = [shape]
+    for i in items:
+        if type(i) is int:
+            key.append(i)
+        elif type(i) is slice and i.start is None and i.stop is None and i.step is None:
+            key.append(None)
+        else:
+            return None
+    k = tuple(key)
+    plan = _PLANS.get(k)
+    if plan is None:
+        starts, limits, squeeze = [0] * len(shape), list(shape), []
+        for d, i in enumerate(items):
+            if type(i) is int:
+                n = shape[d]
+                if not -n <= i < n:
+                    return None  # the general path's bounds error
+                starts[d] = i + n if i < 0 else i
+                limits[d] = starts[d] + 1
+                squeeze.append(d)
+        whole = starts == [0] * len(shape) and limits == list(shape)
+        plan = (
+            None if whole else params_of(
+                ("start_indices", tuple(starts)), ("limit_indices", tuple(limits)), ("strides", None)
+            ),
+            params_of(("dimensions", tuple(squeeze))) if squeeze else None,
+        )
+        if len(_PLANS) >= 4096:
+            _PLANS.clear()
+        _PLANS[k] = plan
+    return plan
+
+
 def getitem(
     x: Array, idx: object, *, mode: object = None, fill_value: ArrayLike | None = None,
     indices_are_sorted: bool = False, unique_indices: bool = False,
 ) -> Array:
     """``x[idx]`` (and ``x.at[idx].get(...)``), as jax.numpy computes it."""
+    if mode is None and type(x) is not ArrayImpl:
+        cut = _ints_and_colons(idx, x.aval.shape)
+        if cut is not None:
+            sliced = x if cut[0] is None else bind1(slice_p, (x,), cut[0])
+            return sliced if cut[1] is None else bind1(squeeze_p, (sliced,), cut[1])
     m = _mode_name(mode)
     shape = x.aval.shape
     elems, together = parse(idx, shape, check_bounds=m in (None, "promise_in_bounds"))

@@ -48,8 +48,10 @@ def _inexact(x: ArrayLike) -> Array:
     return tnp.asarray(tnp._float(tnp.asarray(x)))
 
 
-def _const(v: float, like: Value) -> Array:
-    return tnp.asarray(np.asarray(v, aval_of(like).dtype))
+def _const(v: float, like: Value) -> NDArray:
+    """``v`` in ``like``'s dtype, a NumPy scalar: a literal under a trace
+    (as JAX's ``np.sqrt(2 / np.pi).astype(x.dtype)``), not an array constant."""
+    return np.asarray(v, aval_of(like).dtype)
 
 
 def relu(x: ArrayLike) -> Array:

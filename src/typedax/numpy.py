@@ -31,13 +31,16 @@ from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
-from .core.ir import NDArray, Params
+from .core.ir import NO_PARAMS, NDArray, Params, Primitive
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
 from .core.config import X32_POSSIBLE
 from .core.dtypes import TO_32
 from .core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, scalar_as
-from .primitives import broadcast_p
+from .primitives import (
+    add_p, broadcast_p, div_p, dot_general_p, mul_p, reduce_sum_p, reshape_p, squeeze_p, sub_p, transpose_p,
+)
+from .primitives._params import params_of as _params_of
 from .primitives.convolution import PrecisionLike
 
 __all__ = [
@@ -308,6 +311,16 @@ def _divide_floats(x: NDArray, y: NDArray) -> object:
         return np.divide(x, y)
 
 
+def _bind2(prim: Primitive, a: Value, b: Value) -> Array:
+    """``prim`` of two operands ``_prepare2`` made ready (one dtype, equal
+    shapes or one of rank 0), bound as ``lax``'s binary function binds them
+    but without its checks again -- unless a Python scalar remains (both
+    operands weak scalars), which ``lax`` converts first."""
+    if type(a) in _SCALAR_TYPES or type(b) in _SCALAR_TYPES:
+        return lax._binop(prim, a, b)
+    return bind1(prim, (a, b), NO_PARAMS)
+
+
 def add(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(np.add, x, y)
     if fast is not None:
@@ -315,14 +328,14 @@ def add(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(a).dtype == _bool:
         return lax.max(a, b)  # logical or, as NumPy and JAX
-    return lax.add(a, b)
+    return _bind2(add_p, a, b)
 
 
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
     fast = _eager_scalar(np.subtract, x, y)
     if fast is not None:
         return fast
-    return lax.sub(*_prepare2(x, y, keep_scalars=True))
+    return _bind2(sub_p, *_prepare2(x, y, keep_scalars=True))
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
@@ -332,7 +345,7 @@ def multiply(x: ArrayLike, y: ArrayLike) -> Array:
     a, b = _prepare2(x, y, keep_scalars=True)
     if aval_of(a).dtype == _bool:
         return lax.min(a, b)  # logical and, as NumPy and JAX
-    return lax.mul(a, b)
+    return _bind2(mul_p, a, b)
 
 
 def _inexact(d: DType) -> DType:
@@ -350,7 +363,7 @@ def divide(x: ArrayLike, y: ArrayLike) -> Array:
     if d.kind in "biu":
         f = _inexact(d)
         a, b = _convert(a, f), _convert(b, f)
-    return lax.div(a, b)
+    return _bind2(div_p, a, b)
 
 
 def maximum(x: ArrayLike, y: ArrayLike) -> Array:
@@ -673,6 +686,14 @@ def mean(
         v = _eager_host(x)
         if v is not None:
             return from_numpy(_mean_host(v, axes, n, keepdims))
+        if not a.weak_type and a.dtype in _HOST_FLOATS:
+            # a strong float32/float64 operand: the equations of the general
+            # path below (sum, its keepdims reshape, div by n), bound directly
+            total = bind1(reduce_sum_p, (x,), _params_of(("axis", axes)))
+            if keepdims:
+                kept = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
+                total = bind1(reshape_p, (total,), _params_of(("new_sizes", kept)))
+            return bind1(div_p, (total, np.asarray(float(n), dtype=a.dtype)), NO_PARAMS)
     xf = _float(x) if dtype is None else astype(x, dtype)
     out_dtype = aval_of(xf).dtype
     if out_dtype in HALF:  # as JAX: the sum and the division in float32, rounded once
@@ -777,12 +798,36 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
         # np.matmul call, without the interpreter (11 -> ~2.5 us for 16x32 @ 32x32)
         if hy is not None and hy.dtype == hx.dtype and 1 <= hy.ndim <= 2 and hx.shape[-1] == hy.shape[0]:
             return from_numpy(np.asarray(np.matmul(hx, hy), dtype=hx.dtype))
-    a, b = _promote(x, y)
-    xs, ys = aval_of(a).shape, aval_of(b).shape
+    ax, ay = aval_of(x), aval_of(y)
+    if (ax.dtype == ay.dtype and ax.dtype.kind in "fiu" and not ax.weak_type and not ay.weak_type
+            and (not X32_POSSIBLE[0] or ax.dtype not in TO_32)):
+        a, b = x, y  # what _promote gives: one strong dtype, kept
+    else:
+        a, b = _promote(x, y)
+        ax, ay = aval_of(a), aval_of(b)
+    squeeze_a, squeeze_b, dims, perm = _matmul_plan(ax.shape, ay.shape)
+    if squeeze_a is not None:
+        a = bind1(squeeze_p, (a,), squeeze_a)
+    if squeeze_b is not None:
+        b = bind1(squeeze_p, (b,), squeeze_b)
+    out = bind1(dot_general_p, (a, b), dims)
+    return out if perm is None else bind1(transpose_p, (out,), perm)
+
+
+@functools.lru_cache(maxsize=4096)
+def _matmul_plan(
+    xs: tuple[int, ...], ys: tuple[int, ...]
+) -> tuple[Params | None, Params | None, Params, Params | None]:
+    """``matmul``'s equations for operands of shapes ``xs`` and ``ys``, as the
+    params of each (shared maps, as ``lax.squeeze``, ``lax.dot_general`` and
+    ``lax.transpose`` make them): a ``squeeze`` of either operand's size-1
+    batch dimensions, the ``dot_general``, and the ``transpose`` to NumPy's
+    order (``None`` where there is none). Remembered per shapes: the plan
+    is a pure function of them."""
     if not xs or not ys:
         raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
     if len(ys) <= 2:  # no batch dimension in y: x's leading axes are free ones
-        return lax.dot_general(a, b, (((len(xs) - 1,), (0,)), ((), ())))
+        return None, None, lax._dot_general_params((((len(xs) - 1,), (0,)), ((), ()))), None
     a_mat, b_mat = len(xs) > 1, len(ys) > 1
     a_bd: tuple[int | None, ...] = xs[:-2] if a_mat else ()
     b_bd: tuple[int | None, ...] = ys[:-2] if b_mat else ()
@@ -817,14 +862,15 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
         idx_a.append(nb)
     if b_mat:
         idx_b.append(nb + a_mat)
-    if a_squeeze:
-        a = lax.squeeze(a, tuple(a_squeeze))
-    if b_squeeze:
-        b = lax.squeeze(b, tuple(b_squeeze))
-    an, bn = aval_of(a).ndim, aval_of(b).ndim
-    out = lax.dot_general(a, b, (((an - 1,), (bn - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch))))
+    an, bn = len(xs) - len(a_squeeze), len(ys) - len(b_squeeze)
+    dims = lax._dot_general_params((((an - 1,), (bn - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch))))
     perm = tuple(int(i) for i in np.argsort(idx_batch + idx_a + idx_b))
-    return out if perm == tuple(range(len(perm))) else lax.transpose(out, perm)
+    return (
+        _params_of(("dimensions", tuple(a_squeeze))) if a_squeeze else None,
+        _params_of(("dimensions", tuple(b_squeeze))) if b_squeeze else None,
+        dims,
+        None if perm == tuple(range(len(perm))) else _params_of(("perm", perm)),
+    )
 
 
 def dot(x: ArrayLike, y: ArrayLike) -> Array:

@@ -17,9 +17,10 @@ raises ``EscapedTracerError``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from operator import attrgetter
 from typing import TypeAlias, cast
 
 import numpy as np
@@ -205,7 +206,6 @@ _PY_SCALAR_AVALS: dict[type, ShapedArray] = {
     int: ShapedArray((), np.dtype(np.int64), weak_type=True),
     float: ShapedArray((), np.dtype(np.float64), weak_type=True),
 }
-_TRACER_TYPES: dict[type, bool] = {}
 
 
 def _array_aval(x: NDArray) -> ShapedArray:
@@ -231,23 +231,37 @@ def canonical_aval(aval: ShapedArray) -> ShapedArray:
     return out.weakened(aval.weak_type)  # the table ignores the flag (avals compare without it)
 
 
+#: ``aval_of``'s fast path: a getter per exact type, C-level where it can be
+#: (``operator.attrgetter``): arrays, and each tracer type as it is first
+#: seen (``staging.py`` registers its tracer's direct one).
+_AVAL_GETTERS: dict[type, Callable[[object], ShapedArray]] = {
+    ArrayImpl: attrgetter("aval"),
+}
+
+
+def register_aval_getter(t: type, getter: Callable[[object], ShapedArray]) -> None:
+    """``aval_of`` of a value of exactly type ``t`` is ``getter(value)``."""
+    _AVAL_GETTERS[t] = getter
+
+
 def aval_of(x: object) -> ShapedArray:
     """The type of a value: a tracer's aval, or that of an array or scalar."""
+    get = _AVAL_GETTERS.get(type(x))
+    if get is not None:
+        return get(x)
+    return _aval_of_other(x)
+
+
+def _aval_of_other(x: object) -> ShapedArray:
     t = type(x)
-    if t is ArrayImpl:
-        return cast(ArrayImpl, x).aval
     if t is np.ndarray:
         return _array_aval(cast(NDArray, x))
     scalar = _PY_SCALAR_AVALS.get(t)
     if scalar is not None:
         return canonical_aval(scalar) if X32_POSSIBLE[0] else scalar
-    is_tracer = _TRACER_TYPES.get(t)
-    if is_tracer is None:
-        is_tracer = _TRACER_TYPES[t] = issubclass(t, Tracer)
-    if is_tracer:
+    if issubclass(t, Tracer):
+        _AVAL_GETTERS.setdefault(t, attrgetter("aval"))
         return cast(Tracer, x).aval
-    if isinstance(x, Tracer):
-        return x.aval
     if isinstance(x, ShapedArray):
         return x
     arr_dtype: DType

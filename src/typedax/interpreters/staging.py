@@ -10,6 +10,7 @@ traces become constant binders (the ``ClosedJaxpr``'s ``consts``).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from operator import attrgetter
 
 import numpy as np
 
@@ -19,7 +20,7 @@ from ..core.errors import ConcretizationError
 from ..core.ir import (
     Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var,
 )
-from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, using_trace
+from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, register_aval_getter, using_trace
 from ..core.weak import ALWAYS_ASK, with_weak
 
 _LIT_TYPES = (bool, int, float)
@@ -51,6 +52,10 @@ class JaxprTracer(Tracer):
 _new = object.__new__
 _set_tracer_trace: Callable[[JaxprTracer, JaxprTrace], None] = Tracer.__dict__["_trace"].__set__
 _set_tracer_var: Callable[[JaxprTracer, Var], None] = JaxprTracer.__dict__["ir_var"].__set__
+
+
+# (``aval_of`` of a staged value: its var's aval, read in C)
+register_aval_getter(JaxprTracer, attrgetter("ir_var.aval"))
 
 
 def _new_tracer(trace: JaxprTrace, var: Var) -> JaxprTracer:
