@@ -143,13 +143,13 @@ hard_swish = hard_silu
 
 def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum."""
-    a = tnp.asarray(x)
-    v = tnp._eager_host(a)
+    v = tnp._eager_host(x)  # (a concrete strong array, ArrayImpl or NumPy)
     if v is not None and (v.dtype in _HOST_FLOATS or v.dtype in HALF) and v.flags.c_contiguous:
-        shape = a.aval.shape
+        shape = v.shape
         axes = tnp._axes("max", len(shape), axis)  # tnp.max's check, and its error
-        if all(shape[i] for i in axes):  # (reduce_max refuses an empty axis)
+        if 0 not in [shape[i] for i in axes]:  # (reduce_max refuses an empty axis)
             return from_numpy(_softmax_host(v, axes))
+    a = tnp.asarray(x)
     unnormalized = tnp.exp(tnp.subtract(a, tnp.max(a, axis, keepdims=True)))
     return tnp.divide(unnormalized, tnp.sum(unnormalized, axis, keepdims=True))
 
@@ -164,13 +164,17 @@ def _softmax_host(v: NDArray, axes: tuple[int, ...]) -> NDArray:
     does), ``exp``, ``reduce_sum``, ``reshape``, ``div``. A 16-bit float
     computes each in float32 and rounds its result (the eval trace's rule)."""
     d = v.dtype
-    keep = tuple(1 if i in axes else k for i, k in enumerate(v.shape))
     if d not in HALF:
-        m = np.asarray(np.max(v, axis=axes)).reshape(keep)
-        e = np.asarray(np.exp(np.asarray(np.subtract(v, m), dtype=d)), dtype=d)
-        total = np.asarray(np.add.reduce(e, axis=axes, dtype=d)).reshape(keep)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.asarray(np.divide(e, total), dtype=d)
+        # (ufuncs keep float32/float64; a 0-d operand's NumPy scalars are made
+        # an array once, at the end; the sum is at least 1 -- the maximum's
+        # own exp -- or NaN, so the division cannot warn: no errstate)
+        m = np.maximum.reduce(v, axis=axes, keepdims=True)  # np.max's reduction, its keepdims the reshape's values
+        e = np.asarray(np.subtract(v, m))  # a new array: exp and div write into it
+        np.exp(e, out=e)
+        total = np.add.reduce(e, axis=axes, dtype=d, keepdims=True)
+        np.divide(e, total, out=e)
+        return e
+    keep = tuple(1 if i in axes else k for i, k in enumerate(v.shape))
     f = np.dtype(np.float32)
     m = np.asarray(np.max(v.astype(f), axis=axes)).astype(d).reshape(keep)
     shifted = np.asarray(np.subtract(v.astype(f), m.astype(f)), dtype=f).astype(d)

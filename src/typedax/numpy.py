@@ -14,7 +14,7 @@ import builtins
 import functools
 import operator
 from collections.abc import Callable, Sequence
-from typing import ParamSpec
+from typing import ParamSpec, TypeAlias, cast
 
 import numpy as np
 
@@ -42,6 +42,7 @@ from .primitives import (
 )
 from .primitives._params import params_of as _params_of
 from .primitives.convolution import PrecisionLike
+from .primitives.dot import host_matmul
 
 __all__ = [
     "abs", "absolute", "add", "array", "asarray", "astype", "bool_", "cos", "divide", "dot",
@@ -279,18 +280,23 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
     return bind1(broadcast_p, (np.asarray(s, dtype=aval.dtype),), _broadcast_params(0, aval.shape))
 
 
-def _eager_scalar(ufunc: Callable[[NDArray, NDArray], object], x: object, y: object) -> Array | None:
+_Binary: TypeAlias = "Callable[[NDArray | float, NDArray | float], object]"
+
+
+def _eager_scalar(ufunc: _Binary, x: object, y: object) -> Array | None:
     """``ufunc`` of a concrete strong float32/float64 array and a Python
     float or int, computed at once on the host value (``None`` when not
-    that case): the values ``_prepare2`` and the primitive give -- the scalar
-    filled in the array's dtype exactly as ``_weak_like`` fills it (NumPy
-    broadcasting it, element for element the same operation), the result
-    strong (``x * 2.0``)."""
+    that case): the values ``_prepare2`` and the primitive give -- NumPy
+    casts the Python scalar to the array's dtype (NEP 50) exactly as
+    ``_weak_like`` fills it, then the same element-wise operation; the
+    result is strong, of the array's type (``x * 2.0``). An int beyond
+    int64 takes the general path (and its errors)."""
     tx, ty = type(x), type(y)
+    s: float  # (or an int)
     if ty is float or ty is int:
-        arr, s = x, y
+        arr, s, left = x, cast(float, y), False
     elif tx is float or tx is int:
-        arr, s = y, x
+        arr, s, left = y, cast(float, x), True
     else:
         return None
     if type(arr) is not ArrayImpl or not EAGER_FAST[0] or X32_POSSIBLE[0]:
@@ -299,14 +305,16 @@ def _eager_scalar(ufunc: Callable[[NDArray, NDArray], object], x: object, y: obj
     d = aval.dtype
     if aval.weak_type or (d != _float32 and d != _float64) or current_trace() is not EVAL_TRACE:
         return None
+    if type(s) is int and not -(2**63) <= s < 2**63:
+        return None
     h = arr._host
     v = h if h is not None else arr.to_numpy()
-    c = np.full((), s, dtype=d) if aval.shape else np.asarray(s, dtype=d)
-    out = ufunc(v, c) if arr is x else ufunc(c, v)
-    return from_numpy(np.asarray(out, dtype=d))
+    out = ufunc(s, v) if left else ufunc(v, s)
+    # (a 0-d result comes back as a NumPy scalar)
+    return ArrayImpl(aval, out if type(out) is np.ndarray else np.asarray(out, dtype=d), None, arr._tdx_key)
 
 
-def _divide_floats(x: NDArray, y: NDArray) -> object:
+def _divide_floats(x: NDArray | float, y: NDArray | float) -> object:
     with np.errstate(divide="ignore", invalid="ignore"):  # as the div impl
         return np.divide(x, y)
 
@@ -355,7 +363,10 @@ def _inexact(d: DType) -> DType:
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
-    fast = _eager_scalar(_divide_floats, x, y)
+    ty = type(y)
+    # a finite nonzero divisor raises no division warnings: no errstate (~1 us)
+    quiet = (ty is float or ty is int) and cast(float, y) != 0 and cast(float, y) - cast(float, y) == 0
+    fast = _eager_scalar(cast(_Binary, np.divide) if quiet else _divide_floats, x, y)
     if fast is not None:
         return fast
     a, b = _prepare2(x, y, keep_scalars=True)
@@ -663,13 +674,18 @@ def _mean_host(v: NDArray, axes: tuple[int, ...], n: int, keepdims: bool) -> NDA
     ``reshape`` for ``keepdims``, ``div`` by ``n`` in that type, and the
     16-bit result rounded once -- the impls' own NumPy calls."""
     d = v.dtype
-    half = d in HALF
-    f = _float32 if half else _inexact(d)
-    w = v if d == f else v.astype(f)
-    total = np.asarray(np.add.reduce(w, axis=axes, dtype=f))
-    if keepdims:
-        total = total.reshape(tuple(1 if i in axes else k for i, k in enumerate(v.shape)))
-    out = np.asarray(np.divide(total, np.asarray(float(n), dtype=f)), dtype=f)
+    if d is _float32 or d is _float64:  # (the common case, first)
+        half, f, w = False, d, v
+    else:
+        half = d in HALF
+        f = _float32 if half else _inexact(d)
+        w = v if d == f else v.astype(f)
+    total: NDArray | np.generic = (  # (keepdims: the reshape's values)
+        np.add.reduce(w, axis=axes, dtype=f, keepdims=True) if keepdims else np.add.reduce(w, axis=axes, dtype=f)
+    )
+    quotient: object = np.divide(total, float(n))  # n cast to f (NEP 50), as the literal of div's equation
+    # (all axes reduced: a NumPy scalar)
+    out: NDArray = quotient if type(quotient) is np.ndarray else np.asarray(quotient, dtype=f)
     return out.astype(d) if half else out
 
 
@@ -790,6 +806,14 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     ``(8, 64, 128) @ (128, 384)`` is one matrix product, not eight of a
     broadcast copy (nor a summed gradient of one); a transpose puts the
     dimensions back in NumPy's order."""
+    if type(x) is ArrayImpl and type(y) is ArrayImpl:  # the common eager case, checked inline
+        hx, hy, ax, ay = x._host, y._host, x.aval, y.aval
+        if (hx is not None and hy is not None and ax.dtype in _HOST_FLOATS and ay.dtype == ax.dtype
+                and not ax.weak_type and not ay.weak_type and ax.shape and 1 <= len(ay.shape) <= 2
+                and ax.shape[-1] == ay.shape[0] and EAGER_FAST[0] and not X32_POSSIBLE[0]
+                and current_trace() is EVAL_TRACE):
+            out = host_matmul(hx, hy)  # (as below)
+            return from_numpy(out if type(out) is np.ndarray else np.asarray(out, dtype=ax.dtype))
     hx = _eager_host(x)
     if hx is not None and hx.dtype in _HOST_FLOATS and 1 <= hx.ndim:
         hy = _eager_host(y)
@@ -797,7 +821,7 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
         # vector contracted with x's last axis: dot_general's impl is this
         # np.matmul call, without the interpreter (11 -> ~2.5 us for 16x32 @ 32x32)
         if hy is not None and hy.dtype == hx.dtype and 1 <= hy.ndim <= 2 and hx.shape[-1] == hy.shape[0]:
-            return from_numpy(np.asarray(np.matmul(hx, hy), dtype=hx.dtype))
+            return from_numpy(np.asarray(host_matmul(hx, hy), dtype=hx.dtype))
     ax, ay = aval_of(x), aval_of(y)
     if (ax.dtype == ay.dtype and ax.dtype.kind in "fiu" and not ax.weak_type and not ay.weak_type
             and (not X32_POSSIBLE[0] or ax.dtype not in TO_32)):

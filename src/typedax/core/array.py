@@ -142,7 +142,7 @@ def _operand(op: str, other: object) -> ArrayLike:
     """``other`` as an operand of ``x <op> other``: arrays and scalars only.
     A list or tuple is refused (JAX does too): NumPy would read it as an
     array, Python as a container, and ``x == [0, 1]`` would be ``False``."""
-    if isinstance(other, (Array, *_OPERAND_TYPES)):
+    if isinstance(other, _OPERANDS):
         return other
     raise TypeError(
         f"unsupported operand type for {op} between a typedax Array and "
@@ -554,6 +554,9 @@ class DeviceBuffer(Protocol):
     def block_until_ready(self) -> object: ...
     def delete(self) -> None: ...
     def __array__(self) -> NDArray: ...
+
+
+_OPERANDS = (Array, *_OPERAND_TYPES)
 
 
 class ArrayImpl(Array):

@@ -173,8 +173,9 @@ EVAL_TRACE: EvalTrace = EvalTrace(None)
 _CURRENT: ContextVar[Trace] = ContextVar("typedax_current_trace", default=EVAL_TRACE)
 
 
-def current_trace() -> Trace:
-    return _CURRENT.get()
+#: The current interpreter (``ContextVar.get`` itself: no Python frame on
+#: the eager fast paths, which ask on every call).
+current_trace: Callable[[], Trace] = _CURRENT.get
 
 
 @contextmanager
