@@ -5,7 +5,7 @@ written-out scatter-add of the cotangent)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 
 import hypothesis.strategies as st
@@ -74,10 +74,6 @@ def indices(draw: st.DrawFn, shape: tuple[int, ...], *, in_bounds: bool = True) 
     return tuple(out)
 
 
-def _jax_index(idx: Index) -> Index:
-    return tuple(jnp.asarray(i) if isinstance(i, np.ndarray) else i for i in idx)
-
-
 def _split(idx: Index) -> tuple[list[Arr], Callable[[Sequence[object]], Index]]:
     """The integer arrays of ``idx`` (to pass traced) and how to put them back."""
     arrays = [i for i in idx if isinstance(i, np.ndarray) and i.dtype != np.bool_]
@@ -96,10 +92,47 @@ def cases(draw: st.DrawFn, *, in_bounds: bool = True) -> tuple[Arr, Index]:
     return x, draw(indices(shape, in_bounds=in_bounds))
 
 
+def _structure(idx: Index) -> Hashable:
+    """``idx`` with its integer arrays reduced to their shapes and dtypes:
+    two indices of one structure differ only in the integer arrays' values."""
+    def part(i: object) -> Hashable:
+        if isinstance(i, np.ndarray):
+            return ("mask", i.shape, i.tobytes()) if i.dtype == np.bool_ else ("array", i.shape, i.dtype.str)
+        if isinstance(i, slice):
+            return ("slice", i.start, i.stop, i.step)
+        return i  # an int, None or Ellipsis
+
+    return tuple(part(i) for i in idx)
+
+
+_JAX_JITTED: dict[Hashable, Callable[..., Any]] = {}
+
+
+def _jax_jitted(idx: Index, what: Hashable, make: Callable[[Callable[[Sequence[object]], Index]], Callable[..., Any]]
+                ) -> Callable[..., Any]:
+    """JAX's oracle ``jax.jit(make(rebuild))`` for ``idx``, whose integer
+    arrays are passed traced (``rebuild`` puts them back into the index;
+    the boolean masks stay concrete, as JAX needs): one compilation per index
+    structure and shapes, shared by the examples and calls that repeat them,
+    instead of JAX's eager dispatch compiling each of its operations."""
+    key = (what, _structure(idx))
+    f = _JAX_JITTED.get(key)
+    if f is None:
+        _, rebuild = _split(idx)
+        f = _JAX_JITTED[key] = jax.jit(make(rebuild))
+    return f
+
+
+def _jax_take(x: Arr, idx: Index) -> Arr:
+    """JAX's ``x[idx]`` (raising JAX's error when JAX refuses it)."""
+    arrays, _ = _split(idx)
+    return np.asarray(_jax_jitted(idx, "get", lambda rebuild: lambda v, *a: v[rebuild(a)])(x, *arrays))
+
+
 def _jax_get(x: Arr, idx: Index) -> Arr | None:
     """JAX's ``x[idx]``, or None when JAX refuses it."""
     try:
-        return np.asarray(jnp.asarray(x)[_jax_index(idx)])
+        return _jax_take(x, idx)
     except (IndexError, TypeError, ValueError):
         return None
 
@@ -164,16 +197,14 @@ def test_get_under_vmap_matches_a_loop(case: tuple[Arr, Index]) -> None:
         return
     xs = np.stack([x, 2 * x, -x])
     got = tdx.vmap(lambda v: v[idx])(xs)
-    want = np.stack([np.asarray(jnp.asarray(v)[_jax_index(idx)]) for v in xs])
+    want = np.stack([_jax_take(v, idx) for v in xs])
     np.testing.assert_array_equal(np.asarray(got), want)
     # the index arrays batched instead
     arrays, rebuild = _split(idx)
     if arrays:
         batched = [np.stack([a, a[::-1] if a.ndim else a]) for a in arrays]
         got2 = tdx.vmap(lambda *a: tnp.asarray(x)[rebuild(a)])(*batched)
-        want2 = np.stack([
-            np.asarray(jnp.asarray(x)[_jax_index(rebuild([b[k] for b in batched]))]) for k in range(2)
-        ])
+        want2 = np.stack([_jax_take(x, rebuild([b[k] for b in batched])) for k in range(2)])
         np.testing.assert_array_equal(np.asarray(got2), want2)
 
 
@@ -186,7 +217,8 @@ def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
         return
     w = np.cos(np.arange(want_y.size, dtype=np.float64)).reshape(want_y.shape)
     g = tdx.grad(lambda v: tnp.sum(v[idx] * w))(x)
-    want = np.asarray(jax.grad(lambda v: jnp.sum(v[_jax_index(idx)] * w))(jnp.asarray(x)))
+    jax_grad = _jax_jitted(idx, "grad of get", lambda rebuild: jax.grad(lambda v, w, *a: jnp.sum(v[rebuild(a)] * w)))
+    want = np.asarray(jax_grad(x, w, *_split(idx)[0]))
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-12, atol=1e-12)
 
 
@@ -201,16 +233,17 @@ def test_updates_match_jax(case: tuple[Arr, Index], op: str, mode: str | None, d
     target = _jax_get(x, idx)
     if target is None:
         return
-    jidx = _jax_index(idx)
     # updates that broadcast: the full indexed shape or its last dimension
     shape = target.shape if data.draw(st.booleans()) else target.shape[-1:]
     v = (np.arange(int(np.prod(shape)), dtype=np.float64).reshape(shape) - 1.5) * 0.75
     if op == "set" and _has_duplicates(x, idx):
         return  # which of the repeated values lands is unspecified
-    want = np.asarray(getattr(jnp.asarray(x).at[jidx], op)(v, mode=mode))
+    arrays, rebuild = _split(idx)
+    jax_update = _jax_jitted(idx, ("update", op, mode),
+                             lambda rb: lambda x, v, *a: getattr(x.at[rb(a)], op)(v, mode=mode))
+    want = np.asarray(jax_update(x, v, *arrays))
     got = getattr(tnp.asarray(x).at[idx], op)(v, mode=mode)
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
-    arrays, rebuild = _split(idx)
     jitted = tdx.jit(lambda x, v, *a: getattr(x.at[rebuild(a)], op)(v, mode=mode))(x, v, *arrays)
     np.testing.assert_allclose(np.asarray(jitted), want, rtol=1e-14)
 
@@ -236,16 +269,17 @@ def test_grad_of_an_update(case: tuple[Arr, Index], op: str) -> None:
         out: tdx.Array = getattr(x.at[idx], op)(v)
         return tnp.sum(out * w)
 
-    def jf(x: Any, v: Any) -> Any:
-        return jnp.sum(getattr(x.at[_jax_index(idx)], op)(v) * w)
+    def jf(rebuild: Callable[[Sequence[object]], Index]) -> Callable[..., Any]:
+        return lambda x, v, w, *a: jnp.sum(getattr(x.at[rebuild(a)], op)(v) * w)
 
+    arrays, _ = _split(idx)
     if op == "multiply":  # w.r.t. the values only with unique_indices (JAX raises too)
         gx = tdx.grad(f)(tnp.asarray(x), tnp.asarray(v))
-        wx = jax.grad(jf)(jnp.asarray(x), jnp.asarray(v))
+        wx = _jax_jitted(idx, ("grad of update", op), lambda rb: jax.grad(jf(rb)))(x, v, w, *arrays)
         np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-12, atol=1e-12)
         return
     gx, gv = tdx.grad(f, argnums=(0, 1))(tnp.asarray(x), tnp.asarray(v))
-    wx, wv = jax.grad(jf, argnums=(0, 1))(jnp.asarray(x), jnp.asarray(v))
+    wx, wv = _jax_jitted(idx, ("grad of update", op), lambda rb: jax.grad(jf(rb), argnums=(0, 1)))(x, v, w, *arrays)
     np.testing.assert_allclose(np.asarray(gx), np.asarray(wx), rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(np.asarray(gv), np.asarray(wv), rtol=1e-12, atol=1e-12)
 
