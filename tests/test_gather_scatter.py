@@ -97,7 +97,8 @@ def test_gather_grad_and_transpose(case: tuple[Arr, Arr, lax.GatherDimensionNumb
     if not (idx.shape[-1] == 0 and idx.size == 0 and np.prod(idx.shape[:-1]) > 1):
         # (JAX's own gradient drops all but one window whose index vectors
         # are empty: XLA's scatter does, which typedax's lowering works around)
-        want = jax.grad(lambda v: (jax.lax.gather(v, idx, _jdn(dn), sizes, mode=mode) * w).sum())(x)
+        # (jitted: one compilation, where JAX's eager dispatch compiles each operation of the gradient)
+        want = jax.jit(jax.grad(lambda v: (jax.lax.gather(v, idx, _jdn(dn), sizes, mode=mode) * w).sum()))(x)
         np.testing.assert_allclose(np.asarray(g), np.asarray(want), rtol=1e-12, atol=1e-12)
     if mode == "promise_in_bounds":
         return  # out of bounds, a promise-in-bounds gather clamps and its transpose drops
@@ -233,7 +234,7 @@ def test_scatter_grads_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimension
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-12, atol=1e-12)
     empty_vectors = idx.shape[-1] == 0 and np.prod(idx.shape[:-1]) > 1
     if unique and not empty_vectors and name not in ("scatter_min", "scatter_max"):
-        want = jax.grad(jf, argnums=argnums)(x, u)
+        want = jax.jit(jax.grad(jf, argnums=argnums))(x, u)  # one compilation, not one per operation
     else:
         # central differences: JAX's min/max rules (with clamped or repeated
         # indices) and XLA's handling of empty index vectors differ from the
