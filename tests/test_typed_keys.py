@@ -259,6 +259,8 @@ REFUSED: list[tuple[str, Callable[[Any], Any], str]] = [
     ("at add", lambda ks: ks.at[1].add(ks[0]), "scatter-add does not accept typed PRNG keys"),
     ("pad", lambda ks: tnp.pad(ks, 1), "pad does not accept typed PRNG keys"),
     ("compare with an int", lambda ks: ks == 1, "compares typed PRNG keys only with keys"),
+    ("round", lambda ks: tnp.round(ks), "round does not accept typed PRNG keys"),  # JAX refuses too
+    ("unique", lambda ks: tnp.unique(ks, size=4), "unique does not accept typed PRNG keys"),
 ]
 
 

@@ -31,7 +31,7 @@ from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import AxisError, PrimitiveTypeError
-from .core.ir import NO_PARAMS, NDArray, Params, Primitive
+from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
 from .core.config import X32_POSSIBLE
@@ -1284,6 +1284,7 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
     if type(d) is not int:
         raise PrimitiveTypeError(f"round: decimals must be an int, got {decimals!r}")
     x = asarray(a)
+    refuse_keys("round", [x.aval])  # (JAX refuses them too)
     dtype = aval_of(x).dtype
     if not is_float(dtype):
         if d < 0:

@@ -18,6 +18,7 @@ from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int, int32, int64, is_float
 from ..core.errors import ConcretizationError, PrimitiveTypeError
+from ..core.ir import refuse_keys
 from ..core.trace import Tracer
 
 
@@ -180,6 +181,7 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     from .. import numpy as tnp
 
     x = tnp.asarray(ar)
+    refuse_keys("unique", [x.aval])  # (JAX refuses them too; NumPy would sort their words)
     if size is not None:
         size = _static_size("unique", "size", size, 1)
     value = _concrete("unique", x, "size")

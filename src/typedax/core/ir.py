@@ -70,6 +70,18 @@ class Primitive:
         return self.name
 
 
+def refuse_keys(name: str, avals: Sequence[ShapedArray]) -> None:
+    """Raise the error of an operation ``name`` that has no meaning on typed
+    PRNG keys when one of ``avals`` is a key type."""
+    for a in avals:
+        if a.dtype in EXTENDED:
+            raise PrimitiveTypeError(
+                f"{name} does not accept typed PRNG keys (key<fry>), got "
+                f"({', '.join(x.str_short() for x in avals)}); "
+                "use typedax.random.key_data(keys) for their uint32 words"
+            )
+
+
 def _refusing_keys(name: str, rule: AbstractEvalRule) -> AbstractEvalRule:
     """``rule``, refusing typed-key operands first (once a key exists at all):
     a primitive outside ``KEY_NATIVE``/``KEY_STRUCTURAL`` has no meaning on
@@ -78,13 +90,7 @@ def _refusing_keys(name: str, rule: AbstractEvalRule) -> AbstractEvalRule:
 
     def abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         if KEYS_SEEN[0]:
-            for a in avals:
-                if a.dtype in EXTENDED:
-                    raise PrimitiveTypeError(
-                        f"{name} does not accept typed PRNG keys (key<fry>), got "
-                        f"({', '.join(x.str_short() for x in avals)}); "
-                        "use typedax.random.key_data(keys) for their uint32 words"
-                    )
+            refuse_keys(name, avals)
             for v in params.values():  # a conversion to keys (new_dtype=key<fry>)
                 if isinstance(v, np.dtype) and v in EXTENDED:
                     raise PrimitiveTypeError(f"{name} cannot make typed PRNG keys (key<fry>)")
