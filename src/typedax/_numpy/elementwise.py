@@ -233,7 +233,7 @@ def nextafter(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.nextafter``: the next float after ``x1`` toward ``x2``."""
     from .. import numpy as tnp
 
-    return lax.nextafter(*tnp._inexact2(x1, x2))
+    return lax.nextafter(*tnp._inexact2(x1, x2, keep_scalars=True))  # (a rank-0 operand stays rank 0, as JAX's)
 
 
 def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
