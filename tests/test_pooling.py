@@ -40,8 +40,11 @@ def flax_pool(inputs: Any, init: Any, reduce_fn: Any, window_shape: tuple[int, .
 
 
 def flax_max_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...] | None, padding: Padding) -> Any:
-    init = -np.inf if jnp.asarray(x).dtype.kind == "f" else np.iinfo(jnp.asarray(x).dtype).min
-    return flax_pool(x, jnp.asarray(init, jnp.asarray(x).dtype), jax.lax.max, window, strides, padding)
+    # (the initial values NumPy scalars: concrete under jax.jit too, where
+    # jax.lax.reduce_window recognizes max and add by them, and differentiates)
+    dtype = jnp.asarray(x).dtype
+    init = -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+    return flax_pool(x, np.asarray(init, dtype), jax.lax.max, window, strides, padding)
 
 
 def flax_avg_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...] | None, padding: Padding,
@@ -49,14 +52,14 @@ def flax_avg_pool(x: Any, window: tuple[int, ...], strides: tuple[int, ...] | No
     """flax's avg_pool; its ``jnp.ones`` in the input's float dtype (flax's
     are float64 under x64, which would promote a float32 result)."""
     x = jnp.asarray(x)
-    y = flax_pool(x, jnp.zeros((), x.dtype), jax.lax.add, window, strides, padding)
+    y = flax_pool(x, np.zeros((), x.dtype), jax.lax.add, window, strides, padding)
     if count_include_pad:
         return y / np.prod(window)
     div_shape = x.shape[:-1] + (1,)
     if len(div_shape) - 2 == len(window):
         div_shape = (1,) + div_shape[1:]
     dtype = x.dtype if x.dtype.kind == "f" else jnp.float64
-    return y / flax_pool(jnp.ones(div_shape, dtype), jnp.zeros((), dtype), jax.lax.add, window, strides, padding)
+    return y / flax_pool(jnp.ones(div_shape, dtype), np.zeros((), dtype), jax.lax.add, window, strides, padding)
 
 
 @st.composite
@@ -100,12 +103,13 @@ def test_pooling_matches_flax_and_jit(case: tuple[tuple[int, ...], tuple[int, ..
     x = data.draw(arrays(shape, dtype))
     js = _jax_strides(strides, window, pads)
     got = np.asarray(nn.max_pool(x, window, strides, pads))
-    want = np.asarray(flax_max_pool(x, window, js, pads))
+    # (JAX's side jitted: one compilation, where its eager dispatch compiles each operation)
+    want = np.asarray(jax.jit(lambda v: flax_max_pool(v, window, js, pads))(x))
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.asarray(tdx.jit(lambda v: nn.max_pool(v, window, strides, pads))(x)), want)
     got_avg = np.asarray(nn.avg_pool(x, window, strides, pads, include_pad))
-    want_avg = np.asarray(flax_avg_pool(x, window, js, pads, include_pad))
+    want_avg = np.asarray(jax.jit(lambda v: flax_avg_pool(v, window, js, pads, include_pad))(x))
     assert got_avg.dtype == want_avg.dtype
     tol = 1e-6 if got_avg.dtype == np.float32 else 1e-14
     np.testing.assert_allclose(got_avg, want_avg, rtol=tol)
@@ -122,7 +126,7 @@ def test_pooling_gradients_match_jax(case: tuple[tuple[int, ...], tuple[int, ...
     shape, window, strides, pads = case
     x = data.draw(arrays(shape, "float64"))
     js = _jax_strides(strides, window, pads)
-    out_shape = np.asarray(flax_max_pool(x, window, js, pads)).shape
+    out_shape = jax.eval_shape(lambda v: flax_max_pool(v, window, js, pads), x).shape
     w = np.arange(1.0, 1.0 + np.prod(out_shape)).reshape(out_shape)
 
     def f(v: Any) -> Any:
@@ -133,7 +137,7 @@ def test_pooling_gradients_match_jax(case: tuple[tuple[int, ...], tuple[int, ...
         return jnp.sum(flax_max_pool(v, window, js, pads) * w) + jnp.sum(
             flax_avg_pool(v, window, js, pads, include_pad) * w)
 
-    want = np.asarray(jax.grad(jf)(x))
+    want = np.asarray(jax.jit(jax.grad(jf))(x))  # one compilation, not one per operation
     np.testing.assert_allclose(np.asarray(tdx.grad(f)(x)), want, rtol=1e-13, atol=1e-13)
     np.testing.assert_allclose(np.asarray(tdx.jit(tdx.grad(f))(x)), want, rtol=1e-13, atol=1e-13)
 
