@@ -73,6 +73,11 @@ def test_traced_seed_stages_random_seed() -> None:
     ours = tdx.make_jaxpr(tr.key)(3)
     assert prims(ours.jaxpr.eqns) == prims(jax.make_jaxpr(jax.random.key)(3).jaxpr.eqns) == ["random_seed"]
     assert 'random_seed [ impl="fry" ]' in str(ours) and "key<fry>[]" in str(ours)
+    # a raw key of a traced seed: the typed key's words, as JAX stages it
+    raw = tdx.make_jaxpr(tr.PRNGKey)(np.int64(3))
+    assert prims(raw.jaxpr.eqns) == prims(jax.make_jaxpr(jax.random.PRNGKey)(3).jaxpr.eqns) == [
+        "random_seed", "random_unwrap"
+    ]
 
 
 def test_printed_key_jaxpr_parses_back() -> None:

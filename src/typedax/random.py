@@ -244,7 +244,9 @@ def _seed_words(seed: object, name: str) -> Array:
         hi = (v >> 32) & 0xFFFFFFFF if bits == 64 else 0
         lo = v & 0xFFFFFFFF
         return from_numpy(np.array([hi, lo], np.uint32))
-    return _seed_traced(cast(Array, seed))
+    # traced: JAX's equations, the typed key's words (random_seed's rules
+    # turn the seed into words: written once, in primitives/keys.py)
+    return _keys.random_unwrap(_keys.random_seed(seed))
 
 
 def _check_seed_array(seed: object, name: str) -> ShapedArray:
@@ -258,16 +260,6 @@ def _check_seed_array(seed: object, name: str) -> ShapedArray:
     if a.dtype not in INTEGER:
         raise RandomKeyError(f"{name}: the seed must be an integer, got {a.str_short()}")
     return a
-
-
-def _seed_traced(seed: Array) -> Array:
-    d = aval_of(seed).dtype
-    lo = lax.convert_element_type(seed, uint32)
-    if d.itemsize == 8:
-        hi = lax.convert_element_type(lax.shift_right_logical(seed, np.asarray(32, d)), uint32)
-    else:
-        hi = tnp.zeros((), uint32)
-    return lax.concatenate([lax.reshape(hi, (1,)), lax.reshape(lo, (1,))], 0)
 
 
 def PRNGKey(seed: int | ArrayLike) -> Array:  # noqa: N802 - JAX's name
