@@ -266,3 +266,29 @@ def test_eager_scalar_arithmetic_matches_primitives(
             assert str(got.value) == str(e)
             return
         _same(run(), slow)
+
+
+@given(st.sampled_from(DTYPES), shapes, st.integers(0, 2**32 - 1), st.booleans(),
+       st.sampled_from(["add", "subtract", "multiply", "divide"]), st.booleans(), st.booleans())
+def test_eager_pair_arithmetic_matches_primitives(
+    dtype: np.dtype[Any], shape: tuple[int, ...], seed: int, special: bool, op: str,
+    on_device: bool, weak_y: bool,
+) -> None:
+    """Two arrays of one type (``x + y``) compute on their host values; a
+    device-only operand or a weak one takes the general path."""
+    x = tnp.asarray(_values(dtype, shape, seed, special))
+    y = tnp.asarray(_values(dtype, shape, seed + 1, special))
+    if on_device:
+        y = tdx.device_put(y)
+    if weak_y and not shape and dtype.kind == "f":
+        y = tnp.asarray(tdx.jit(lambda: 1.5)())  # a weak float of the same shape
+    fn: Callable[[Any, Any], Array] = getattr(tnp, op)
+    with np.errstate(all="ignore"):
+        try:
+            slow = _slow(lambda: fn(x, y))
+        except PrimitiveTypeError as e:
+            with pytest.raises(PrimitiveTypeError) as got:
+                fn(x, y)
+            assert str(got.value) == str(e)
+            return
+        _same(fn(x, y), slow)

@@ -292,6 +292,8 @@ def _eager_scalar(ufunc: _Binary, x: object, y: object) -> Array | None:
     result is strong, of the array's type (``x * 2.0``). An int beyond
     int64 takes the general path (and its errors)."""
     tx, ty = type(x), type(y)
+    if tx is ArrayImpl and ty is ArrayImpl:
+        return _eager_pair(ufunc, cast(ArrayImpl, x), cast(ArrayImpl, y))
     s: float  # (or an int)
     if ty is float or ty is int:
         arr, s, left = x, cast(float, y), False
@@ -312,6 +314,22 @@ def _eager_scalar(ufunc: _Binary, x: object, y: object) -> Array | None:
     out = ufunc(s, v) if left else ufunc(v, s)
     # (a 0-d result comes back as a NumPy scalar)
     return ArrayImpl(aval, out if type(out) is np.ndarray else np.asarray(out, dtype=d), None, arr._tdx_key)
+
+
+def _eager_pair(ufunc: _Binary, x: ArrayImpl, y: ArrayImpl) -> Array | None:
+    """``ufunc`` of two concrete strong float32/float64 arrays of one type
+    (shape and dtype) on their host values, else ``None``: ``_prepare2``
+    returns such operands as they are, and the primitive's impl is this
+    call (``x + y``: ~2.5 -> ~1 us)."""
+    ax, ay = x.aval, y.aval
+    hx, hy = x._host, y._host
+    d = ax.dtype
+    if (hx is None or hy is None or (d is not _float32 and d is not _float64) or ay.dtype is not d
+            or ax.shape != ay.shape or ax.weak_type or ay.weak_type or not EAGER_FAST[0]
+            or X32_POSSIBLE[0] or current_trace() is not EVAL_TRACE):
+        return None
+    out = ufunc(hx, hy)
+    return ArrayImpl(ax, out if type(out) is np.ndarray else np.asarray(out, dtype=d), None, x._tdx_key)
 
 
 def _divide_floats(x: NDArray | float, y: NDArray | float) -> object:
