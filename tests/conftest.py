@@ -8,6 +8,9 @@
   run it to look for new counterexamples (each one found becomes a
   regression test).
 - ``dev`` (the default): 50 random examples, for quick local runs.
+
+A property whose every example compiles with XLA or runs JAX eagerly may run
+fewer examples under ``ci`` alone: ``tests/_examples.py``'s ``ci_examples``.
 """
 
 import os

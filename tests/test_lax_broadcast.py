@@ -14,7 +14,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -23,6 +23,8 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import PrimitiveTypeError
 from typedax.core.ir import NDArray
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -57,7 +59,7 @@ shapes = st.one_of(
     hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
     hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=2),
 )
-FEW = settings(max_examples=40)
+FEW = ci_examples(20, otherwise=40)  # 20 under make test's ci profile (tests/_examples.py)
 
 
 def values(op: str, shape: tuple[int, ...]) -> st.SearchStrategy[NDArray]:

@@ -14,7 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import typedax as tdx
@@ -28,6 +28,8 @@ from typedax.core.trace import Value, aval_of, bind1
 from typedax.interpreters.transpose import transpose_jaxpr
 from typedax.primitives import bitwise, special
 from typedax.registry import REGISTRY
+
+from _examples import ci_examples
 
 Arr = Any  # NumPy arrays of any dtype (NumPy's stubs type arithmetic per kind)
 
@@ -98,8 +100,9 @@ BINARY_NAMES = {
 
 SHAPES = st.sampled_from([(1,), (3,), (2, 3), (2, 1, 2)])
 SIDES = ("scalar_left", "scalar_right")
-FEW = settings(max_examples=25)  # each example compiles, or differentiates numerically
-SOME = settings(max_examples=50)  # each example traces (and 82 cases)
+# fewer examples under make test's ci profile (tests/_examples.py), the same elsewhere
+FEW = ci_examples(12, otherwise=25)  # each example compiles, or differentiates numerically
+SOME = ci_examples(25, otherwise=50)  # each example traces (and 82 cases)
 
 
 def test_every_binary_elementwise_primitive_is_covered() -> None:
