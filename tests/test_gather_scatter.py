@@ -20,6 +20,8 @@ from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import MissingRuleError, PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 Arr = np.ndarray[Any, np.dtype[Any]]
@@ -55,7 +57,7 @@ def _jdn(dn: lax.GatherDimensionNumbers) -> jax.lax.GatherDimensionNumbers:
     )
 
 
-@settings(deadline=None, max_examples=100)
+@ci_examples(50, otherwise=100, deadline=None)
 @given(gathers())
 def test_gather_matches_jax(case: tuple[Arr, Arr, lax.GatherDimensionNumbers, tuple[int, ...], str]) -> None:
     x, idx, dn, sizes, mode = case
@@ -85,7 +87,7 @@ def test_gather_vmap_matches_a_loop(
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@settings(deadline=None, max_examples=60)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(gathers())
 def test_gather_grad_and_transpose(case: tuple[Arr, Arr, lax.GatherDimensionNumbers, tuple[int, ...], str]) -> None:
     x, idx, dn, sizes, mode = case
@@ -167,7 +169,7 @@ def _unique(x: Arr, idx: Arr, u: Arr, dn: lax.ScatterDimensionNumbers, mode: str
     return bool(np.all(hits <= 1))
 
 
-@settings(deadline=None, max_examples=100)
+@ci_examples(50, otherwise=100, deadline=None)
 @given(scatters(), st.sampled_from(SCATTERS))
 def test_scatters_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimensionNumbers, str], name: str) -> None:
     x, idx, u, dn, mode = case
@@ -208,7 +210,7 @@ def test_scatter_vmap_matches_a_loop(
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
 
 
-@settings(deadline=None, max_examples=40)  # central differences cost an eager call per element
+@ci_examples(20, otherwise=40, deadline=None)  # central differences cost an eager call per element
 @given(scatters(), st.sampled_from(["scatter_add", "scatter", "scatter_min", "scatter_max", "scatter_mul"]))
 def test_scatter_grads_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimensionNumbers, str], name: str) -> None:
     x, idx, u, dn, mode = case

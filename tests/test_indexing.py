@@ -20,6 +20,8 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import IndexingError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 Arr = np.ndarray[Any, np.dtype[Any]]
@@ -137,7 +139,7 @@ def _jax_get(x: Arr, idx: Index) -> Arr | None:
         return None
 
 
-@settings(deadline=None, max_examples=100)
+@ci_examples(50, otherwise=100, deadline=None)
 @given(cases())
 def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     x, idx = case
@@ -152,7 +154,7 @@ def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@settings(deadline=None, max_examples=100)
+@ci_examples(50, otherwise=100, deadline=None)
 @given(cases(in_bounds=False))
 def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
     """Integer arrays out of range clamp (JAX's default gather mode); a
@@ -208,7 +210,7 @@ def test_get_under_vmap_matches_a_loop(case: tuple[Arr, Index]) -> None:
         np.testing.assert_array_equal(np.asarray(got2), want2)
 
 
-@settings(deadline=None, max_examples=60)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(cases())
 def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
     x, idx = case
@@ -226,7 +228,7 @@ def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
 _OPS = ["set", "add", "multiply", "min", "max", "subtract", "divide"]
 
 
-@settings(deadline=None, max_examples=100)
+@ci_examples(40, otherwise=100, deadline=None)
 @given(cases(in_bounds=False), st.sampled_from(_OPS), st.sampled_from([None, "clip", "drop"]), st.data())
 def test_updates_match_jax(case: tuple[Arr, Index], op: str, mode: str | None, data: st.DataObject) -> None:
     x, idx = case
@@ -255,7 +257,7 @@ def _has_duplicates(x: Arr, idx: Index) -> bool:
     return sel is not None and len(np.unique(sel)) != sel.size
 
 
-@settings(deadline=None, max_examples=60)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(cases(), st.sampled_from(["set", "add", "multiply"]))
 def test_grad_of_an_update(case: tuple[Arr, Index], op: str) -> None:
     x, idx = case
