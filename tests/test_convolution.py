@@ -24,6 +24,8 @@ from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import JaxprTextTypeError, PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 Arr = np.ndarray[Any, np.dtype[Any]]
@@ -170,7 +172,7 @@ def _tol(dtype: np.dtype[Any]) -> float:
     return 1e-4 if dtype == np.float32 else 1e-11
 
 
-@settings(deadline=None, max_examples=60)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(convs())
 def test_eager_matches_the_loop_nest_jax_and_jit(c: Case) -> None:
     got = np.asarray(c.ours(c.lhs, c.rhs))

@@ -25,6 +25,8 @@ from typedax.jitting import jit_p
 from typedax.lowering import Array, cache_stats, compile_cache, device_put
 from typedax.testing import jaxprs_with_args
 
+from _examples import ci_examples
+
 
 def close(a: object, b: object, rtol: float = 1e-10) -> None:
     np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=rtol)
@@ -114,6 +116,7 @@ def _sum_outputs(jaxpr: Jaxpr) -> Callable[..., Value]:
     return f
 
 
+@ci_examples(30)
 @given(jaxprs_with_args(max_eqns=6, min_inputs=1, differentiable=True))
 def test_transformations_of_jit_agree(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case
@@ -132,6 +135,7 @@ def test_transformations_of_jit_agree(case: tuple[Jaxpr, list[NDArray]]) -> None
     close(f_lin(*tangents), t_want, 1e-9)
 
 
+@ci_examples(30)
 @given(jaxprs_with_args(max_eqns=6, min_inputs=1, max_outputs=2))
 def test_vmap_of_jit_and_jit_of_vmap(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case

@@ -11,12 +11,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import typedax as tdx
 from typedax import lax, nn
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -95,7 +97,7 @@ def _jax_strides(strides: tuple[int, ...] | None, window: tuple[int, ...], paddi
     return strides if strides is not None or padding != "SAME" else (1,) * len(window)
 
 
-@settings(max_examples=25, deadline=None)
+@ci_examples(12, otherwise=25, deadline=None)
 @given(pooling_cases(), st.sampled_from(["float32", "float64", "int32"]), st.booleans(), st.data())
 def test_pooling_matches_flax_and_jit(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, Padding],
                                       dtype: str, include_pad: bool, data: st.DataObject) -> None:
@@ -117,7 +119,7 @@ def test_pooling_matches_flax_and_jit(case: tuple[tuple[int, ...], tuple[int, ..
     np.testing.assert_allclose(np.asarray(jit_avg), want_avg, rtol=tol)
 
 
-@settings(max_examples=15, deadline=None)
+@ci_examples(8, otherwise=15, deadline=None)
 @given(pooling_cases(), st.booleans(), st.data())
 def test_pooling_gradients_match_jax(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, Padding],
                                      include_pad: bool, data: st.DataObject) -> None:

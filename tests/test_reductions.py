@@ -19,6 +19,8 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 DTYPES = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64")]
@@ -43,7 +45,7 @@ def same(a: object, b: object) -> None:
     np.testing.assert_array_equal(x, y)
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(arrays(min_side=1), st.data())
 def test_argmax_argmin_match_jax_eager_and_jit(x: np.ndarray, data: st.DataObject) -> None:
     if x.ndim == 0:
@@ -72,7 +74,7 @@ def test_reduce_prod_matches_jax(x: np.ndarray, data: st.DataObject) -> None:
     np.testing.assert_allclose(np.asarray(tdx.jit(lambda v: lax.reduce_prod(v, axes))(x)), want, rtol=1e-6)
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(arrays(dtypes=[np.dtype(d) for d in ("bool", "int32", "int64")]), st.data())
 def test_reduce_and_or_match_jax(x: np.ndarray, data: st.DataObject) -> None:
     axes = tuple(sorted(data.draw(st.sets(st.integers(0, max(x.ndim - 1, 0)), max_size=x.ndim)))) if x.ndim else ()

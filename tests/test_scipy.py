@@ -14,7 +14,7 @@ import jax.scipy.special as jss
 import jax.scipy.stats.norm as jnorm
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -22,6 +22,8 @@ import typedax as tdx
 import typedax.numpy as tnp
 import typedax.scipy.special as ss
 from typedax.scipy.stats import norm
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -47,7 +49,7 @@ def arrays(dtype: str, lo: float, hi: float, shape: tuple[int, ...] | None = Non
     return hnp.arrays(dtype, shape if shape is not None else hnp.array_shapes(max_dims=2, max_side=4), elements=elements)
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(st.sampled_from(sorted(UNARY)), st.sampled_from(["float32", "float64"]), st.data())
 def test_special_functions_match_jax(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(arrays(dtype, *UNARY[name]))
@@ -67,7 +69,7 @@ def test_integer_operands_become_floats_as_in_jax() -> None:
         close(getattr(ss, name)(x), getattr(jss, name)(x))
 
 
-@settings(max_examples=15, deadline=None)
+@ci_examples(8, otherwise=15, deadline=None)
 @given(st.sampled_from(["float32", "float64"]), st.data())
 def test_xlogy_and_xlog1py_match_jax(dtype: str, data: st.DataObject) -> None:
     shape = data.draw(hnp.array_shapes(max_dims=2, max_side=4))
@@ -99,7 +101,7 @@ def test_xlogy_at_zero() -> None:
     assert np.asarray(g)[0] == np.log(3.0) and not np.isnan(np.asarray(g)).any()
 
 
-@settings(max_examples=15, deadline=None)
+@ci_examples(8, otherwise=15, deadline=None)
 @given(st.sampled_from(["float32", "float64"]), st.data())
 def test_logsumexp_matches_jax(dtype: str, data: st.DataObject) -> None:
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
@@ -132,7 +134,7 @@ def test_logsumexp_of_infinities() -> None:
         np.testing.assert_array_equal(got, want)
 
 
-@settings(max_examples=20, deadline=None)
+@ci_examples(10, otherwise=20, deadline=None)
 @given(st.sampled_from(["float32", "float64"]), st.data())
 def test_norm_matches_jax(dtype: str, data: st.DataObject) -> None:
     x = data.draw(arrays(dtype, -8.0, 8.0, (6,)))  # one shape: JAX compiles once

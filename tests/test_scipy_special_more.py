@@ -24,6 +24,8 @@ import typedax.numpy as tnp
 import typedax.scipy.special as ss
 from typedax.core.errors import PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 # name -> the domain of each argument; "loop" marks XLA's iterative functions
@@ -141,7 +143,7 @@ GRADS: dict[str, tuple[tuple[float, float], ...]] = {
 }
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(st.sampled_from(sorted(GRADS)), st.data())
 def test_gradients_match_jax(name: str, data: st.DataObject) -> None:
     """In every argument: JAX's custom rules where it has them (the incomplete

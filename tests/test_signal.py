@@ -25,6 +25,8 @@ import typedax.numpy as tnp
 import typedax.scipy.signal as tsig
 from typedax.core.errors import AxisError, PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 MODES = ["full", "same", "valid"]
@@ -109,7 +111,7 @@ def nested_shapes(draw: st.DrawFn, min_rank: int = 1, max_rank: int = 3) -> tupl
     return (small, big) if draw(st.booleans()) else (big, small)
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(
     st.sampled_from(["convolve", "correlate"]), st.sampled_from(MODES), st.sampled_from(DTYPES),
     nested_shapes(), st.integers(0, 2**32 - 1),
@@ -125,7 +127,7 @@ def test_signal_nd_matches_jax_and_scipy(
     close(got, want, check_dtype=False)
 
 
-@settings(max_examples=20, deadline=None)
+@ci_examples(10, otherwise=20, deadline=None)
 @given(
     st.sampled_from(["convolve2d", "correlate2d"]), st.sampled_from(MODES), st.sampled_from(["float32", "float64", "int32"]),
     nested_shapes(2, 2), st.integers(0, 2**32 - 1),

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from pyrsistent import pmap
@@ -25,6 +25,8 @@ from typedax.core import ShapedArray
 from typedax.core.errors import PrimitiveTypeError
 from typedax.core.ir import NO_PARAMS
 from typedax.primitives import special
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -65,7 +67,7 @@ def arrays(dtype: str, lo: float, hi: float) -> st.SearchStrategy[np.ndarray]:
     return hnp.arrays(dtype, hnp.array_shapes(max_dims=2, max_side=4), elements=elements)
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(st.sampled_from(sorted(UNARY)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_eagerly_and_under_jit(name: str, dtype: str, data: st.DataObject) -> None:
     f, jf, lo, hi = UNARY[name]
@@ -76,7 +78,7 @@ def test_values_match_jax_eagerly_and_under_jit(name: str, dtype: str, data: st.
     close(tdx.jit(f)(x), want, 2e-6, 1e-13)
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(st.sampled_from(sorted(UNARY)), st.data())
 def test_grad_matches_jax(name: str, data: st.DataObject) -> None:
     f, jf, lo, hi = UNARY[name]
@@ -269,7 +271,7 @@ def _sum_logaddexp(a: tdx.ArrayLike, b: tdx.ArrayLike) -> tdx.Array:
     return tnp.sum(tnp.logaddexp(a, b))
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(st.sampled_from(["float32", "float64"]), st.data())
 def test_logaddexp_values_and_gradients_match_jax(dtype: str, data: st.DataObject) -> None:
     x = data.draw(arrays(dtype, -30.0, 30.0))

@@ -13,7 +13,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import typedax as tdx
@@ -24,6 +24,8 @@ from typedax.core.errors import IndexingError, PrimitiveTypeError, RandomKeyErro
 from typedax.core.parse import parse_jaxpr
 from typedax.core.typecheck import typecheck_jaxpr
 from typedax.primitives import keys as K
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -130,7 +132,7 @@ def test_streams_match_jax_eager_jit_and_vmap(name: str, f: Callable[[Any, Any],
     close(tdx.jit(tdx.vmap(lambda kk: f(tr, kk)))(ks), want, exact)
 
 
-@settings(max_examples=25)  # each example runs JAX's eager split and bits (~0.1 s)
+@ci_examples(12, otherwise=25)  # each example runs JAX's eager split and bits (~0.1 s)
 @given(st.integers(-(2**63), 2**63 - 1), st.lists(st.integers(0, 4), min_size=0, max_size=3))
 def test_split_and_bits_of_any_seed_and_shape(seed: int, shape: list[int]) -> None:
     s = tuple(shape)

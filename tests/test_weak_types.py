@@ -15,7 +15,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import typedax as tdx
@@ -25,6 +25,8 @@ from typedax.core.avals import ShapedArray
 from typedax.core.errors import PrimitiveTypeError
 from typedax.core.weak import WEAK_OPERANDS
 from typedax.registry import REGISTRY
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -236,7 +238,7 @@ def _operand(kind: str, np_: Any) -> Any:
 
 @given(st.sampled_from(_KINDS), st.sampled_from(_KINDS),
        st.sampled_from(["add", "multiply", "subtract", "maximum", "where"]))
-@settings(max_examples=50, deadline=None)
+@ci_examples(25, otherwise=50, deadline=None)
 def test_binary_promotion_with_weak_operands_matches_jax(a: str, b: str, op: str) -> None:
     """Every pair of operand kinds -- Python scalars, weak arrays, strong
     arrays of each dtype -- gives JAX's result dtype and weak flag (or both

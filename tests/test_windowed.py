@@ -27,6 +27,8 @@ from typedax.primitives._params import params_of
 from typedax.core.trace import bind1
 from typedax.testing import jaxprs
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 NDArray = np.ndarray[Any, np.dtype[Any]]
@@ -238,7 +240,7 @@ def test_grad_of_the_general_reduce_window_is_refused_as_in_jax() -> None:
 
 
 # -- derivatives ----------------------------------------------------------------------
-@settings(max_examples=20, deadline=None)
+@ci_examples(10, otherwise=20, deadline=None)
 @given(st.sampled_from(["sum", "max", "min"]), _shapes(max_rank=3), st.data())
 def test_grad_matches_jax_ties_included(kind: str, shape: tuple[int, ...], data: st.DataObject) -> None:
     """Values from a small set, so windows tie: the gradient goes to the
