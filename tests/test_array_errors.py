@@ -3,6 +3,7 @@ creation and integer functions, core/promotion.py) with its message."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -29,12 +30,31 @@ def test_asarray_refuses_what_is_not_an_array() -> None:
         tnp.asarray([1.0, "x"])
 
 
-def test_asarray_of_a_list_of_tracers_points_to_stack() -> None:
-    def f(x: tdx.ArrayLike) -> tdx.Array:
-        return tnp.asarray([x, x])
+def test_asarray_of_a_list_of_tracers_stacks_them() -> None:
+    """``jnp.array([y[1], -y[0]])`` under jit, grad and vmap: stacked in the
+    common dtype (strong, as JAX's), with JAX's values and dtypes."""
+    y = np.array([1.0, 2.0], np.float32)
+    cases: list[tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]] = [
+        (lambda y: tnp.array([y[1], -y[0]]), lambda y: jnp.array([y[1], -y[0]]), (y,)),
+        (lambda a, b: tnp.array([a, b, 1.0]), lambda a, b: jnp.array([a, b, 1.0]), (np.float32(2), 3.0)),
+        (lambda a: tnp.asarray(((a, a), (a, 2 * a))), lambda a: jnp.asarray(((a, a), (a, 2 * a))), (np.int32(2),)),
+        (lambda a: tnp.array([a, 1], dtype=np.float32), lambda a: jnp.array([a, 1], dtype=jnp.float32), (np.int32(3),)),
+    ]
+    for ours, theirs, args in cases:
+        got, want = tdx.jit(ours)(*args), jax.jit(theirs)(*args)
+        assert got.dtype == want.dtype and not got.weak_type
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert float(tdx.grad(lambda a: tnp.sum(tnp.array([a, a * a])))(3.0)) == 7.0
+    np.testing.assert_array_equal(
+        np.asarray(tdx.vmap(lambda a: tnp.array([a, 1.0]))(np.arange(3.0))), [[0, 1], [1, 1], [2, 1]]
+    )
 
-    with pytest.raises(PrimitiveTypeError, match="a list of traced values needs typedax.numpy.stack"):
-        tdx.make_jaxpr(f)(1.0)
+
+def test_asarray_of_a_ragged_list_of_tracers() -> None:
+    with pytest.raises(PrimitiveTypeError, match=r"asarray: the elements of a list have different shapes \(\(\), \(2,\)\)"):
+        tdx.jit(lambda a: tnp.array([a, np.ones(2)]))(1.0)
+    with pytest.raises(PrimitiveTypeError, match="an empty list beside traced elements"):
+        tdx.jit(lambda a: tnp.array([[a], []]))(1.0)
 
 
 def test_creation_refuses_bad_shapes() -> None:

@@ -126,7 +126,9 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
     if isinstance(a, (list, tuple)):
         leaves = list(_nested_leaves(a))
         if builtins.any(isinstance(e, Array) and not isinstance(e, ArrayImpl) for e in leaves):
-            raise PrimitiveTypeError("asarray: a list of traced values needs typedax.numpy.stack")
+            # traced elements (``jnp.array([y[1], -y[0]])`` under jit): each in
+            # the common dtype (strong, as JAX's), stacked level by level
+            return _stack_nested(a, want or result_type(*leaves))
         value = np.array(a, dtype=want or (result_type(*leaves) if leaves else default_float()))
     elif isinstance(a, (bool, int, float)):
         value = np.array(a, dtype=want or result_type(a))
@@ -139,6 +141,23 @@ def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) 
     aval_of(value)  # refuses the dtypes typedax lacks
     # a Python int or float without a dtype stays weakly typed, as in JAX
     return from_numpy(value, want is None and type(a) in (int, float))  # not np.float64, a float subclass
+
+
+def _stack_nested(a: object, dtype: DType) -> Array:
+    """A nested list or tuple with traced elements as one array of ``dtype``."""
+    if not isinstance(a, (list, tuple)):
+        if isinstance(a, Array):
+            return astype(a, dtype)
+        return asarray(np.asarray(a, dtype=dtype))  # a constant, converted here
+    if not a:
+        raise PrimitiveTypeError("asarray: an empty list beside traced elements has no shape to stack with")
+    parts = [_stack_nested(e, dtype) for e in a]
+    shapes = [p.shape for p in parts]
+    if builtins.any(sh != shapes[0] for sh in shapes):
+        raise PrimitiveTypeError(
+            f"asarray: the elements of a list have different shapes {tuple(shapes)} (a ragged list is not an array)"
+        )
+    return stack(parts)
 
 
 def _nested_leaves(a: object) -> list[ArrayLike]:
