@@ -152,6 +152,13 @@ def _operand(op: str, other: object) -> ArrayLike:
     )
 
 
+def _no_out(op: str, out: object) -> None:
+    if out is not None:
+        raise NotImplementedError(
+            f"The 'out' argument to Array.{op} is not supported: typedax arrays are immutable"
+        )
+
+
 class Array:
     """A typedax array: a concrete ``ArrayImpl`` or a tracer. Subclasses
     give ``aval``; everything else is derived from it."""
@@ -359,7 +366,11 @@ class Array:
     def T(self) -> Array:
         return (_TNP or _load_numpy()).transpose(self)
 
-    def reshape(self, *shape: int | Sequence[int]) -> Array:
+    def reshape(self, *shape: int | Sequence[int], order: str = "C", copy: bool | None = None) -> Array:
+        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; row-major order only
+        (``order="C"``, as NumPy's ``np.reshape(x, ...)`` passes it)."""
+        if order != "C":
+            raise NotImplementedError(f"reshape: order={order!r} is not supported (only 'C')")
         tnp = _TNP or _load_numpy()
         if len(shape) == 1 and not isinstance(shape[0], int):
             return tnp.reshape(self, shape[0])
@@ -377,38 +388,48 @@ class Array:
             return tnp.transpose(self, axes[0])  # x.transpose((1, 0)), as NumPy
         return tnp.transpose(self, [operator.index(a) for a in axes] if axes else None)  # type: ignore[arg-type]  # ints here
 
+    # (``out`` as jax.Array's, for NumPy's functions, which pass ``out=None``:
+    # ``np.mean(x)`` calls ``x.mean(axis=None, dtype=None, out=None)``)
     def sum(
         self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
-        keepdims: bool = False,
+        out: None = None, keepdims: bool = False,
     ) -> Array:
+        _no_out("sum", out)
         return (_TNP or _load_numpy()).sum(self, axis, dtype=dtype, keepdims=keepdims)
 
     def mean(
         self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
-        keepdims: bool = False,
+        out: None = None, keepdims: bool = False,
     ) -> Array:
+        _no_out("mean", out)
         return (_TNP or _load_numpy()).mean(self, axis, dtype=dtype, keepdims=keepdims)
 
-    def max(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    def max(self, axis: int | Sequence[int] | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("max", out)
         return (_TNP or _load_numpy()).max(self, axis, keepdims=keepdims)
 
-    def min(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    def min(self, axis: int | Sequence[int] | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("min", out)
         return (_TNP or _load_numpy()).min(self, axis, keepdims=keepdims)
 
     def astype(self, dtype: DType | type) -> Array:
         return (_TNP or _load_numpy()).astype(self, dtype)
 
     # -- methods that call typedax.numpy's functions of issue 12 (as jax.Array's) --
-    def all(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    def all(self, axis: int | Sequence[int] | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("all", out)
         return (_TNP or _load_numpy()).all(self, axis, keepdims)
 
-    def any(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
+    def any(self, axis: int | Sequence[int] | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("any", out)
         return (_TNP or _load_numpy()).any(self, axis, keepdims)
 
-    def argmax(self, axis: int | None = None, keepdims: bool = False) -> Array:
+    def argmax(self, axis: int | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("argmax", out)
         return (_TNP or _load_numpy()).argmax(self, axis, keepdims)
 
-    def argmin(self, axis: int | None = None, keepdims: bool = False) -> Array:
+    def argmin(self, axis: int | None = None, out: None = None, keepdims: bool = False) -> Array:
+        _no_out("argmin", out)
         return (_TNP or _load_numpy()).argmin(self, axis, keepdims)
 
     def argsort(self, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
@@ -417,20 +438,27 @@ class Array:
     def sort(self, axis: int | None = -1, *, stable: bool = True, descending: bool = False) -> Array:
         return (_TNP or _load_numpy()).sort(self, axis, stable=stable, descending=descending)
 
-    def clip(self, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - JAX's names
+    def clip(  # noqa: A002 - JAX's names
+        self, min: ArrayLike | None = None, max: ArrayLike | None = None, out: None = None,
+    ) -> Array:
+        _no_out("clip", out)
         return (_TNP or _load_numpy()).clip(self, min, max)
 
-    def cumsum(self, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+    def cumsum(self, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
+        _no_out("cumsum", out)
         return (_TNP or _load_numpy()).cumsum(self, axis, dtype)
 
-    def cumprod(self, axis: int | None = None, dtype: DType | type | None = None) -> Array:
+    def cumprod(self, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
+        _no_out("cumprod", out)
         return (_TNP or _load_numpy()).cumprod(self, axis, dtype)
 
     def prod(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
-             keepdims: bool = False) -> Array:
+             out: None = None, keepdims: bool = False) -> Array:
+        _no_out("prod", out)
         return (_TNP or _load_numpy()).prod(self, axis, dtype, keepdims)
 
-    def round(self, decimals: int = 0) -> Array:
+    def round(self, decimals: int = 0, out: None = None) -> Array:
+        _no_out("round", out)
         return (_TNP or _load_numpy()).round(self, decimals)
 
     def squeeze(self, axis: int | Sequence[int] | None = None) -> Array:
@@ -451,12 +479,14 @@ class Array:
     def ptp(self, axis: int | Sequence[int] | None = None, keepdims: bool = False) -> Array:
         return (_TNP or _load_numpy()).ptp(self, axis, None, keepdims)
 
-    def std(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None, ddof: int = 0,
-            keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+    def std(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+            out: None = None, ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+        _no_out("std", out)
         return (_TNP or _load_numpy()).std(self, axis, dtype, None, ddof, keepdims, where=where)
 
-    def var(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None, ddof: int = 0,
-            keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+    def var(self, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
+            out: None = None, ddof: int = 0, keepdims: bool = False, *, where: ArrayLike | None = None) -> Array:
+        _no_out("var", out)
         return (_TNP or _load_numpy()).var(self, axis, dtype, None, ddof, keepdims, where=where)
 
     def repeat(self, repeats: ArrayLike, axis: int | None = None, *, total_repeat_length: int | None = None) -> Array:
