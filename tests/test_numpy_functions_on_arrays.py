@@ -58,3 +58,22 @@ def test_out_and_order_are_refused_clearly() -> None:
         x.mean(out=np.zeros(()))  # type: ignore[arg-type]  # the wrong argument is the point
     with pytest.raises(NotImplementedError, match=r"reshape: order='F' is not supported"):
         x.reshape((4, 3), order="F")
+
+
+def test_where_of_a_condition_alone_is_nonzero() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    x = np.array([[0, 3, 0], [5, 0, 1]])
+    for got, want in [
+        (tnp.where(x > 0), jnp.where(x > 0)),
+        (tdx.jit(lambda v: tnp.where(v > 0, size=4, fill_value=-1))(x),
+         jax.jit(lambda v: jnp.where(v > 0, size=4, fill_value=-1))(x)),
+    ]:
+        assert len(got) == len(want) == 2
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    with pytest.raises(TypeError, match="give both x and y, or neither"):
+        tnp.where(x > 0, x)  # type: ignore[call-overload]  # the missing y is the point
+    with pytest.raises(TypeError, match="size and fill_value go with the one-argument form"):
+        tnp.where(x > 0, x, 0, size=3)  # type: ignore[call-overload]  # as above

@@ -14,7 +14,7 @@ import builtins
 import functools
 import operator
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeAlias, cast
+from typing import ParamSpec, TypeAlias, cast, overload
 
 import numpy as np
 
@@ -542,7 +542,31 @@ def sqrt(x: ArrayLike) -> Array:
     return r if r is not None else lax.sqrt(_float(x))
 
 
-def where(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
+@overload
+def where(
+    cond: ArrayLike, x: None = None, y: None = None, /, *, size: int | None = None,
+    fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None,
+) -> tuple[Array, ...]: ...
+@overload
+def where(
+    cond: ArrayLike, x: ArrayLike, y: ArrayLike, /, *, size: None = None, fill_value: None = None,
+) -> Array: ...
+def where(
+    cond: ArrayLike, x: ArrayLike | None = None, y: ArrayLike | None = None, /, *, size: int | None = None,
+    fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None,
+) -> Array | tuple[Array, ...]:
+    """``cond ? x : y`` element-wise (broadcasting); with ``cond`` alone,
+    ``nonzero(cond, size=, fill_value=)`` (as jax.numpy's)."""
+    if x is None and y is None:
+        return nonzero(cond, size=size, fill_value=fill_value)
+    if x is None or y is None:
+        raise TypeError("where: give both x and y, or neither (then it is nonzero(condition))")
+    if size is not None or fill_value is not None:
+        raise TypeError("where: size and fill_value go with the one-argument form, where(condition)")
+    return _where3(cond, x, y)
+
+
+def _where3(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     c = cond if aval_of(cond).dtype == _bool else not_equal(cond, 0)
     a, b = _promote(x, y)
     shapes = [aval_of(v).shape for v in (c, a, b)]
