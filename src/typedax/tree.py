@@ -11,17 +11,34 @@ this module's registry and node classification, not a copy of them.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import enum
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Generic, TypeVar, cast
+from typing import Generic, Literal, TypeAlias, TypeVar, cast, overload
 
 from .core.errors import TreeError as TreeError
 
-__all__ = ["TreeDef", "flatten", "leaves", "map", "register_node", "structure", "unflatten"]
+__all__ = [
+    "TreeDef",
+    "all",
+    "flatten",
+    "flatten_with_path",
+    "leaves",
+    "leaves_with_path",
+    "map",
+    "map_with_path",
+    "reduce",
+    "register_node",
+    "structure",
+    "transpose",
+    "unflatten",
+]
 
 T = TypeVar("T")
 N = TypeVar("N")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +82,26 @@ _CUSTOM = 7
 _BUILTIN: dict[type, int] = {tuple: _TUPLE, list: _LIST, dict: _DICT, type(None): _NONE}
 
 
+class _ChildDefs(tuple["TreeDef", ...]):
+    """A treedef's children: a tuple of ``TreeDef`` (``td.children[0]``), and
+    callable as JAX's ``PyTreeDef.children()``, which returns them as a list."""
+
+    __slots__ = ()
+
+    def __call__(self) -> list[TreeDef]:
+        return list(self)
+
+
 @dataclass(frozen=True, slots=True)
 class TreeDef:
-    """The shape of a pytree, without its leaves. Compared by value."""
+    """The shape of a pytree, without its leaves (JAX's ``PyTreeDef``).
+    Compared by value. ``str`` is the bare shape, ``(*, [*, None])``;
+    ``repr`` is JAX's, ``PyTreeDef((*, [*, None]))``."""
 
     kind: int
     node_type: type | None
     aux: Hashable
-    children: tuple[TreeDef, ...]
+    subtrees: tuple[TreeDef, ...]
     num_leaves: int
 
     def __hash__(self) -> int:
@@ -82,23 +111,85 @@ class TreeDef:
             aux_hash = hash(self.aux)
         except TypeError:
             aux_hash = hash(type(self.aux))
-        return hash((self.kind, self.node_type, aux_hash, self.children))
+        return hash((self.kind, self.node_type, aux_hash, self.subtrees))
+
+    @property
+    def children(self) -> _ChildDefs:
+        """The structures of this node's children: a tuple, which called
+        (``td.children()``, as in JAX) gives them as a list."""
+        return _ChildDefs(self.subtrees)
+
+    @property
+    def num_nodes(self) -> int:
+        """How many nodes the structure has, leaves and ``None`` included."""
+        return 1 + sum(c.num_nodes for c in self.subtrees)
+
+    def unflatten(self, leaves: Iterable[object]) -> object:
+        """Rebuild a tree of this structure from ``leaves``
+        (``typedax.tree.unflatten(self, leaves)``)."""
+        return unflatten(self, leaves)
+
+    def flatten_up_to(self, tree: object) -> list[object]:
+        """The subtrees of ``tree`` at this structure's leaves, in order;
+        ``tree``'s structure must have this one as a prefix (else a
+        ``TreeError``, a ``ValueError``, saying where they differ)."""
+        out: list[object] = []
+        _up_to(self, tree, out, "the tree", "the treedef")
+        return out
+
+    def compose(self, inner: TreeDef) -> TreeDef:
+        """This structure with ``inner`` at each of its leaves."""
+        if self.kind == _LEAF:
+            return inner
+        if self.kind == _NONE:
+            return self
+        t = self.node_type
+        assert t is not None
+        kids = tuple(c.compose(inner) for c in self.subtrees)
+        return _treedef(self.kind, t, self.aux, kids, sum(c.num_leaves for c in kids))
 
     def __str__(self) -> str:
         if self.kind == _LEAF:
             return "*"
         if self.kind == _NONE:
             return "None"
-        inner = ", ".join(str(c) for c in self.children)
+        inner = ", ".join(str(c) for c in self.subtrees)
         if self.kind == _TUPLE:
-            return f"({inner}{',' if len(self.children) == 1 else ''})"
+            return f"({inner}{',' if len(self.subtrees) == 1 else ''})"
         if self.kind == _LIST:
             return f"[{inner}]"
         if self.kind == _DICT:
             keys: tuple[object, ...] = self.aux if isinstance(self.aux, tuple) else ()
-            return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(keys, self.children)) + "}"
+            return "{" + ", ".join(f"{k!r}: {c}" for k, c in zip(keys, self.subtrees)) + "}"
         name = self.node_type.__name__ if self.node_type is not None else "?"
         return f"{name}({inner})"
+
+    def __repr__(self) -> str:
+        return f"PyTreeDef({self._jax_text()})"
+
+    def _jax_text(self) -> str:
+        """The structure as JAX prints it: containers as ``str`` does, other
+        nodes as ``CustomNode(namedtuple[P], [...])`` or ``CustomNode(C[aux], [...])``."""
+        k = self.kind
+        inner = ", ".join(c._jax_text() for c in self.subtrees)
+        if k == _LEAF:
+            return "*"
+        if k == _NONE:
+            return "None"
+        if k == _TUPLE:
+            return f"({inner}{',' if len(self.subtrees) == 1 else ''})"
+        if k == _LIST:
+            return f"[{inner}]"
+        if k == _DICT:
+            keys: tuple[object, ...] = self.aux if isinstance(self.aux, tuple) else ()
+            return "{" + ", ".join(f"{key!r}: {c._jax_text()}" for key, c in zip(keys, self.subtrees)) + "}"
+        name = self.node_type.__name__ if self.node_type is not None else "?"
+        if k == _NAMEDTUPLE:
+            return f"CustomNode(namedtuple[{name}], [{inner}])"
+        # a dataclass that is a node unregistered has all its fields as data:
+        # JAX's register_dataclass gives such a one no meta data, ()
+        aux = () if k == _DATACLASS else self.aux
+        return f"CustomNode({name}[{aux}], [{inner}])"
 
 
 LEAF = TreeDef(_LEAF, None, None, (), 1)
@@ -111,18 +202,18 @@ _TD = TreeDef.__dict__
 _set_kind: Callable[[TreeDef, int], None] = _TD["kind"].__set__
 _set_node_type: Callable[[TreeDef, type | None], None] = _TD["node_type"].__set__
 _set_aux: Callable[[TreeDef, Hashable], None] = _TD["aux"].__set__
-_set_children: Callable[[TreeDef, tuple[TreeDef, ...]], None] = _TD["children"].__set__
+_set_subtrees: Callable[[TreeDef, tuple[TreeDef, ...]], None] = _TD["subtrees"].__set__
 _set_num_leaves: Callable[[TreeDef, int], None] = _TD["num_leaves"].__set__
 
 
 def _treedef(
-    kind: int, node_type: type, aux: Hashable, children: tuple[TreeDef, ...], num_leaves: int
+    kind: int, node_type: type, aux: Hashable, subtrees: tuple[TreeDef, ...], num_leaves: int
 ) -> TreeDef:
     d: TreeDef = _new(TreeDef)
     _set_kind(d, kind)
     _set_node_type(d, node_type)
     _set_aux(d, aux)
-    _set_children(d, children)
+    _set_subtrees(d, subtrees)
     _set_num_leaves(d, num_leaves)
     return d
 
@@ -252,12 +343,14 @@ def flatten(
     return out, treedef
 
 
-def leaves(tree: object) -> list[object]:
-    return flatten(tree)[0]
+def leaves(tree: object, is_leaf: Callable[[object], bool] | None = None) -> list[object]:
+    """The leaves of ``tree`` in order (``is_leaf`` as in ``flatten``)."""
+    return flatten(tree, is_leaf)[0]
 
 
-def structure(tree: object) -> TreeDef:
-    return flatten(tree)[1]
+def structure(tree: object, is_leaf: Callable[[object], bool] | None = None) -> TreeDef:
+    """The structure of ``tree`` (``is_leaf`` as in ``flatten``)."""
+    return flatten(tree, is_leaf)[1]
 
 
 def _build(treedef: TreeDef, it: Iterator[object]) -> object:
@@ -266,7 +359,7 @@ def _build(treedef: TreeDef, it: Iterator[object]) -> object:
         return next(it)
     if k == _NONE:
         return None
-    kids = [_build(c, it) for c in treedef.children]
+    kids = [_build(c, it) for c in treedef.subtrees]
     t = treedef.node_type
     assert t is not None
     if k == _TUPLE:
@@ -295,15 +388,436 @@ def unflatten(treedef: TreeDef, leaves: Iterable[object]) -> object:
     return _build(treedef, iter(items))
 
 
-def map(f: Callable[..., object], tree: T, *rest: T) -> T:  # noqa: A001 - JAX's name
-    """Apply ``f`` to the leaves of ``tree`` (and the matching leaves of
-    ``rest``). Typed as keeping the tree's type: the structure is kept, and
-    ``f`` is expected to map arrays to arrays (as a parameter update does)."""
-    flat, treedef = flatten(tree)
-    others = []
-    for r in rest:
-        rflat, rdef = flatten(r)
-        if rdef != treedef:
-            raise TreeError(f"tree structures differ: {treedef} and {rdef}")
-        others.append(rflat)
+def map(  # noqa: A001 - JAX's name
+    f: Callable[..., object], tree: T, *rest: T, is_leaf: Callable[[object], bool] | None = None
+) -> T:
+    """Apply ``f`` to the leaves of ``tree`` and the matching subtrees of
+    ``rest``: each of those must have ``tree``'s structure as a prefix, and a
+    leaf of ``tree`` matches a whole subtree of theirs (as in JAX). Typed as
+    keeping the tree's type: the structure is kept, and ``f`` is expected to
+    map arrays to arrays (as a parameter update does)."""
+    flat, treedef = flatten(tree, is_leaf)
+    others = [_leaves_matching(treedef, r) for r in rest]
     return cast(T, unflatten(treedef, [f(*xs) for xs in zip(flat, *others)]))
+
+
+def _leaves_matching(treedef: TreeDef, other: object) -> list[object]:
+    """The subtrees of ``other`` at ``treedef``'s leaves (its leaves, when the
+    structures are equal), or a ``TreeError`` saying where they differ."""
+    try:
+        flat, odef = flatten(other)
+    except TreeError:
+        odef = None  # unflattenable below a leaf of treedef, perhaps: that is allowed
+    else:
+        if odef == treedef:
+            return flat
+    out: list[object] = []
+    try:
+        _up_to(treedef, other, out, "the other tree", "the first tree")
+    except TreeError as e:
+        raise TreeError(f"tree structures differ: {treedef} and {odef}: {e}") from None
+    return out
+
+
+# --- keys ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceKey:
+    """The position of a child of a tuple or list: ``[0]``."""
+
+    idx: int
+
+    def __str__(self) -> str:
+        return f"[{self.idx}]"
+
+
+@dataclass(frozen=True, slots=True)
+class DictKey:
+    """The key of a child of a dict: ``['a']``."""
+
+    key: Hashable
+
+    def __str__(self) -> str:
+        return f"[{self.key!r}]"
+
+
+@dataclass(frozen=True, slots=True)
+class GetAttrKey:
+    """The attribute holding a child (namedtuples, dataclasses): ``.name``."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return f".{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class FlattenedIndexKey:
+    """The position of a child among a custom node's flattened children."""
+
+    key: int
+
+    def __str__(self) -> str:
+        return f"[<flat index {self.key}>]"
+
+
+KeyEntry: TypeAlias = SequenceKey | DictKey | GetAttrKey | FlattenedIndexKey
+KeyPath: TypeAlias = tuple[KeyEntry, ...]
+
+
+def keystr(keys: Iterable[object], *, simple: bool = False, separator: str = "") -> str:
+    """A key path as text: ``[0]['a'].x``; with ``simple=True`` only the keys
+    themselves (``0``, ``a``, ``x``), joined by ``separator``."""
+    return separator.join(_simple_str(k) if simple else str(k) for k in keys)
+
+
+def _simple_str(key: object) -> str:
+    if isinstance(key, SequenceKey):
+        return str(key.idx)
+    if isinstance(key, DictKey | FlattenedIndexKey):
+        return str(key.key)
+    if isinstance(key, GetAttrKey):
+        return key.name
+    return str(key)
+
+
+def _step(key: object) -> str:
+    """A key as a step of an error's path (``[2]``, not ``[<flat index 2>]``)."""
+    return f"[{key.key}]" if isinstance(key, FlattenedIndexKey) else str(key)
+
+
+def _what(x: object) -> str:
+    if x is None:
+        return "None"
+    if _kind_of(x) == _LEAF:
+        return f"a leaf of type {type(x).__name__}"
+    return f"a {type(x).__name__}"
+
+
+def _same_aux(a: object, b: object) -> bool:
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):  # == that is elementwise, or ambiguous
+        return False
+
+
+def _up_to(
+    treedef: TreeDef, x: object, out: list[object], which: str, ref: str = "the first tree"
+) -> None:
+    """Append to ``out`` the subtrees of ``x`` at the leaves of ``treedef``,
+    which must be a prefix of ``x``'s structure (JAX's ``flatten_up_to``);
+    ``which`` and ``ref`` name ``x`` and ``treedef``'s tree in errors."""
+    k = treedef.kind
+    if k == _LEAF:
+        out.append(x)
+        return
+    if k == _NONE:
+        if x is not None:
+            raise TreeError(f"{which} has {_what(x)} where {ref} has None")
+        return
+    t = treedef.node_type
+    assert t is not None
+    if type(x) is not t:
+        raise TreeError(f"{which} has {_what(x)} where {ref} has a {t.__name__}")
+    keys, kids, aux = _keyed_children(x, k)
+    if k == _DICT and not _same_aux(aux, treedef.aux):
+        raise TreeError(f"{which} has a dict with keys {aux!r} where {ref}'s has keys {treedef.aux!r}")
+    if len(kids) != len(treedef.subtrees):
+        raise TreeError(
+            f"{which} has a {t.__name__} of {len(kids)} children where {ref}'s has "
+            f"{len(treedef.subtrees)}"
+        )
+    if not _same_aux(aux, treedef.aux):
+        raise TreeError(
+            f"{which} has a {t.__name__} with node data {aux!r} where {ref}'s has {treedef.aux!r}"
+        )
+    for key, c, d in zip(keys, kids, treedef.subtrees):
+        try:
+            _up_to(d, c, out, which, ref)
+        except TreeError as e:
+            raise _at(e, _step(key)) from None
+
+
+def _leaves_up_to(treedef: TreeDef, trees: tuple[object, ...], fn: str) -> list[list[object]]:
+    result = []
+    for i, r in enumerate(trees):
+        out: list[object] = []
+        _up_to(treedef, r, out, f"{fn}'s tree {i + 2}")
+        result.append(out)
+    return result
+
+
+# --- key paths (typedax.tree_util's keys, defined here for jax.tree's *_with_path) ---
+
+
+def _keyed_children(x: object, kind: int) -> tuple[list[KeyEntry], list[object], Hashable]:
+    if kind == _CUSTOM:
+        node = _REGISTRY[type(x)]
+        if node.flatten_with_keys is not None:
+            return _custom_keyed(x, node.flatten_with_keys)
+    kids, aux = _children(x, kind)
+    keys: list[KeyEntry]
+    if kind == _DICT:
+        assert isinstance(aux, tuple)
+        keys = [DictKey(k) for k in aux]
+    elif kind == _DATACLASS:
+        assert isinstance(aux, tuple)
+        keys = [GetAttrKey(n) for n in aux]
+    elif kind == _NAMEDTUPLE:
+        fields: tuple[str, ...] = getattr(type(x), "_fields")
+        keys = [GetAttrKey(n) for n in fields]
+    elif kind == _CUSTOM:
+        keys = [FlattenedIndexKey(i) for i in range(len(kids))]
+    else:
+        keys = [SequenceKey(i) for i in range(len(kids))]
+    return keys, kids, aux
+
+
+def _custom_keyed(
+    x: object, flatten_with_keys: Callable[[object], tuple[Iterable[tuple[Hashable, object]], Hashable]]
+) -> tuple[list[KeyEntry], list[object], Hashable]:
+    node = type(x).__name__
+    try:
+        pairs, aux = flatten_with_keys(x)
+    except (TypeError, ValueError) as e:
+        raise TreeError(
+            f"the flatten_with_keys function registered for {node} must return "
+            f"((key, child) pairs, aux_data), it failed or returned something else: {e}"
+        ) from None
+    keys: list[KeyEntry] = []
+    kids: list[object] = []
+    try:
+        for key, child in pairs:
+            keys.append(cast(KeyEntry, key))  # a user's key: any hashable object, as in JAX
+            kids.append(child)
+    except (TypeError, ValueError):
+        raise TreeError(
+            f"the flatten_with_keys function registered for {node} returned "
+            f"{type(pairs).__name__} as children, which is not an iterable of (key, child) pairs"
+        ) from None
+    return keys, kids, aux
+
+
+def _flatten_with_path(
+    x: object,
+    path: KeyPath,
+    out: list[tuple[KeyPath, object]],
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+) -> TreeDef:
+    if is_leaf is not None and is_leaf(path, x):
+        out.append((path, x))
+        return LEAF
+    kind = _kind_of(x)
+    if kind == _LEAF:
+        out.append((path, x))
+        return LEAF
+    if kind == _NONE:
+        return _NONE_DEF
+    keys, kids, aux = _keyed_children(x, kind)
+    defs: list[TreeDef] = []
+    n = 0
+    for key, c in zip(keys, kids):
+        try:
+            d = _flatten_with_path(c, (*path, key), out, is_leaf)
+        except TreeError as e:
+            raise _at(e, _step(key)) from None
+        defs.append(d)
+        n += d.num_leaves
+    return _treedef(kind, type(x), aux, tuple(defs), n)
+
+
+def _path_is_leaf(
+    is_leaf: Callable[[object], bool] | Callable[[KeyPath, object], bool] | None, takes_path: bool
+) -> Callable[[KeyPath, object], bool] | None:
+    if is_leaf is None:
+        return None
+    if takes_path:
+        return cast("Callable[[KeyPath, object], bool]", is_leaf)  # the overloads tie the two
+    one = cast("Callable[[object], bool]", is_leaf)  # the overloads tie the two
+    return lambda _, x: one(x)
+
+
+def _map_with_path(
+    f: Callable[..., object],
+    tree: T,
+    rest: tuple[T, ...],
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+    name: str,
+) -> T:
+    pairs: list[tuple[KeyPath, object]] = []
+    treedef = _flatten_with_path(tree, (), pairs, is_leaf)
+    others = _leaves_up_to(treedef, rest, name)
+    results = [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)]
+    return cast(T, unflatten(treedef, results))  # the structure is tree's, its leaves are f's
+
+
+class _TransposeError(TreeError, TypeError):
+    """A tree that ``tree_transpose`` cannot transpose: a ``TypeError``, as in
+    JAX, and a ``TreeError`` (a ``ValueError``) naming where."""
+
+
+def _transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None, pytree_to_transpose: object, name: str) -> object:
+    try:
+        subtrees = outer_treedef.flatten_up_to(pytree_to_transpose)
+    except TreeError as e:
+        raise _TransposeError(f"{name}: outer_treedef {outer_treedef} is not the tree's outer structure: {e}") from None
+    if inner_treedef is None:
+        if not subtrees:
+            raise _TransposeError(
+                f"{name}: outer_treedef {outer_treedef} has no leaves, so there is no "
+                "subtree to take inner_treedef from: pass it"
+            )
+        inner_treedef = structure(subtrees[0])
+    columns: list[list[object]] = []
+    for i, sub in enumerate(subtrees):
+        flat, d = flatten(sub)
+        if d != inner_treedef:
+            raise _TransposeError(
+                f"{name}: the subtree at leaf {i} of outer_treedef {outer_treedef} has "
+                f"structure {d}, where inner_treedef is {inner_treedef}"
+            )
+        columns.append(flat)
+    if columns:
+        rows = [unflatten(outer_treedef, row) for row in zip(*columns)]
+    else:  # an outer structure without leaves: each inner leaf gets an empty outer tree
+        rows = [unflatten(outer_treedef, []) for _ in range(inner_treedef.num_leaves)]
+    return unflatten(inner_treedef, rows)
+
+
+# --- JAX's other jax.tree functions ------------------------------------------------
+
+
+class _Unset(enum.Enum):
+    UNSET = 0
+
+
+@overload
+def reduce(
+    function: Callable[[R, object], R], tree: object, *, is_leaf: Callable[[object], bool] | None = None
+) -> R: ...
+@overload
+def reduce(
+    function: Callable[[R, object], R],
+    tree: object,
+    initializer: R,
+    is_leaf: Callable[[object], bool] | None = None,
+) -> R: ...
+def reduce(
+    function: Callable[[R, object], R],
+    tree: object,
+    initializer: R | _Unset = _Unset.UNSET,
+    is_leaf: Callable[[object], bool] | None = None,
+) -> R:
+    """``function(function(initializer, leaf0), leaf1)...`` over the leaves of
+    ``tree``; without ``initializer`` the first leaf starts (and a tree with
+    no leaves is a ``TreeError``)."""
+    return _reduce(function, tree, initializer, is_leaf, "reduce")
+
+
+def _reduce(
+    function: Callable[[R, object], R],
+    tree: object,
+    initializer: R | _Unset,
+    is_leaf: Callable[[object], bool] | None,
+    name: str,
+) -> R:
+    it = iter(flatten(tree, is_leaf)[0])
+    acc: R
+    if isinstance(initializer, _Unset):
+        try:
+            acc = cast(R, next(it))  # the first leaf starts the reduction, as in functools.reduce
+        except StopIteration:
+            raise TreeError(f"{name} of a tree with no leaves needs an initializer") from None
+    else:
+        acc = initializer
+    for x in it:
+        acc = function(acc, x)
+    return acc
+
+
+def all(tree: object, *, is_leaf: Callable[[object], bool] | None = None) -> bool:  # noqa: A001 - JAX's name
+    """Whether every leaf of ``tree`` is true."""
+    return builtins.all(flatten(tree, is_leaf)[0])
+
+
+@overload
+def flatten_with_path(
+    tree: object,
+    is_leaf: Callable[[object], bool] | None = None,
+    is_leaf_takes_path: Literal[False] = False,
+) -> tuple[list[tuple[KeyPath, object]], TreeDef]: ...
+@overload
+def flatten_with_path(
+    tree: object,
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+    is_leaf_takes_path: Literal[True],
+) -> tuple[list[tuple[KeyPath, object]], TreeDef]: ...
+def flatten_with_path(
+    tree: object,
+    is_leaf: Callable[[object], bool] | Callable[[KeyPath, object], bool] | None = None,
+    is_leaf_takes_path: bool = False,
+) -> tuple[list[tuple[KeyPath, object]], TreeDef]:
+    """The leaves of ``tree`` with the key path to each, and its structure
+    (``typedax.tree_util.tree_flatten_with_path``)."""
+    out: list[tuple[KeyPath, object]] = []
+    treedef = _flatten_with_path(tree, (), out, _path_is_leaf(is_leaf, is_leaf_takes_path))
+    return out, treedef
+
+
+@overload
+def leaves_with_path(
+    tree: object,
+    is_leaf: Callable[[object], bool] | None = None,
+    is_leaf_takes_path: Literal[False] = False,
+) -> list[tuple[KeyPath, object]]: ...
+@overload
+def leaves_with_path(
+    tree: object,
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+    is_leaf_takes_path: Literal[True],
+) -> list[tuple[KeyPath, object]]: ...
+def leaves_with_path(
+    tree: object,
+    is_leaf: Callable[[object], bool] | Callable[[KeyPath, object], bool] | None = None,
+    is_leaf_takes_path: bool = False,
+) -> list[tuple[KeyPath, object]]:
+    """The leaves of ``tree`` with the key path to each."""
+    out: list[tuple[KeyPath, object]] = []
+    _flatten_with_path(tree, (), out, _path_is_leaf(is_leaf, is_leaf_takes_path))
+    return out
+
+
+@overload
+def map_with_path(
+    f: Callable[..., object],
+    tree: T,
+    *rest: T,
+    is_leaf: Callable[[object], bool] | None = None,
+    is_leaf_takes_path: Literal[False] = False,
+) -> T: ...
+@overload
+def map_with_path(
+    f: Callable[..., object],
+    tree: T,
+    *rest: T,
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+    is_leaf_takes_path: Literal[True],
+) -> T: ...
+def map_with_path(
+    f: Callable[..., object],
+    tree: T,
+    *rest: T,
+    is_leaf: Callable[[object], bool] | Callable[[KeyPath, object], bool] | None = None,
+    is_leaf_takes_path: bool = False,
+) -> T:
+    """``f(path, leaf, *matching subtrees of rest)`` at each leaf of ``tree``."""
+    return _map_with_path(f, tree, rest, _path_is_leaf(is_leaf, is_leaf_takes_path), "map_with_path")
+
+
+def transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None, pytree_to_transpose: object) -> object:
+    """Turn a tree of structure ``outer_treedef`` whose subtrees have
+    structure ``inner_treedef`` into a tree of structure ``inner_treedef``
+    whose subtrees have ``outer_treedef``'s (a list of dicts into a dict of
+    lists, say). ``inner_treedef=None``: the structure of the first subtree."""
+    return _transpose(outer_treedef, inner_treedef, pytree_to_transpose, "transpose")

@@ -23,10 +23,9 @@ in the tree they happened.
 from __future__ import annotations
 
 import dataclasses
-import enum
+import functools
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Literal, TypeAlias, TypeVar, cast, overload
+from typing import Literal, Self, TypeAlias, TypeVar, cast, overload
 
 from . import tree as _tree
 from .core.errors import TreeError
@@ -34,24 +33,27 @@ from .core.errors import TreeError
 # The node classification, the registry and the TreeDef builder are
 # typedax.tree's own (one registry, one notion of what a node is).
 from .tree import (
-    _CUSTOM,
-    _DATACLASS,
-    _DICT,
-    _LEAF,
-    _NAMEDTUPLE,
-    _NONE,
-    _NONE_DEF,
-    _REGISTRY,
-    LEAF,
+    _TUPLE,
+    DictKey,
+    FlattenedIndexKey,
+    GetAttrKey,
+    KeyEntry,
+    KeyPath,
+    SequenceKey,
     TreeDef,
-    _at,
-    _children,
-    _kind_of,
+    _flatten_with_path,
+    _leaves_up_to,
+    _map_with_path,
+    _path_is_leaf,
+    _transpose,
     _treedef,
+    _Unset,
+    keystr,
 )
 
 __all__ = [
     "DictKey",
+    "Partial",
     "FlattenedIndexKey",
     "GetAttrKey",
     "KeyEntry",
@@ -72,8 +74,11 @@ __all__ = [
     "tree_map_with_path",
     "tree_reduce",
     "tree_structure",
+    "tree_transpose",
     "tree_unflatten",
+    "treedef_children",
     "treedef_is_leaf",
+    "treedef_tuple",
 ]
 
 PyTreeDef: TypeAlias = TreeDef
@@ -84,74 +89,6 @@ N = TypeVar("N")
 R = TypeVar("R")
 _Aux = TypeVar("_Aux", bound=Hashable)
 _Children = TypeVar("_Children", bound=Iterable[object])
-
-
-# --- keys ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SequenceKey:
-    """The position of a child of a tuple or list: ``[0]``."""
-
-    idx: int
-
-    def __str__(self) -> str:
-        return f"[{self.idx}]"
-
-
-@dataclass(frozen=True, slots=True)
-class DictKey:
-    """The key of a child of a dict: ``['a']``."""
-
-    key: Hashable
-
-    def __str__(self) -> str:
-        return f"[{self.key!r}]"
-
-
-@dataclass(frozen=True, slots=True)
-class GetAttrKey:
-    """The attribute holding a child (namedtuples, dataclasses): ``.name``."""
-
-    name: str
-
-    def __str__(self) -> str:
-        return f".{self.name}"
-
-
-@dataclass(frozen=True, slots=True)
-class FlattenedIndexKey:
-    """The position of a child among a custom node's flattened children."""
-
-    key: int
-
-    def __str__(self) -> str:
-        return f"[<flat index {self.key}>]"
-
-
-KeyEntry: TypeAlias = SequenceKey | DictKey | GetAttrKey | FlattenedIndexKey
-KeyPath: TypeAlias = tuple[KeyEntry, ...]
-
-
-def keystr(keys: Iterable[object], *, simple: bool = False, separator: str = "") -> str:
-    """A key path as text: ``[0]['a'].x``; with ``simple=True`` only the keys
-    themselves (``0``, ``a``, ``x``), joined by ``separator``."""
-    return separator.join(_simple_str(k) if simple else str(k) for k in keys)
-
-
-def _simple_str(key: object) -> str:
-    if isinstance(key, SequenceKey):
-        return str(key.idx)
-    if isinstance(key, DictKey | FlattenedIndexKey):
-        return str(key.key)
-    if isinstance(key, GetAttrKey):
-        return key.name
-    return str(key)
-
-
-def _step(key: object) -> str:
-    """A key as a step of an error's path (``[2]``, not ``[<flat index 2>]``)."""
-    return f"[{key.key}]" if isinstance(key, FlattenedIndexKey) else str(key)
 
 
 # --- flattening -----------------------------------------------------------------
@@ -181,65 +118,18 @@ def tree_structure(tree: object, is_leaf: Callable[[object], bool] | None = None
 def treedef_is_leaf(treedef: PyTreeDef) -> bool:
     """Whether ``treedef`` is a single node (as in JAX: a leaf, ``None`` or
     an empty container)."""
-    return not treedef.children
+    return not treedef.subtrees
 
 
-def _what(x: object) -> str:
-    if x is None:
-        return "None"
-    if _kind_of(x) == _LEAF:
-        return f"a leaf of type {type(x).__name__}"
-    return f"a {type(x).__name__}"
+def treedef_children(treedef: PyTreeDef) -> list[PyTreeDef]:
+    """The structures of ``treedef``'s children (``treedef.children()``)."""
+    return list(treedef.subtrees)
 
 
-def _same_aux(a: object, b: object) -> bool:
-    try:
-        return a is b or bool(a == b)
-    except (TypeError, ValueError):  # == that is elementwise, or ambiguous
-        return False
-
-
-def _up_to(treedef: PyTreeDef, x: object, out: list[object], which: str) -> None:
-    """Append to ``out`` the subtrees of ``x`` at the leaves of ``treedef``,
-    which must be a prefix of ``x``'s structure (JAX's ``flatten_up_to``)."""
-    k = treedef.kind
-    if k == _LEAF:
-        out.append(x)
-        return
-    if k == _NONE:
-        if x is not None:
-            raise TreeError(f"{which} has {_what(x)} where the first tree has None")
-        return
-    t = treedef.node_type
-    assert t is not None
-    if type(x) is not t:
-        raise TreeError(f"{which} has {_what(x)} where the first tree has a {t.__name__}")
-    keys, kids, aux = _keyed_children(x, k)
-    if k == _DICT and not _same_aux(aux, treedef.aux):
-        raise TreeError(f"{which} has a dict with keys {aux!r} where the first tree's has keys {treedef.aux!r}")
-    if len(kids) != len(treedef.children):
-        raise TreeError(
-            f"{which} has a {t.__name__} of {len(kids)} children where the first tree's has "
-            f"{len(treedef.children)}"
-        )
-    if not _same_aux(aux, treedef.aux):
-        raise TreeError(
-            f"{which} has a {t.__name__} with node data {aux!r} where the first tree's has {treedef.aux!r}"
-        )
-    for key, c, d in zip(keys, kids, treedef.children):
-        try:
-            _up_to(d, c, out, which)
-        except TreeError as e:
-            raise _at(e, _step(key)) from None
-
-
-def _leaves_up_to(treedef: PyTreeDef, trees: tuple[object, ...], fn: str) -> list[list[object]]:
-    result = []
-    for i, r in enumerate(trees):
-        out: list[object] = []
-        _up_to(treedef, r, out, f"{fn}'s tree {i + 2}")
-        result.append(out)
-    return result
+def treedef_tuple(treedefs: Iterable[PyTreeDef]) -> PyTreeDef:
+    """The structure of a tuple whose children have structures ``treedefs``."""
+    kids = tuple(treedefs)
+    return _treedef(_TUPLE, tuple, None, kids, sum(d.num_leaves for d in kids))
 
 
 def tree_map(
@@ -251,10 +141,6 @@ def tree_map(
     others = _leaves_up_to(treedef, rest, "tree_map")
     out = _tree.unflatten(treedef, [f(*xs) for xs in zip(leaves, *others)])
     return cast(T, out)  # the structure is tree's, its leaves are f's
-
-
-class _Unset(enum.Enum):
-    UNSET = 0
 
 
 @overload
@@ -276,102 +162,12 @@ def tree_reduce(
 ) -> R:
     """``function(function(initializer, leaf0), leaf1)...`` over the leaves of
     ``tree``; without ``initializer`` the first leaf starts."""
-    it = iter(_tree.flatten(tree, is_leaf)[0])
-    acc: R
-    if isinstance(initializer, _Unset):
-        try:
-            acc = cast(R, next(it))  # the first leaf starts the reduction, as in functools.reduce
-        except StopIteration:
-            raise TreeError("tree_reduce of a tree with no leaves needs an initializer") from None
-    else:
-        acc = initializer
-    for x in it:
-        acc = function(acc, x)
-    return acc
+    return _tree._reduce(function, tree, initializer, is_leaf, "tree_reduce")
 
 
 def tree_all(tree: object, *, is_leaf: Callable[[object], bool] | None = None) -> bool:
     """Whether every leaf of ``tree`` is true."""
-    return all(_tree.flatten(tree, is_leaf)[0])
-
-
-# --- key paths ------------------------------------------------------------------
-
-
-def _keyed_children(x: object, kind: int) -> tuple[list[KeyEntry], list[object], Hashable]:
-    if kind == _CUSTOM:
-        node = _REGISTRY[type(x)]
-        if node.flatten_with_keys is not None:
-            return _custom_keyed(x, node.flatten_with_keys)
-    kids, aux = _children(x, kind)
-    keys: list[KeyEntry]
-    if kind == _DICT:
-        assert isinstance(aux, tuple)
-        keys = [DictKey(k) for k in aux]
-    elif kind == _DATACLASS:
-        assert isinstance(aux, tuple)
-        keys = [GetAttrKey(n) for n in aux]
-    elif kind == _NAMEDTUPLE:
-        fields: tuple[str, ...] = getattr(type(x), "_fields")
-        keys = [GetAttrKey(n) for n in fields]
-    elif kind == _CUSTOM:
-        keys = [FlattenedIndexKey(i) for i in range(len(kids))]
-    else:
-        keys = [SequenceKey(i) for i in range(len(kids))]
-    return keys, kids, aux
-
-
-def _custom_keyed(
-    x: object, flatten_with_keys: Callable[[object], tuple[Iterable[tuple[Hashable, object]], Hashable]]
-) -> tuple[list[KeyEntry], list[object], Hashable]:
-    node = type(x).__name__
-    try:
-        pairs, aux = flatten_with_keys(x)
-    except (TypeError, ValueError) as e:
-        raise TreeError(
-            f"the flatten_with_keys function registered for {node} must return "
-            f"((key, child) pairs, aux_data), it failed or returned something else: {e}"
-        ) from None
-    keys: list[KeyEntry] = []
-    kids: list[object] = []
-    try:
-        for key, child in pairs:
-            keys.append(cast(KeyEntry, key))  # a user's key: any hashable object, as in JAX
-            kids.append(child)
-    except (TypeError, ValueError):
-        raise TreeError(
-            f"the flatten_with_keys function registered for {node} returned "
-            f"{type(pairs).__name__} as children, which is not an iterable of (key, child) pairs"
-        ) from None
-    return keys, kids, aux
-
-
-def _flatten_with_path(
-    x: object,
-    path: KeyPath,
-    out: list[tuple[KeyPath, object]],
-    is_leaf: Callable[[KeyPath, object], bool] | None,
-) -> PyTreeDef:
-    if is_leaf is not None and is_leaf(path, x):
-        out.append((path, x))
-        return LEAF
-    kind = _kind_of(x)
-    if kind == _LEAF:
-        out.append((path, x))
-        return LEAF
-    if kind == _NONE:
-        return _NONE_DEF
-    keys, kids, aux = _keyed_children(x, kind)
-    defs: list[TreeDef] = []
-    n = 0
-    for key, c in zip(keys, kids):
-        try:
-            d = _flatten_with_path(c, (*path, key), out, is_leaf)
-        except TreeError as e:
-            raise _at(e, _step(key)) from None
-        defs.append(d)
-        n += d.num_leaves
-    return _treedef(kind, type(x), aux, tuple(defs), n)
+    return _tree.all(tree, is_leaf=is_leaf)
 
 
 @overload
@@ -397,17 +193,6 @@ def tree_flatten_with_path(
     out: list[tuple[KeyPath, object]] = []
     treedef = _flatten_with_path(tree, (), out, _path_is_leaf(is_leaf, is_leaf_takes_path))
     return out, treedef
-
-
-def _path_is_leaf(
-    is_leaf: Callable[[object], bool] | Callable[[KeyPath, object], bool] | None, takes_path: bool
-) -> Callable[[KeyPath, object], bool] | None:
-    if is_leaf is None:
-        return None
-    if takes_path:
-        return cast("Callable[[KeyPath, object], bool]", is_leaf)  # the overloads tie the two
-    one = cast("Callable[[object], bool]", is_leaf)  # the overloads tie the two
-    return lambda _, x: one(x)
 
 
 @overload
@@ -456,11 +241,77 @@ def tree_map_with_path(
     is_leaf_takes_path: bool = False,
 ) -> T:
     """``f(path, leaf, *matching subtrees of rest)`` at each leaf of ``tree``."""
-    pairs: list[tuple[KeyPath, object]] = []
-    treedef = _flatten_with_path(tree, (), pairs, _path_is_leaf(is_leaf, is_leaf_takes_path))
-    others = _leaves_up_to(treedef, rest, "tree_map_with_path")
-    results = [f(p, x, *xs) for (p, x), *xs in zip(pairs, *others)]
-    return cast(T, _tree.unflatten(treedef, results))  # the structure is tree's, its leaves are f's
+    return _map_with_path(f, tree, rest, _path_is_leaf(is_leaf, is_leaf_takes_path), "tree_map_with_path")
+
+
+def tree_transpose(
+    outer_treedef: PyTreeDef, inner_treedef: PyTreeDef | None, pytree_to_transpose: object
+) -> object:
+    """Turn a tree of structure ``outer_treedef`` whose subtrees (at its
+    leaves) have structure ``inner_treedef`` into a tree of structure
+    ``inner_treedef`` whose subtrees have ``outer_treedef``'s: a list of
+    dicts into a dict of lists, say. ``inner_treedef=None``: the structure of
+    the first of those subtrees.
+
+    Stricter than JAX, which checks only the number of leaves: the tree must
+    be ``outer_treedef`` with ``inner_treedef`` at each leaf, else an error
+    that is both a ``TypeError`` (as JAX's) and a ``TreeError``."""
+    return _transpose(outer_treedef, inner_treedef, pytree_to_transpose, "tree_transpose")
+
+
+# --- Partial ------------------------------------------------------------------------
+
+
+class _CallableShim:
+    """A callable that is not a ``functools.partial``, standing for one: so
+    that ``Partial(partial(f, a), b)`` keeps ``a`` out of its leaves
+    (``functools.partial`` would merge the two). Calls, hashes and compares
+    as the function it holds (as JAX's ``_HashableCallableShim``)."""
+
+    __slots__ = ("fun",)
+
+    def __init__(self, fun: Callable[..., object]) -> None:
+        self.fun = fun
+
+    def __call__(self, *args: object, **kwargs: object) -> object:
+        return self.fun(*args, **kwargs)
+
+    def __hash__(self) -> int:
+        return hash(self.fun)
+
+    def __eq__(self, other: object) -> bool:
+        return bool(self.fun == (other.fun if isinstance(other, _CallableShim) else other))
+
+    def __repr__(self) -> str:
+        return f"_CallableShim({self.fun!r})"
+
+
+class Partial(functools.partial[R]):
+    """``functools.partial`` as a pytree: its bound positional and keyword
+    arguments are the children (leaves, or subtrees), its function the static
+    node data. So a ``Partial`` can be an argument of a ``jit``-ed or
+    ``vmap``-ed function: its arguments are traced, its function is part of
+    the trace's cache key. As JAX's ``jax.tree_util.Partial``."""
+
+    def __new__(cls, func: Callable[..., R], /, *args: object, **kwargs: object) -> Self:
+        if isinstance(func, functools.partial):
+            # its arguments are not this Partial's children: it is static, as a whole
+            shim = cast("Callable[..., R]", _CallableShim(func))  # calls func
+            return super().__new__(cls, shim, *args, **kwargs)
+        return super().__new__(cls, func, *args, **kwargs)
+
+
+def _flatten_partial(
+    p: Partial[object],
+) -> tuple[tuple[tuple[object, ...], dict[str, object]], Callable[..., object]]:
+    return (p.args, p.keywords), p.func
+
+
+def _unflatten_partial(
+    func: Callable[..., object], children: tuple[tuple[object, ...], dict[str, object]]
+) -> Partial[object]:
+    args, kwargs = children
+    return Partial(func, *args, **kwargs)
 
 
 # --- registration ---------------------------------------------------------------
@@ -604,3 +455,6 @@ def register_dataclass(
 
     _register(nodetype, flatten, unflatten, flatten_with_keys)
     return nodetype
+
+
+register_pytree_node(Partial, _flatten_partial, _unflatten_partial)
