@@ -118,3 +118,19 @@ def test_integer_powers_with_array_exponents_are_jaxs(base: np.ndarray[Any, Any]
         np.testing.assert_array_equal(g, want)
     i = tnp.asarray(np.array([2, 3], np.int32))
     assert (i**2).dtype == np.int32  # a Python int exponent is integer_pow, as in JAX
+
+
+def test_a_traced_dimension_says_shapes_are_static() -> None:
+    from typedax.core.errors import ConcretizationError
+
+    cases: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
+        (lambda n: tnp.zeros(n), (3,)),
+        (lambda n: tnp.ones((n, 2)), (2,)),
+        (lambda x, n: x.reshape(n, -1), (np.ones(4), 2)),
+        (lambda x, n: tnp.reshape(x, (n, 2)), (np.ones(4), 2)),
+    ]
+    for f, args in cases:
+        with pytest.raises(ConcretizationError, match=r"the shape has a traced dimension \(int64\[\]\).*static_argnums"):
+            tdx.jit(f)(*args)
+    # NumPy integers are dimensions
+    assert tnp.ones(4).reshape(2, np.int64(2)).shape == (2, 2)  # type: ignore[arg-type]  # NumPy ints work at run time (an int to mypy only by SupportsIndex)

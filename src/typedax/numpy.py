@@ -30,13 +30,13 @@ from .core.dtypes import int32 as _int32
 from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
-from .core.errors import AxisError, PrimitiveTypeError
+from .core.errors import AxisError, ConcretizationError, PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
 from .core.config import X32_POSSIBLE
 from .core.dtypes import TO_32
-from .core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, scalar_as
+from .core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind1, current_trace, scalar_as
 from .primitives import (
     add_p, broadcast_p, div_p, dot_general_p, mul_p, reduce_sum_p, reshape_p, squeeze_p, sub_p, transpose_p,
 )
@@ -619,6 +619,7 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
 
 
 def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
+    _refuse_traced_dims("reshape", shape)
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     a = aval_of(x)
 
@@ -970,7 +971,21 @@ def dot(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.dot_general(a, b, (((xn - 1,), (yn - 2 if yn > 1 else 0,)), ((), ())))
 
 
+def _refuse_traced_dims(op: str, shape: object) -> None:
+    """A traced dimension is an error that says so (not "iteration over a
+    0-d array"): shapes are static, as in JAX."""
+    dims = shape if isinstance(shape, (list, tuple)) else (shape,)
+    for d in dims:
+        if isinstance(d, Tracer):
+            raise ConcretizationError(
+                f"{op}: the shape has a traced dimension ({d.aval.str_short()}): shapes must be "
+                "known while tracing. Mark the argument static (jit's static_argnums / "
+                "static_argnames), or compute the size from another array's .shape"
+            )
+
+
 def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
+    _refuse_traced_dims(op, shape)
     dims: tuple[object, ...] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     out: list[int] = []
     for d in dims:

@@ -374,7 +374,7 @@ class Array:
         tnp = _TNP or _load_numpy()
         if len(shape) == 1 and not isinstance(shape[0], int):
             return tnp.reshape(self, shape[0])
-        return tnp.reshape(self, [operator.index(d) for d in shape])  # type: ignore[arg-type]  # ints here
+        return tnp.reshape(self, list(shape))  # type: ignore[arg-type]  # ints, checked there
 
     def ravel(self) -> Array:
         return (_TNP or _load_numpy()).ravel(self)
