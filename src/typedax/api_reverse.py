@@ -86,30 +86,67 @@ def linearize(f: Callable[..., T], *primals: object) -> tuple[T, Callable[..., T
     return cast(T, tree.unflatten(out_tree, outs)), f_lin
 
 
-def vjp(f: Callable[[*Ts], T], *primals: *Ts) -> tuple[T, Callable[[T], tuple[*Ts]]]:
+@overload
+def vjp(
+    f: Callable[[*Ts], T], *primals: *Ts, has_aux: Literal[False] = False
+) -> tuple[T, Callable[[T], tuple[*Ts]]]: ...
+
+
+@overload
+def vjp(
+    f: Callable[[*Ts], tuple[T, Aux]], *primals: *Ts, has_aux: Literal[True]
+) -> tuple[T, Callable[[T], tuple[*Ts]], Aux]: ...
+
+
+def vjp(
+    f: Callable[[*Ts], object], *primals: *Ts, has_aux: bool = False
+) -> tuple[object, ...]:
     """``f``'s value at ``primals`` and its vector-Jacobian product: a
     function from an output cotangent (shaped like the output) to a tuple
     with one cotangent per argument (shaped like that argument, and typed as
-    it: annotate primals as ``Array`` or pytrees of them)."""
+    it: annotate primals as ``Array`` or pytrees of them). With ``has_aux``,
+    ``f`` returns ``(output, aux)``; ``aux`` is returned third, not
+    differentiated (as ``jax.vjp``)."""
     leaves, in_tree = tree.flatten((primals, {}))
-    run, out_trees = flat_fun(f, in_tree)
-    outs, lin = linearize_flat(run, _values(leaves))
-    out_tree = out_trees[-1]
-    out_avals = [aval_of(o) for o in outs]
 
-    def f_vjp(ct: T) -> tuple[*Ts]:
+    def pair(*args: *Ts) -> object:
+        out = f(*args)
+        if not isinstance(out, tuple) or len(out) != 2:
+            raise GradOutputError(
+                f"vjp with has_aux=True requires the function to return a pair (output, aux), "
+                f"got {_kind(out)}"
+            )
+        return out
+
+    run, out_trees = flat_fun(pair if has_aux else f, in_tree)
+    outs, lin = linearize_flat(run, _values(leaves))
+    out_tree, aux_tree = (out_trees[-1].children[0], out_trees[-1].children[1]) if has_aux else (out_trees[-1], None)
+    n_out = out_tree.num_leaves
+    out_avals = [aval_of(o) for o in outs[:n_out]]
+
+    def f_vjp(ct: object) -> tuple[*Ts]:
         ct_leaves, ct_tree = tree.flatten(ct)
         if ct_tree != out_tree:
             raise TangentTypeError(
                 f"vjp: the cotangent has tree structure {ct_tree} but the output has "
                 f"{out_tree}; they must match"
             )
-        cts = _conform("vjp", "cotangent", _values(ct_leaves), out_avals)
-        args_kwargs = tree.unflatten(in_tree, lin.transpose(list(cts)))
+        cts: list[Value | None] = list(_conform("vjp", "cotangent", _values(ct_leaves), out_avals))
+        args_kwargs = tree.unflatten(in_tree, lin.transpose(cts + [None] * (len(outs) - n_out)))
         assert isinstance(args_kwargs, tuple)
         return cast(tuple[*Ts], tuple(args_kwargs[0]))
 
-    return cast(T, tree.unflatten(out_tree, outs)), f_vjp
+    primal_out = tree.unflatten(out_tree, outs[:n_out])
+    if aux_tree is None:
+        return primal_out, f_vjp
+    return primal_out, f_vjp, tree.unflatten(aux_tree, outs[n_out:])
+
+
+def _kind(x: object) -> str:
+    """What a user returned, in their terms (an ``Array``, not a tracer class)."""
+    if isinstance(x, Array):
+        return f"an Array of type {aval_of(x).str_short()}"
+    return f"a {type(x).__name__}" if not isinstance(x, tuple) else f"a tuple of {len(x)}"
 
 
 # -- gradients with respect to some arguments ----------------------------------
@@ -160,7 +197,7 @@ class _Diff:
             if not isinstance(out, tuple) or len(out) != 2:
                 raise GradOutputError(
                     f"{self.who} with has_aux=True requires the function to return a pair "
-                    f"(output, aux), got {type(out).__name__}"
+                    f"(output, aux), got {_kind(out)}"
                 )
             out, aux = out
         flat, self.out_tree = tree.flatten(out)
@@ -357,26 +394,38 @@ def value_and_grad(
 
 # -- Jacobians and Hessians ----------------------------------------------------
 @overload
-def jacrev(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+def jacrev(f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False) -> Callable[P, T]: ...
 
 
 @overload
-def jacrev(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+def jacrev(
+    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False
+) -> Callable[P, object]: ...
 
 
-def jacrev(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+@overload
+def jacrev(
+    f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
+) -> Callable[P, tuple[object, Aux]]: ...
+
+
+def jacrev(
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+) -> Callable[P, object]:
     """The Jacobian of ``f`` by reverse mode (``jax.jacrev``): each output
     leaf of shape ``S`` is replaced by the derivatives with respect to the
     arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
     shape ``S + I``; with a tuple of ``argnums``, a tuple per output leaf.
-    One linearization; the transpose is mapped over the output basis."""
+    One linearization; the transpose is mapped over the output basis. With
+    ``has_aux``, ``f`` returns ``(output, aux)`` and the result is
+    ``(jacobian, aux)``."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
-        d = _Diff("jacrev", f, args, kwargs, argnums, False)
+        d = _Diff("jacrev", f, args, kwargs, argnums, has_aux)
         outs, lin = d.linearize()
         per_out: list[object] = []
-        for j, y in enumerate(outs):
+        for j, y in enumerate(outs[: d.num_out]):
             ya = aval_of(y)
             if not is_float(ya.dtype):
                 raise GradOutputError(
@@ -384,7 +433,8 @@ def jacrev(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
                     f"{ya.str_short()}"
                 )
             per_out.append(d.grads(_pullback_rows(lin, j, len(outs), ya, d.avals)))
-        return tree.unflatten(d.out_tree, per_out)
+        jacobian = tree.unflatten(d.out_tree, per_out)
+        return (jacobian, d.aux(outs)) if has_aux else jacobian
 
     return jac
 
