@@ -80,7 +80,7 @@ def mistakes(params: Params, x: tdx.Array, y: tdx.Array) -> None:
     tdx.jvp(f, (x,), (x,))[1].shape()  # jvp/result-misuse E: operator
 
     # vjp: f is Callable[[*Ts], T] and the primals are *Ts
-    tdx.vjp(f, x, scale=2.0)  # vjp/wrong-keyword E: call-arg
+    tdx.vjp(f, x, scale=2.0)  # vjp/wrong-keyword E: call-overload
     tdx.vjp(g2, x)  # vjp/missing-argument E: arg-type
     tdx.vjp(f, "x")  # vjp/wrong-type E: arg-type
     out: str = tdx.vjp(f, x)[0]  # vjp/result-misuse E: assignment
