@@ -5,8 +5,17 @@ Tuples, lists, dicts (keys sorted, as JAX does), ``None``, namedtuples and
 dataclasses work out of the box; other container types join with
 ``register_node``. Everything else is a leaf.
 
-``typedax.tree_util`` (JAX's ``jax.tree_util`` names, key paths) is built on
-this module's registry and node classification, not a copy of them.
+The functions are ``jax.tree``'s, with its signatures: ``flatten``,
+``unflatten``, ``leaves``, ``structure``, ``map`` (further trees need only have
+the first tree's structure as a prefix), ``reduce``, ``all``, ``transpose``,
+and ``flatten_with_path``, ``leaves_with_path``, ``map_with_path`` (key paths
+of ``SequenceKey``, ``DictKey``, ``GetAttrKey``, ``FlattenedIndexKey``,
+printed by ``keystr``). ``TreeDef`` is JAX's ``PyTreeDef``: ``unflatten``,
+``flatten_up_to``, ``compose``, ``num_leaves``, ``num_nodes``, ``children()``,
+and JAX's ``repr``.
+
+``typedax.tree_util`` (JAX's ``jax.tree_util`` names) is built on this
+module's registry, node classification and key paths, not a copy of them.
 """
 
 from __future__ import annotations

@@ -11,13 +11,17 @@ the others, which ``f`` receives as it is); custom ``unflatten`` functions
 receive their children as a tuple; key paths are tuples of ``SequenceKey``
 (tuples, lists), ``DictKey`` (dicts), ``GetAttrKey`` (namedtuples,
 dataclasses) and ``FlattenedIndexKey`` (custom nodes registered without
-keys), and ``keystr`` prints them as JAX does.
+keys), and ``keystr`` prints them as JAX does; ``Partial`` is a
+``functools.partial`` whose arguments are its children and whose function is
+static (so it passes through ``jit`` and ``vmap``).
 
 What differs: a dataclass is a node here without registration (it is a leaf
 in JAX unless registered with ``register_dataclass``), keyed by its field
 names, all of them data; ``OrderedDict`` and ``defaultdict`` are leaves here
 unless registered. Errors are ``TreeError`` (a ``ValueError``), naming where
-in the tree they happened.
+in the tree they happened. ``tree_transpose`` checks the whole structure (JAX
+checks only the number of leaves), and transposes an outer structure with no
+leaves (JAX raises).
 """
 
 from __future__ import annotations
@@ -30,8 +34,8 @@ from typing import Literal, Self, TypeAlias, TypeVar, cast, overload
 from . import tree as _tree
 from .core.errors import TreeError
 
-# The node classification, the registry and the TreeDef builder are
-# typedax.tree's own (one registry, one notion of what a node is).
+# The node classification, the registry, the TreeDef builder and the key
+# paths are typedax.tree's own (one registry, one notion of what a node is).
 from .tree import (
     _TUPLE,
     DictKey,
