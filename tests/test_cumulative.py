@@ -10,7 +10,7 @@ from collections.abc import Callable
 import jax
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -18,6 +18,8 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -30,7 +32,7 @@ OPS: dict[str, tuple[Callable[..., tdx.Array], Callable[..., jax.Array]]] = {
 }
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(st.sampled_from(sorted(OPS)), st.sampled_from(["int32", "int64", "float32", "float64"]),
        hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5), st.data())
 def test_values_match_jax_and_jit(name: str, dtype: str, shape: tuple[int, ...], data: st.DataObject) -> None:

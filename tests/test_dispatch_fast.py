@@ -35,6 +35,8 @@ from typedax.core.errors import DeletedArrayError
 from typedax.jitting import Jitted
 from typedax.jitting.api import PACK_AFTER
 
+from _examples import ci_examples
+
 DTYPES = [np.dtype(d) for d in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64,
     np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
@@ -126,7 +128,7 @@ def run_both(
     assert len(slow) == 1, f"{len(slow)} of {n_calls} calls took the general path"
 
 
-@settings(max_examples=60)
+@ci_examples(30, otherwise=60)
 @given(calls(), st.integers(0, 2**16), st.booleans())
 def test_fast_path_equals_general_path(
     specs: list[tuple[str, np.dtype[Any], tuple[int, ...]]], seed: int, x64: bool

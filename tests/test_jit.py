@@ -92,6 +92,7 @@ def test_tutorial_jvp_and_vmap_of_jit() -> None:
 
 
 # -- agreement on generated programs ---------------------------------------------------
+@ci_examples(30)
 @given(jaxprs_with_args(max_eqns=8))
 def test_jit_of_function_agrees(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case

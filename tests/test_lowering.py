@@ -22,6 +22,8 @@ from typedax.lowering import Array, PlatformError, device_put, lower_jaxpr
 from typedax.lowering import runtime
 from typedax.testing import covered_primitives, jaxprs_with_args
 
+from _examples import ci_examples
+
 KEY_PRIMITIVES = {p.name for p in _KEYS.primitives}
 
 
@@ -56,6 +58,7 @@ def test_generator_covers_every_first_order_primitive() -> None:
     assert names <= covered_primitives()
 
 
+@ci_examples(30)
 @given(jaxprs_with_args(max_eqns=8))
 def test_compiled_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case
@@ -66,6 +69,7 @@ def test_compiled_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> 
         assert_same(g, w)
 
 
+@ci_examples(30)
 @given(jaxprs_with_args(max_eqns=6, dtypes=[np.dtype(np.float32)], float_only=True))
 def test_compiled_float32_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case

@@ -14,7 +14,7 @@ import jax.nn as jnn
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -22,6 +22,8 @@ import typedax as tdx
 import typedax.nn as nn
 import typedax.numpy as tnp
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -65,7 +67,7 @@ def jax_grad(name: str) -> Callable[..., Any]:
     return fn
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(inputs(dtype))
@@ -75,7 +77,7 @@ def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None
     close(tdx.jit(f)(x), want)
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.data())
 def test_gradients_match_jax_nn(name: str, data: st.DataObject) -> None:
     """Kinks included: relu'(0) = 0, relu6'(0) = relu6'(6) = 0, as JAX."""

@@ -16,7 +16,7 @@ import jax.nn as jnn
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -24,6 +24,8 @@ import typedax as tdx
 import typedax.nn as nn
 import typedax.numpy as tnp
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -74,7 +76,7 @@ def cut(w: Any, shape: tuple[int, ...]) -> Any:
     return w[..., : shape[-1]] if shape else w.reshape(-1)[0]
 
 
-@settings(max_examples=40, deadline=None)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(inputs(dtype, *domain(name)))
@@ -84,7 +86,7 @@ def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None
     close(tdx.jit(f)(x), want)
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.data())
 def test_gradients_match_jax_nn(name: str, data: st.DataObject) -> None:
     x = data.draw(inputs("float64", *domain(name)))

@@ -21,6 +21,8 @@ from typedax import lax
 from typedax.core import PrimitiveTypeError
 from typedax.core.avals import ShapedArray
 from typedax.primitives import concatenate_p, iota_p, pad_p, squeeze_p
+
+from _examples import ci_examples
 from test_slicing import DTYPES, F64, dtypes, laws, rand, same, seeds, shapes
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
@@ -86,7 +88,7 @@ def pad_cases(draw: st.DrawFn) -> tuple[tuple[int, ...], list[tuple[int, int, in
     return shape, config
 
 
-@settings(max_examples=50)
+@ci_examples(25, otherwise=50)
 @given(pad_cases(), dtypes, seeds)
 def test_pad(case: tuple[tuple[int, ...], list[tuple[int, int, int]]], dtype: np.dtype[Any], seed: int) -> None:
     shape, config = case

@@ -28,6 +28,8 @@ from typedax.primitives import dynamic_slice_p, dynamic_update_slice_p, slice_p
 from typedax.core.avals import ShapedArray
 from typedax.testing import assert_roundtrips
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 DTYPES: list[np.dtype[Any]] = [np.dtype(d) for d in ("bool", "int32", "int64", "float32", "float64")]
@@ -214,7 +216,7 @@ def _wrapped_clamped(starts: Sequence[int], shape: Sequence[int], sizes: Sequenc
     return [min(max(i + n if i < 0 else i, 0), n - k) for i, n, k in zip(starts, shape, sizes)]
 
 
-@settings(max_examples=40)
+@ci_examples(20, otherwise=40)
 @given(dynamic_cases(), dtypes, st.sampled_from([np.int32, np.int64]), seeds)
 def test_dynamic_slice(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
                        dtype: np.dtype[Any], idx: type, seed: int) -> None:
@@ -231,7 +233,7 @@ def test_dynamic_slice(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, 
     laws(f, [x, *(np.asarray(i, idx) for i in starts)], want, seed=seed, linear=[0], batch=[0])
 
 
-@settings(max_examples=40)
+@ci_examples(20, otherwise=40)
 @given(dynamic_cases(), dtypes, seeds)
 def test_dynamic_update_slice(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]],
                               dtype: np.dtype[Any], seed: int) -> None:
@@ -328,7 +330,7 @@ def test_grad_through_dynamic_slice_with_traced_start() -> None:
         same(g, want)
 
 
-@settings(deadline=None, max_examples=40)
+@ci_examples(20, otherwise=40, deadline=None)
 @given(st.data())
 def test_vmap_over_batched_start_indices_matches_a_loop(data: st.DataObject) -> None:
     """Batched starts become a gather (dynamic_slice) or a scatter

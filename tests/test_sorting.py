@@ -10,7 +10,7 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -18,6 +18,8 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -29,7 +31,7 @@ def bits(a: object) -> np.ndarray:
     return x.view(f"u{x.dtype.itemsize}") if x.dtype.kind == "f" else x
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(hnp.array_shapes(min_dims=1, max_dims=3, max_side=5), st.integers(1, 3), st.data())
 def test_sort_matches_jax_bit_for_bit(shape: tuple[int, ...], n_ops: int, data: st.DataObject) -> None:
     ops = [data.draw(hnp.arrays(np.float64, shape, elements=FLOATS)),
@@ -52,7 +54,7 @@ def test_signed_zeros_are_equal_keys_and_nans_go_last() -> None:
     np.testing.assert_array_equal(np.signbit(np.asarray(s)), [True, False, True, True, False, False])
 
 
-@settings(max_examples=30, deadline=None)
+@ci_examples(15, otherwise=30, deadline=None)
 @given(hnp.array_shapes(min_dims=1, max_dims=3, max_side=5), st.sampled_from(["float64", "float32", "int32", "bool"]), st.data())
 def test_top_k_matches_jax(shape: tuple[int, ...], dtype: str, data: st.DataObject) -> None:
     d = np.dtype(dtype)
