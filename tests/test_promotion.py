@@ -22,6 +22,8 @@ import typedax.numpy as tnp
 from typedax.core import promotion
 from typedax.core.errors import PrimitiveTypeError
 
+from _examples import ci_examples
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 SUPPORTED = ["bool", "int32", "int64", "float32", "float64"]
@@ -145,6 +147,7 @@ def jax_binary_dtype(op: str, ka: str, fa: str, kb: str, fb: str) -> np.dtype[An
 
 
 @pytest.mark.parametrize("op", list(BINARY))
+@ci_examples(30)
 @given(a=operands, b=operands)
 def test_binary_result_dtypes_match_jax(op: str, a: tuple[str, str], b: tuple[str, str]) -> None:
     expected = jax_binary_dtype(op, *a, *b)
@@ -167,6 +170,7 @@ def jax_where_dtype(ka: str, fa: str, kb: str, fb: str) -> np.dtype[Any]:
     return d
 
 
+@ci_examples(30)
 @given(a=operands, b=operands, cond=st.sampled_from(["bool", "int32", "float64"]))
 def test_where_result_dtype_matches_jax(a: tuple[str, str], b: tuple[str, str], cond: str) -> None:
     c = np.array([1, 0], dtype=cond)
