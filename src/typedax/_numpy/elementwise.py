@@ -102,7 +102,11 @@ def cbrt(x: ArrayLike, /) -> Array:
     step, within an ulp of the root; a bare ``|x| ** (1/3)`` is tens of ulp off)."""
     from .. import numpy as tnp
 
-    return lax.cbrt(tnp._float(x))
+    v = tnp._float(x)
+    out = lax.cbrt(v)
+    a = aval_of(v)
+    # weak if x is, as JAX's (a primitive there): lax.cbrt's strong constants make it strong
+    return lax._convert_weak(out, a.dtype) if a.weak_type and not aval_of(out).weak_type else out
 
 
 def signbit(x: ArrayLike, /) -> Array:

@@ -31,7 +31,7 @@ VALUE, DERIVATIVE = "value", "derivative"
 
 def first_order(value: Array, args: Sequence[Array], partials: Sequence[Array | None]) -> Array:
     """``value`` (computed from stopped ``args``) with first derivatives
-    ``partials`` (``None``: zero)."""
+    ``partials`` (``None``: zero); weakly typed if ``value`` is."""
     out = lax.stop_gradient(value)
     for x, d in zip(args, partials):
         if d is not None:
@@ -40,7 +40,7 @@ def first_order(value: Array, args: Sequence[Array], partials: Sequence[Array | 
             # NaN partial (a domain error of JAX's rule) none
             t = tnp.where(tnp.isfinite(x), tnp.subtract(x, lax.stop_gradient(x)), tnp.zeros_like(x))
             out = tnp.add(out, tnp.multiply(lax.stop_gradient(tnp.nan_to_num(d, nan=0.0)), t))
-    return out
+    return _weak_as(out, value)
 
 
 def traced(*args: Array) -> bool:
@@ -49,12 +49,27 @@ def traced(*args: Array) -> bool:
     return any(isinstance(a, Tracer) for a in args)
 
 
+def _weak_as(out: Array, like: Array) -> Array:
+    """``out``, weakly typed if ``like`` is (and ``out`` is not)."""
+    a = aval_of(out)
+    if aval_of(like).weak_type and not a.weak_type:
+        return lax._convert_weak(out, a.dtype)
+    return out
+
+
 def upcast_half(fn: Callable[..., Array], *args: Array) -> Array:
-    """``fn`` in float32 for 16-bit float operands (XLA's upcast), rounded back."""
+    """``fn`` in float32 for 16-bit float operands (XLA's upcast), rounded
+    back; weakly typed if every operand is (JAX's rule for its primitives
+    ``igamma``, ``igammac``, ``regularized_incomplete_beta``): the loops' strong
+    constants would make it strong."""
     dtype = aval_of(args[0]).dtype
     if dtype in HALF:
-        return tnp.astype(fn(*(tnp.astype(a, np.dtype(np.float32)) for a in args)), dtype)
-    return fn(*args)
+        out = tnp.astype(fn(*(tnp.astype(a, np.dtype(np.float32)) for a in args)), dtype)
+    else:
+        out = fn(*args)
+    if all(aval_of(a).weak_type for a in args) and not aval_of(out).weak_type:
+        return lax._convert_weak(out, aval_of(out).dtype)
+    return out
 
 
 def _any(p: Array) -> Array:

@@ -10,6 +10,7 @@ contributions to the derivative cancel, so the result is the same); ``xlogy``/``
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Literal, overload
 
@@ -18,9 +19,10 @@ import numpy as np
 from .. import lax
 from .. import numpy as tnp
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import HALF, is_float
+from ..core.dtypes import HALF, default_float, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
+from ..core.promotion import join
 from ..core.trace import aval_of
 from . import _iterative as _it
 
@@ -71,7 +73,7 @@ def expit(x: ArrayLike) -> Array:
 def logit(x: ArrayLike) -> Array:
     """``log(x / (1 - x))``."""
     a = _inexact(x)
-    return lax.log(lax.div(a, lax.sub(np.asarray(1.0, aval_of(a).dtype), a)))
+    return lax.log(lax.div(a, lax.sub(_c(1.0, a), a)))
 
 
 def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
@@ -82,9 +84,9 @@ def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
     # propagates, as in JAX and scipy), else a harmless one
     lo = -1.0 if log1p else 0.0
     fine = tnp.logical_or(tnp.logical_and(tnp.isfinite(b), tnp.greater(b, lo)), tnp.isnan(b))
-    safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), np.asarray(0.0 if log1p else 1.0, dtype), b)
+    safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), _c(0.0 if log1p else 1.0, a), b)
     out = tnp.multiply(a, lax.log1p(safe) if log1p else lax.log(safe))
-    return tnp.where(x_zero, tnp.add(out, np.asarray(0.0, dtype)), out)  # +0.0 where x == 0, as JAX
+    return tnp.where(x_zero, tnp.add(out, _c(0.0, a)), out)  # +0.0 where x == 0, as JAX
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
@@ -162,21 +164,47 @@ def logsumexp(
 # -- the rest of jax.scipy.special ------------------------------------------------------
 def _promote(*xs: ArrayLike) -> list[Array]:
     """JAX's ``promote_args_inexact``: one float dtype for all (integers and
-    bools become floats), broadcast to one shape."""
+    bools become floats), broadcast to one shape. The operands are weakly
+    typed when their common type is weak (JAX's ``lattice_result_type``:
+    Python scalars, weakly typed arrays, e.g. ``xlogy(0.5, 2)``; also
+    ``int32`` beside a Python float, as ``jnp.int32(1) + 0.5`` is), so that
+    ``f32_array + norm.logpdf(0.5)`` stays float32, as in JAX; else strong."""
     dtype = tnp.result_type(*xs)
     dtype = dtype if is_float(dtype) else tnp._inexact(dtype)
-    return [tnp.asarray(v) for v in tnp._prepare(*(tnp.astype(x, dtype) for x in xs))]
+    node = functools.reduce(join, (tnp._node(x) for x in xs))
+    if node in _WEAK_NODES:
+        vs = [lax._convert_weak(x, dtype) if aval_of(x).dtype != dtype or not aval_of(x).weak_type else x
+              for x in xs]
+    else:
+        vs = [tnp.astype(x, dtype) for x in xs]
+    return [tnp.asarray(v) for v in tnp._prepare(*vs)]
 
 
-def _c(v: float, like: ArrayLike) -> NDArray:
+_WEAK_NODES = frozenset({"i*", "f*"})
+
+
+def _c(v: float, like: ArrayLike) -> NDArray | float:
+    """``v`` as a constant in ``like``'s dtype, as JAX's ``lax._const``: a
+    Python float (weak: the result stays weak) beside a weakly typed
+    rank-0 float of the default float dtype, else a (strong) NumPy scalar."""
+    a = aval_of(like)
+    if a.weak_type and not a.shape and a.dtype == default_float():
+        return float(v)
+    return np.asarray(v, a.dtype)
+
+
+def _cs(v: float, like: ArrayLike) -> NDArray:
+    """``v`` as a strong NumPy scalar of ``like``'s dtype (where JAX builds
+    its constants with ``np.array``/``dtype(v)``: the result is strong)."""
     return np.asarray(v, aval_of(like).dtype)
 
 
 def _polyval(coeffs: Sequence[float], x: Array) -> Array:
-    """Horner's rule from 0, as ``jnp.polyval`` (coefficients in ``x``'s dtype)."""
+    """Horner's rule from 0, as ``jnp.polyval`` (coefficients in ``x``'s
+    dtype, strong: JAX passes them as a NumPy array)."""
     y = tnp.zeros_like(x)
     for c in coeffs:
-        y = tnp.add(tnp.multiply(y, x), _c(c, x))
+        y = tnp.add(tnp.multiply(y, x), _cs(c, x))
     return y
 
 
@@ -195,7 +223,7 @@ def gammasgn(x: ArrayLike) -> Array:
     nan_case = tnp.logical_or(tnp.logical_and(neg, tnp.equal(a, floor_x)), tnp.isnan(a))
     minus = tnp.logical_or(tnp.logical_and(neg, tnp.not_equal(tnp.remainder(floor_x, 2.0), 0.0)),
                            tnp.logical_and(tnp.equal(a, 0.0), tnp.signbit(a)))
-    return tnp.where(nan_case, _c(np.nan, a), tnp.where(minus, _c(-1.0, a), _c(1.0, a)))
+    return tnp.where(nan_case, _cs(np.nan, a), tnp.where(minus, _cs(-1.0, a), _cs(1.0, a)))
 
 
 def gamma(x: ArrayLike) -> Array:
@@ -275,7 +303,7 @@ def poch(z: ArrayLike, m: ArrayLike) -> Array:
     (``poch * (digamma(z + m) - digamma(z))`` in ``z``, ``poch *
     digamma(z + m)`` in ``m``) wherever the gammas are finite."""
     zz, mm = _promote(z, m)
-    return tnp.where(tnp.equal(mm, 0.0), _c(1.0, zz), tnp.divide(gamma(tnp.add(zz, mm)), gamma(zz)))
+    return tnp.where(tnp.equal(mm, 0.0), _cs(1.0, zz), tnp.divide(gamma(tnp.add(zz, mm)), gamma(zz)))
 
 
 def multigammaln(a: ArrayLike, d: int) -> Array:
@@ -362,7 +390,7 @@ _NDTRI_Q2 = (1.0, 6.02427039364742, 3.6798356385616087, 1.3770209948908132, 0.21
 def _ndtri(p: Array) -> Array:
     """JAX's ``_ndtri`` (Cephes' rational approximations in three ranges)."""
     def c(v: float) -> NDArray:
-        return _c(v, p)
+        return _cs(v, p)
 
     maybe_complement = tnp.where(tnp.greater(p, c(-np.expm1(-2.0))), tnp.subtract(c(1.0), p), p)
     mcp = tnp.where(tnp.equal(maybe_complement, 0.0), tnp.full_like(p, 0.5), maybe_complement)
@@ -568,7 +596,7 @@ _ZETA_COEFFS = (
 def _zeta(x: Array, q: Array) -> Array:
     """XLA's Hurwitz zeta (``chlo.zeta``): nine terms of the sum, then a
     12-term Euler-Maclaurin correction; its domain errors and poles."""
-    def c(v: float) -> NDArray:
+    def c(v: float) -> NDArray | float:
         return _c(v, x)
 
     a = q
@@ -644,10 +672,10 @@ def erfcx(x: ArrayLike) -> Array:
         return tnp.astype(erfcx(tnp.astype(a, np.dtype(np.float32))), dtype)
     nterms = 9 if dtype == np.float64 else 5
     threshold = float(np.sqrt(np.log(float(tnp.finfo(dtype).max))))
-    large = tnp.greater(a, _c(threshold, a))
+    large = tnp.greater(a, _cs(threshold, a))
     safe = tnp.where(large, tnp.ones_like(a), a)
     direct = tnp.multiply(tnp.exp(tnp.square(safe)), lax.erfc(safe))
     big = tnp.where(large, a, tnp.full_like(a, threshold))  # the series' argument, away from 0
-    t = tnp.divide(_c(1.0, a), tnp.square(big))
-    asymp = tnp.divide(_polyval(_ERFCX_COEFFS[-nterms:], t), tnp.multiply(big, _c(float(np.sqrt(np.pi)), a)))
+    t = tnp.divide(_cs(1.0, a), tnp.square(big))
+    asymp = tnp.divide(_polyval(_ERFCX_COEFFS[-nterms:], t), tnp.multiply(big, _cs(float(np.sqrt(np.pi)), a)))
     return tnp.where(large, asymp, direct)

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import lax
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
 from ..special import betainc, betaln, xlog1py, xlogy
-from ._common import c, promote
+from ._common import c, clamp, promote
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
@@ -31,7 +30,7 @@ def pdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: Arr
 
 
 def _unit(xv: Array, lv: Array, sv: Array) -> Array:
-    return lax.clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), sv), c(1.0, xv))
+    return clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), sv), c(1.0, xv))
 
 
 def cdf(x: ArrayLike, a: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

@@ -9,7 +9,7 @@ from ... import lax
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
 from ..special import gammainc, gammaincc
-from ._common import c, promote
+from ._common import c, clamp, promote
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
@@ -30,7 +30,7 @@ def pdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -
 
 
 def _half_y(xv: Array, lv: Array, sv: Array) -> Array:
-    return lax.clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), tnp.multiply(sv, c(2.0, sv))), c(np.inf, xv))
+    return clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), tnp.multiply(sv, c(2.0, sv))), c(np.inf, xv))
 
 
 def cdf(x: ArrayLike, df: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

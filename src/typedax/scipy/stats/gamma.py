@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ... import lax
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
 from ..special import gammainc, gammaincc, gammaln, xlogy
-from ._common import c, promote
+from ._common import c, clamp, promote
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "sf"]
 
@@ -30,7 +29,7 @@ def pdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 
 def cdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, av, lv, sv = promote(x, a, loc, scale)
-    return gammainc(av, lax.clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), sv), c(np.inf, xv)))
+    return gammainc(av, clamp(c(0.0, xv), tnp.divide(tnp.subtract(xv, lv), sv), c(np.inf, xv)))
 
 
 def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

@@ -8,19 +8,21 @@ import numpy as np
 from ... import lax
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ...core.dtypes import default_float, is_float
+from ...core.dtypes import default_float
 from ...core.trace import Value, aval_of
+from ._common import c, promote
 
 __all__ = ["cdf", "logcdf", "logpdf", "pdf", "ppf"]
 
 
-def _inexact(*xs: ArrayLike) -> list[Value]:
-    dtype = tnp.result_type(*xs)
-    dtype = dtype if is_float(dtype) else tnp._inexact(dtype)
-    return tnp._prepare(*(tnp.astype(x, dtype) for x in xs))
+def _inexact(*xs: ArrayLike) -> list[Array]:
+    """JAX's ``promote_args_inexact`` (weak for Python scalars): ``_common``'s ``promote``."""
+    return promote(*xs)
 
 
 def _c(v: float, like: Value) -> np.ndarray[tuple[()], np.dtype[np.floating]]:
+    """A strong constant: JAX's ``ndtr`` and ``log_ndtr`` build theirs as NumPy
+    scalars (their results are strong); ``logpdf`` uses ``c`` (weak-aware)."""
     return np.asarray(v, aval_of(like).dtype)
 
 
@@ -28,10 +30,10 @@ def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     """``-(log(2 pi scale**2) + ((x - loc) / scale)**2) / 2``, as JAX computes it."""
     xv, lv, sv = _inexact(x, loc, scale)
     scale_sqrd = lax.mul(sv, sv)
-    log_normalizer = lax.log(lax.mul(_c(2 * np.pi, xv), scale_sqrd))
+    log_normalizer = lax.log(lax.mul(c(2 * np.pi, xv), scale_sqrd))
     d = lax.sub(xv, lv)
     quadratic = lax.div(lax.mul(d, d), scale_sqrd)
-    return lax.div(lax.add(log_normalizer, quadratic), _c(-2.0, xv))
+    return lax.div(lax.add(log_normalizer, quadratic), c(-2.0, xv))
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

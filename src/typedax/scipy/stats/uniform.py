@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ._common import c, promote
+from ._common import c, cs, promote
 
 __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 
@@ -26,8 +26,9 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, lv, sv = promote(x, loc, scale)
     hi = tnp.add(lv, sv)
     inside = tnp.logical_and(tnp.greater_equal(xv, lv), tnp.less_equal(xv, hi))
-    return tnp.where(tnp.less(xv, lv), c(0.0, xv), tnp.where(tnp.greater(xv, hi), c(1.0, xv),
-                     tnp.where(inside, tnp.divide(tnp.subtract(xv, lv), sv), c(0.0, xv))))
+    # strong constants, as JAX's (``jnp.array(0, x.dtype)``): the result is strong
+    return tnp.where(tnp.less(xv, lv), cs(0.0, xv), tnp.where(tnp.greater(xv, hi), cs(1.0, xv),
+                     tnp.where(inside, tnp.divide(tnp.subtract(xv, lv), sv), cs(0.0, xv))))
 
 
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
