@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Generic, Literal, TypeAlias, TypeVar, cast, overload
 
 from .core.errors import TreeError as TreeError
+from .core.errors import TreeTransposeError
 
 __all__ = [
     "TreeDef",
@@ -661,19 +662,14 @@ def _map_with_path(
     return cast(T, unflatten(treedef, results))  # the structure is tree's, its leaves are f's
 
 
-class _TransposeError(TreeError, TypeError):
-    """A tree that ``tree_transpose`` cannot transpose: a ``TypeError``, as in
-    JAX, and a ``TreeError`` (a ``ValueError``) naming where."""
-
-
 def _transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None, pytree_to_transpose: object, name: str) -> object:
     try:
         subtrees = outer_treedef.flatten_up_to(pytree_to_transpose)
     except TreeError as e:
-        raise _TransposeError(f"{name}: outer_treedef {outer_treedef} is not the tree's outer structure: {e}") from None
+        raise TreeTransposeError(f"{name}: outer_treedef {outer_treedef} is not the tree's outer structure: {e}") from None
     if inner_treedef is None:
         if not subtrees:
-            raise _TransposeError(
+            raise TreeTransposeError(
                 f"{name}: outer_treedef {outer_treedef} has no leaves, so there is no "
                 "subtree to take inner_treedef from: pass it"
             )
@@ -682,7 +678,7 @@ def _transpose(outer_treedef: TreeDef, inner_treedef: TreeDef | None, pytree_to_
     for i, sub in enumerate(subtrees):
         flat, d = flatten(sub)
         if d != inner_treedef:
-            raise _TransposeError(
+            raise TreeTransposeError(
                 f"{name}: the subtree at leaf {i} of outer_treedef {outer_treedef} has "
                 f"structure {d}, where inner_treedef is {inner_treedef}"
             )

@@ -138,6 +138,11 @@ class TreeError(TypedaxError, ValueError):
         super().__init__(f"at tree{path}: {message}" if path else message)
 
 
+class TreeTransposeError(TreeError, TypeError):
+    """A tree that ``tree.transpose`` cannot transpose: a ``TypeError``, as in
+    JAX, and a ``TreeError`` (a ``ValueError``) naming where."""
+
+
 class PlatformError(TypedaxError, RuntimeError):
     """The requested device platform is unknown or not available."""
 
