@@ -619,7 +619,8 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
 
 
 def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
-    _refuse_traced_dims("reshape", shape)
+    if not isinstance(shape, (int, np.integer, list, tuple)):
+        _refuse_traced_dims("reshape", shape)  # (only off the common path)
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     a = aval_of(x)
 
@@ -627,6 +628,7 @@ def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
         return PrimitiveTypeError(f"reshape: cannot reshape an array of shape {a.shape} into shape {tuple(dims)}")
 
     if builtins.any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
+        _refuse_traced_dims("reshape", dims)
         raise TypeError(f"reshape: the new shape must be integers, got {shape!r}")
     dims = [int(d) for d in dims]
     if dims.count(-1) > 1 or builtins.any(d < -1 for d in dims):
@@ -985,11 +987,15 @@ def _refuse_traced_dims(op: str, shape: object) -> None:
 
 
 def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
-    _refuse_traced_dims(op, shape)
+    if not isinstance(shape, (int, np.integer, list, tuple)):
+        _refuse_traced_dims(op, shape)  # (only off the common path)
     dims: tuple[object, ...] = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
     out: list[int] = []
     for d in dims:
-        if not isinstance(d, (int, np.integer)) or type(d) is bool or d < 0:
+        if not isinstance(d, (int, np.integer)) or type(d) is bool:
+            _refuse_traced_dims(op, dims)
+            raise PrimitiveTypeError(f"{op}: a shape is non-negative integers, got {shape!r}")
+        if d < 0:
             raise PrimitiveTypeError(f"{op}: a shape is non-negative integers, got {shape!r}")
         out.append(int(d))
     return tuple(out)
