@@ -302,10 +302,10 @@ def _weak_like(s: Value, aval: ShapedArray) -> Value:
 _Binary: TypeAlias = "Callable[[NDArray | float, NDArray | float], object]"
 
 
-def _eager_scalar(ufunc: _Binary, x: object, y: object) -> Array | None:
-    """``ufunc`` of a concrete strong float32/float64 array and a Python
-    float or int, computed at once on the host value (``None`` when not
-    that case): the values ``_prepare2`` and the primitive give -- NumPy
+def _eager_binary(ufunc: _Binary, x: object, y: object) -> Array | None:
+    """``ufunc`` computed at once on host values, else ``None``: for two
+    arrays of one type, ``_eager_pair``; for a concrete strong
+    float32/float64 array and a Python float or int, the values ``_prepare2`` and the primitive give -- NumPy
     casts the Python scalar to the array's dtype (NEP 50) exactly as
     ``_weak_like`` fills it, then the same element-wise operation; the
     result is strong, of the array's type (``x * 2.0``). An int beyond
@@ -367,7 +367,7 @@ def _bind2(prim: Primitive, a: Value, b: Value) -> Array:
 
 
 def add(x: ArrayLike, y: ArrayLike) -> Array:
-    fast = _eager_scalar(np.add, x, y)
+    fast = _eager_binary(np.add, x, y)
     if fast is not None:
         return fast
     a, b = _prepare2(x, y, keep_scalars=True)
@@ -377,14 +377,14 @@ def add(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def subtract(x: ArrayLike, y: ArrayLike) -> Array:
-    fast = _eager_scalar(np.subtract, x, y)
+    fast = _eager_binary(np.subtract, x, y)
     if fast is not None:
         return fast
     return _bind2(sub_p, *_prepare2(x, y, keep_scalars=True))
 
 
 def multiply(x: ArrayLike, y: ArrayLike) -> Array:
-    fast = _eager_scalar(np.multiply, x, y)
+    fast = _eager_binary(np.multiply, x, y)
     if fast is not None:
         return fast
     a, b = _prepare2(x, y, keep_scalars=True)
@@ -403,7 +403,7 @@ def divide(x: ArrayLike, y: ArrayLike) -> Array:
     ty = type(y)
     # a finite nonzero divisor raises no division warnings: no errstate (~1 us)
     quiet = (ty is float or ty is int) and cast(float, y) != 0 and cast(float, y) - cast(float, y) == 0
-    fast = _eager_scalar(cast(_Binary, np.divide) if quiet else _divide_floats, x, y)
+    fast = _eager_binary(cast(_Binary, np.divide) if quiet else _divide_floats, x, y)
     if fast is not None:
         return fast
     a, b = _prepare2(x, y, keep_scalars=True)
