@@ -30,7 +30,7 @@ from ..core.trace import Value, aval_of, bind, bind1
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body, tensor_type
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
-from ..primitives import reduce_max_p
+from ..primitives import reduce_or_p
 from ..primitives._params import get_int, get_jaxpr
 from ..primitives.structural import instantiate_zeros
 from .common import (
@@ -162,8 +162,9 @@ def _while_batch(
         return [*outs], dims0(carry_b)
 
     def any_cond(args: list[Value]) -> list[Value]:
+        # reduce_or (as JAX's): over an empty batch it is False, the loop runs no step
         (p,) = eval_jaxpr(cj2, args)
-        return [bind1(reduce_max_p, (p,), pmap({"axis": (0,)}))]
+        return [bind1(reduce_or_p, (p,), pmap({"axis": (0,)}))]
 
     def masked_body(args: list[Value]) -> list[Value]:
         c_c, b_c, old = split(args, cn, bn)
