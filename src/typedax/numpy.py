@@ -1359,7 +1359,7 @@ def sign(x: ArrayLike) -> Array:
 
 def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: A001 - NumPy's name
     """Round half to even (as NumPy); with ``decimals``, by scaling by
-    ``10**decimals`` (as JAX, which may be off in the last digit)."""
+    ``10**decimals`` (as JAX, bit for bit, which may be off in the last digit)."""
     if out is not None:
         raise PrimitiveTypeError("round: the out argument is not supported (arrays are immutable)")
     d = _static_number("round", decimals)
@@ -1375,7 +1375,13 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
     if d == 0:
         return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
     factor = np.asarray(10.0**d, dtype)
-    return lax.div(lax.round(lax.mul(x, factor), lax.RoundingMethod.TO_NEAREST_EVEN), factor)
+    # times the reciprocal, not divided by the factor: XLA rewrites a division
+    # by a constant so, and JAX's round is a jit, so this gives JAX's bits
+    # eagerly (NumPy) and under jit alike (2.44 -> 2.4000000000000004). The
+    # constants go in as Python floats (exactly the dtype's values), so a weak
+    # x stays weak, as in JAX.
+    inverse = float(np.reciprocal(factor))
+    return lax.mul(lax.round(lax.mul(x, float(factor)), lax.RoundingMethod.TO_NEAREST_EVEN), inverse)
 
 
 around = round

@@ -95,6 +95,7 @@ class _NumpyOps(Protocol):
     def prod(self, a: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
              keepdims: bool = False, /) -> Array: ...
     def round(self, a: ArrayLike, decimals: int = 0, /) -> Array: ...
+    def divmod(self, x1: ArrayLike, x2: ArrayLike, /) -> tuple[Array, Array]: ...
     def squeeze(self, a: ArrayLike, axis: int | Sequence[int] | None = None, /) -> Array: ...
     def swapaxes(self, a: ArrayLike, axis1: int, axis2: int, /) -> Array: ...
     def dot(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
@@ -290,6 +291,18 @@ class Array:
 
     def __rmod__(self, other: ArrayLike) -> Array:
         return (_TNP or _load_numpy()).remainder(_operand("%", other), self)
+
+    def __divmod__(self, other: ArrayLike) -> tuple[Array, Array]:
+        return (_TNP or _load_numpy()).divmod(self, _operand("divmod()", other))
+
+    def __rdivmod__(self, other: ArrayLike) -> tuple[Array, Array]:
+        return (_TNP or _load_numpy()).divmod(_operand("divmod()", other), self)
+
+    def __round__(self, ndigits: int | None = None) -> Array:
+        # as jax.Array: round(x) is an integer array (Python's round(7.5) is
+        # an int), round(x, n) keeps x's dtype
+        out = (_TNP or _load_numpy()).round(self, ndigits or 0)
+        return out.astype(int) if ndigits is None else out
 
     def __pow__(self, other: ArrayLike) -> Array:
         return (_TNP or _load_numpy()).power(self, _operand("**", other))
@@ -658,15 +671,17 @@ class ArrayImpl(Array):
         if dev is not None:
             dev.delete()
 
-    # Immutable: a copy is the array itself. Pickling moves the value through NumPy.
+    # Immutable: a copy is the array itself. Pickling moves the value through
+    # NumPy, and the weak flag with it (JAX's pickles keep it: a weak float64
+    # scalar that came back strong would turn float32 arithmetic into float64).
     def __copy__(self) -> Self:
         return self
 
     def __deepcopy__(self, memo: dict[int, object]) -> Self:
         return self
 
-    def __reduce__(self) -> tuple[Callable[[NDArray], ArrayImpl], tuple[NDArray]]:
-        return from_numpy, (np.array(self.to_numpy()),)
+    def __reduce__(self) -> tuple[Callable[[NDArray, bool], ArrayImpl], tuple[NDArray, bool]]:
+        return from_numpy, (np.array(self.to_numpy()), self.aval.weak_type)
 
     def __repr__(self) -> str:
         if self.aval.dtype in EXTENDED:  # as JAX's: the key array's type, then its words

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from operator import attrgetter
-from typing import TypeAlias, cast
+from typing import Self, TypeAlias, cast
 
 import numpy as np
 
@@ -404,4 +404,21 @@ class Tracer(Array):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}<{self.aval.str_short()}>"
+
+    # A tracer stands for a value only inside its transformation: pickled, it
+    # would load as a dead tracer (JAX raises here too). Copies are the
+    # tracer itself (it is immutable), as JAX's.
+    def __reduce__(self) -> tuple[object, ...]:
+        raise ConcretizationError(
+            f"pickling a traced value of type {self.aval.str_short()} under "
+            f"{self._trace.describe()}: its value is not known while tracing, and a "
+            "tracer means nothing outside its transformation. Pickle the transformed "
+            "function's concrete result instead."
+        )
+
+    def __copy__(self) -> Self:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Self:
+        return self
 

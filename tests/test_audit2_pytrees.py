@@ -1,0 +1,141 @@
+"""Issue 23 (second audit), pytrees, pickling, Python protocols and the PRNG
+input range: each case gives JAX 0.10.2's answer, or raises where JAX does,
+eagerly and under jit / vmap / grad where they apply."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax import random
+from typedax.core.errors import ConcretizationError
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
+
+
+def _same(ours: object, theirs: object) -> None:
+    """Equal values, dtypes and weak flags (arrays), or equal Python values."""
+    if isinstance(theirs, jax.Array):
+        assert isinstance(ours, tdx.Array)
+        assert ours.dtype == theirs.dtype
+        assert ours.weak_type == theirs.weak_type
+        np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+    else:
+        assert ours == theirs
+
+
+# -- 1. pickling and copying keep the weak type ------------------------------------------
+@pytest.mark.parametrize("value", [2.0, 3, True, np.float32(1.5), np.arange(3.0)])
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_pickle_and_copy_keep_weak_type_dtype_and_value(value: Any, how: str) -> None:
+    def round_trip(x: Any) -> Any:
+        if how == "pickle":
+            return pickle.loads(pickle.dumps(x))
+        return copy.copy(x) if how == "copy" else copy.deepcopy(x)
+
+    ours, theirs = round_trip(tnp.asarray(value)), round_trip(jnp.asarray(value))
+    _same(ours, theirs)
+    # the weak flag decides the type of arithmetic with a narrower array
+    _same(tnp.ones((), tnp.float32) * ours, jnp.ones((), jnp.float32) * theirs)
+    _same(tdx.jit(lambda a, b: a * b)(tnp.ones((), tnp.float32), ours),
+          jax.jit(lambda a, b: a * b)(jnp.ones((), jnp.float32), theirs))
+
+
+@pytest.mark.parametrize("how", ["pickle", "copy", "deepcopy"])
+def test_typed_and_raw_keys_pickle_and_copy_as_jax(how: str) -> None:
+    def round_trip(x: Any) -> Any:
+        if how == "pickle":
+            return pickle.loads(pickle.dumps(x))
+        return copy.copy(x) if how == "copy" else copy.deepcopy(x)
+
+    ours, theirs = round_trip(random.split(random.key(7), 3)), round_trip(jax.random.split(jax.random.key(7), 3))
+    assert ours.shape == theirs.shape == (3,)
+    np.testing.assert_array_equal(np.asarray(random.key_data(ours)), np.asarray(jax.random.key_data(theirs)))
+    assert bool(tnp.all(ours == random.split(random.key(7), 3)))
+    # the loaded keys are keys: they draw JAX's numbers
+    np.testing.assert_array_equal(np.asarray(random.uniform(ours[1], (4,))),
+                                  np.asarray(jax.random.uniform(theirs[1], (4,))))
+    raw = round_trip(random.PRNGKey(3))
+    assert raw.dtype == np.uint32
+    np.testing.assert_array_equal(np.asarray(raw), np.asarray(jax.random.PRNGKey(3)))
+
+
+# -- 2. a tracer does not pickle ---------------------------------------------------------
+@pytest.mark.parametrize("transform", ["jit", "grad", "vmap"])
+def test_pickling_a_tracer_raises_as_jax(transform: str) -> None:
+    seen: list[str] = []
+
+    def f(x: Any) -> Any:
+        with pytest.raises(ConcretizationError, match=r"pickling a traced value of type float64"):
+            pickle.dumps(x)
+        with pytest.raises(ConcretizationError):
+            pickle.dumps({"params": [x, 1.0]})  # inside a pytree too
+        # copies are the tracer itself (JAX's too), usable as before
+        assert copy.copy(x) is x and copy.deepcopy(x) is x
+        seen.append(transform)
+        return x * 2.0
+
+    def g(x: Any) -> Any:
+        with pytest.raises(jax.errors.ConcretizationTypeError):
+            pickle.dumps(x)
+        copy.copy(x), copy.deepcopy(x)  # JAX's copies are a copy equation, not an error
+        return x * 2.0
+
+    if transform == "jit":
+        _same(tdx.jit(f)(1.5), jax.jit(g)(1.5))
+    elif transform == "grad":
+        _same(tdx.grad(f)(1.5), jax.grad(g)(1.5))
+    else:
+        _same(tdx.vmap(f)(tnp.arange(3.0)), jax.vmap(g)(jnp.arange(3.0)))
+    assert seen == [transform]
+
+
+# -- 4. round() and divmod() ---------------------------------------------------------------
+_ROUND_AND_DIVMOD: list[tuple[str, Callable[[Any], Any]]] = [
+    ("round(x)", lambda x: round(x)),
+    ("round(x, 1)", lambda x: round(x, 1)),
+    ("round(x, 0)", lambda x: round(x, 0)),
+    ("divmod(x, 2)", lambda x: divmod(x, 2)),
+    ("divmod(x, 0.75)", lambda x: divmod(x, 0.75)),
+    ("divmod(7, x)", lambda x: divmod(7, x)),
+    ("divmod(x, x)", lambda x: divmod(x, x + 3.0)),
+]
+
+
+@pytest.mark.parametrize("name, f", _ROUND_AND_DIVMOD, ids=[n for n, _ in _ROUND_AND_DIVMOD])
+@pytest.mark.parametrize("value", [np.array([-2.56, -0.5, 0.5, 1.5, 2.44, 7.0]), np.float32(2.567), 3.25, np.arange(-4, 5)])
+def test_round_and_divmod_as_jax(name: str, f: Callable[[Any], Any], value: Any) -> None:
+    if isinstance(value, np.ndarray) and value.dtype.kind == "i" and "x + 3.0" in name:
+        value = value + 10  # no division by zero
+    x, jx = tnp.asarray(value), jnp.asarray(value)
+    for ours, theirs in [(f(x), f(jx)), (tdx.jit(f)(x), jax.jit(f)(jx))]:
+        jax.tree.map(_same, ours, theirs)
+    if x.ndim:
+        jax.tree.map(_same, tdx.vmap(f)(x), jax.vmap(f)(jx))
+
+
+@pytest.mark.parametrize("name, f", [
+    ("round(x, 1)", lambda x: round(x, 1)),
+    ("divmod(x, 0.75)[1]", lambda x: divmod(x, 0.75)[1]),
+    ("divmod(7.0, x)[1]", lambda x: divmod(7.0, x)[1]),
+    ("divmod(x, 0.75)[0]", lambda x: divmod(x, 0.75)[0] * x),
+])
+def test_round_and_divmod_grad_as_jax(name: str, f: Callable[[Any], Any]) -> None:
+    for v in (2.56, -1.3):
+        _same(tdx.grad(f)(v), jax.grad(f)(v))
+
+
+def test_round_and_divmod_refuse_what_jax_refuses() -> None:
+    with pytest.raises(TypeError, match="divmod"):
+        divmod(tnp.arange(3.0), [1, 2, 3])  # type: ignore[operator]  # the refusal under test
+    with pytest.raises(TypeError):
+        divmod(jnp.arange(3.0), [1, 2, 3])  # type: ignore[operator]  # as above
