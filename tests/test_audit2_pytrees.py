@@ -4,6 +4,7 @@ eagerly and under jit / vmap / grad where they apply."""
 
 from __future__ import annotations
 
+import collections
 import copy
 import pickle
 from collections.abc import Callable
@@ -16,8 +17,8 @@ import pytest
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax import random
-from typedax.core.errors import ConcretizationError
+from typedax import random, tree, tree_util
+from typedax.core.errors import ConcretizationError, TreeError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
@@ -139,3 +140,100 @@ def test_round_and_divmod_refuse_what_jax_refuses() -> None:
         divmod(tnp.arange(3.0), [1, 2, 3])  # type: ignore[operator]  # the refusal under test
     with pytest.raises(TypeError):
         divmod(jnp.arange(3.0), [1, 2, 3])  # type: ignore[operator]  # as above
+
+
+# -- 3. OrderedDict and defaultdict are nodes ----------------------------------------------
+def _containers() -> list[object]:
+    od = collections.OrderedDict(b=1.0, a=2.0, c=[3.0, None])
+    dd: collections.defaultdict[str, object] = collections.defaultdict(float, b=1.0, a=(2.0, 3.0))
+    return [od, dd, {"x": od, "y": [dd, collections.OrderedDict()]}, collections.defaultdict(list)]
+
+
+@pytest.mark.parametrize("t", _containers(), ids=["OrderedDict", "defaultdict", "nested", "empty"])
+def test_ordered_and_default_dicts_flatten_as_jax(t: object) -> None:
+    leaves, td = tree.flatten(t)
+    j_leaves, j_td = jax.tree.flatten(t)
+    assert leaves == j_leaves
+    assert repr(td) == repr(j_td)
+    assert (td.num_leaves, td.num_nodes) == (j_td.num_leaves, j_td.num_nodes)  # type: ignore[attr-defined]  # PyTreeDef has no stubs
+    new = [10.0 + i for i in range(len(leaves))]
+    ours, theirs = tree.unflatten(td, new), jax.tree.unflatten(j_td, new)
+    assert ours == theirs
+    assert repr(ours) == repr(theirs)  # the same types, in the same order
+    assert tree.map(lambda x: x * 2, t) == jax.tree.map(lambda x: x * 2, t)
+    paths = [(tree_util.keystr(p), x) for p, x in tree.leaves_with_path(t)]
+    j_paths = [(jax.tree_util.keystr(p), x) for p, x in jax.tree_util.tree_leaves_with_path(t)]
+    assert paths == j_paths
+    assert [p for p, _ in tree_util.tree_flatten_with_path(t)[0]] == [
+        tuple(tree_util.DictKey(k.key) if isinstance(k, jax.tree_util.DictKey) else tree_util.SequenceKey(k.idx)
+              for k in p)
+        for p, _ in jax.tree_util.tree_flatten_with_path(t)[0]
+    ]
+
+
+def test_default_dict_keeps_its_factory_and_ordered_dict_its_order() -> None:
+    before: collections.defaultdict[str, object] = collections.defaultdict(list, b=1.0, a=2.0)
+    dd = tree.map(lambda x: x + 1, before)
+    assert type(dd) is collections.defaultdict and dd.default_factory is list
+    assert list(dd) == ["a", "b"]  # keys sorted, as a dict's (and JAX's)
+    od = tree.map(lambda x: x + 1, collections.OrderedDict(b=1.0, a=2.0))
+    assert type(od) is collections.OrderedDict and list(od) == ["b", "a"]
+    # structures differ with the order (OrderedDict) or the factory (defaultdict), as JAX's
+    assert tree.structure(collections.OrderedDict(a=1, b=2)) != tree.structure(collections.OrderedDict(b=1, a=2))
+    assert tree.structure(collections.OrderedDict(a=1, b=2)) != tree.structure({"a": 1, "b": 2})
+    assert tree.structure(collections.defaultdict(int, a=1)) != tree.structure(collections.defaultdict(float, a=1.0))
+
+
+def test_ordered_and_default_dict_errors() -> None:
+    with pytest.raises(TreeError, match="node data"):
+        tree.map(lambda a, b: a + b, collections.OrderedDict(a=1.0, b=2.0), collections.OrderedDict(b=1.0, a=2.0))
+    with pytest.raises(ValueError):
+        jax.tree.map(lambda a, b: a + b, collections.OrderedDict(a=1.0, b=2.0), collections.OrderedDict(b=1.0, a=2.0))
+    with pytest.raises(TreeError, match="defaultdict whose keys cannot be sorted"):
+        tree.leaves(collections.defaultdict(float, {1: 1.0, "a": 2.0}))
+    with pytest.raises(TypeError):
+        jax.tree.leaves(collections.defaultdict(float, {1: 1.0, "a": 2.0}))
+    with pytest.raises(TreeError, match="already a pytree node"):
+        tree_util.register_pytree_node(collections.OrderedDict, lambda x: ((), None), lambda a, c: collections.OrderedDict())
+
+
+def test_subclasses_of_ordered_dict_stay_leaves_as_in_jax() -> None:
+    class Sub(collections.OrderedDict[str, float]):
+        pass
+
+    s = Sub(a=1.0)
+    assert tree.leaves(s) == jax.tree.leaves(s) == [s]
+
+
+def _loss(p: Any) -> Any:
+    return p["b"] * 2.0 + p["a"] ** 2 + p["c"][0] * p["a"]
+
+
+@pytest.mark.parametrize("kind", ["OrderedDict", "defaultdict"])
+def test_ordered_and_default_dicts_through_jit_grad_vmap(kind: str) -> None:
+    def make(a: Any, b: Any, c: Any) -> Any:
+        if kind == "OrderedDict":
+            return collections.OrderedDict(b=b, a=a, c=[c])
+        return collections.defaultdict(float, b=b, a=a, c=[c])
+
+    p = make(tnp.asarray(1.5), tnp.asarray(-2.0), tnp.asarray(0.5))
+    jp = make(jnp.asarray(1.5), jnp.asarray(-2.0), jnp.asarray(0.5))
+
+    def check(ours: Any, theirs: Any) -> None:
+        assert type(ours) is type(theirs) and list(ours) == list(theirs)
+        assert tree.structure(ours) == tree.structure(make(0.0, 0.0, 0.0))
+        jax.tree.map(_same, ours, theirs)
+
+    check(tdx.grad(_loss)(p), jax.grad(_loss)(jp))
+    for _ in range(4):  # the jit fast paths too
+        check(tdx.jit(lambda q: tree.map(lambda x: x * 3.0, q))(p), jax.jit(lambda q: jax.tree.map(lambda x: x * 3.0, q))(jp))
+    check(tdx.jit(tdx.grad(_loss))(p), jax.jit(jax.grad(_loss))(jp))
+    batched = make(tnp.arange(3.0), tnp.ones(3), tnp.arange(3.0) * 2)
+    j_batched = make(jnp.arange(3.0), jnp.ones(3), jnp.arange(3.0) * 2)
+    check(tdx.vmap(tdx.grad(_loss))(batched), jax.vmap(jax.grad(_loss))(j_batched))
+    _same(tdx.vmap(_loss)(batched), jax.vmap(_loss)(j_batched))
+    # in_axes as an OrderedDict / defaultdict prefix
+    axes, j_axes = make(0, None, 0), make(0, None, 0)
+    out = tdx.vmap(_loss, in_axes=(axes,))(make(tnp.arange(3.0), tnp.asarray(1.0), tnp.arange(3.0)))
+    j_out = jax.vmap(_loss, in_axes=(j_axes,))(make(jnp.arange(3.0), jnp.asarray(1.0), jnp.arange(3.0)))
+    _same(out, j_out)

@@ -1,9 +1,11 @@
 """Pytrees: nested containers of arrays, flattened to a list of leaves and a
 ``TreeDef`` that rebuilds them.
 
-Tuples, lists, dicts (keys sorted, as JAX does), ``None``, namedtuples and
-dataclasses work out of the box; other container types join with
-``register_node``. Everything else is a leaf.
+Tuples, lists, dicts (keys sorted, as JAX does), ``OrderedDict`` (in its
+order) and ``defaultdict`` (keys sorted, its ``default_factory`` kept),
+``None``, namedtuples and dataclasses work out of the box; other container
+types join with ``register_node``. Everything else is a leaf (subclasses of
+these types too, as in JAX).
 
 The functions are ``jax.tree``'s, with its signatures: ``flatten``,
 ``unflatten``, ``leaves``, ``structure``, ``map`` (further trees need only have
@@ -21,6 +23,7 @@ module's registry, node classification and key paths, not a copy of them.
 from __future__ import annotations
 
 import builtins
+import collections
 import dataclasses
 import enum
 from collections.abc import Callable, Hashable, Iterable, Iterator
@@ -264,13 +267,7 @@ def _children(x: object, kind: int) -> tuple[list[object], Hashable]:
         return list(x), None  # type: ignore[call-overload]  # kind says x is a tuple or list
     if kind == _DICT:
         assert isinstance(x, dict)
-        try:
-            keys = tuple(sorted(x))
-        except TypeError:
-            raise TreeError(
-                f"a dict whose keys cannot be sorted ({', '.join(sorted({type(k).__name__ for k in x}))}) "
-                "is not a pytree node: its leaves would have no order"
-            ) from None
+        keys = _sorted_keys(x)
         return [x[k] for k in keys], keys
     if kind == _NAMEDTUPLE:
         assert isinstance(x, tuple)
@@ -293,6 +290,55 @@ def _children(x: object, kind: int) -> tuple[list[object], Hashable]:
             f"the flatten function registered for {node} returned children of type "
             f"{type(children).__name__}, which is not iterable"
         ) from None
+
+
+def _sorted_keys(x: dict[Hashable, object]) -> tuple[Hashable, ...]:
+    """A dict's keys in the order of its children: sorted, as JAX's."""
+    try:
+        return tuple(sorted(x))  # type: ignore[type-var]  # unsortable keys: the TypeError below
+    except TypeError:
+        raise TreeError(
+            f"a {type(x).__name__} whose keys cannot be sorted "
+            f"({', '.join(sorted({type(k).__name__ for k in x}))}) "
+            "is not a pytree node: its leaves would have no order"
+        ) from None
+
+
+# OrderedDict and defaultdict are nodes as JAX registers them (custom nodes,
+# so their PyTreeDef prints as JAX's): an OrderedDict keeps its insertion
+# order (its node data the keys in that order); a defaultdict sorts its keys
+# as a dict does and keeps its default_factory (node data (factory, keys)).
+# Both are keyed by DictKey, and unflatten rebuilds the same type.
+def _ordered_dict_keyed(
+    x: collections.OrderedDict[Hashable, object],
+) -> tuple[list[tuple[Hashable, object]], Hashable]:
+    return [(DictKey(k), v) for k, v in x.items()], tuple(x)
+
+
+def _default_dict_keyed(
+    x: collections.defaultdict[Hashable, object],
+) -> tuple[list[tuple[Hashable, object]], Hashable]:
+    keys = _sorted_keys(x)
+    return [(DictKey(k), x[k]) for k in keys], (x.default_factory, keys)
+
+
+def _ordered_dict_flatten(x: collections.OrderedDict[Hashable, object]) -> tuple[list[object], Hashable]:
+    return list(x.values()), tuple(x)
+
+
+def _default_dict_flatten(x: collections.defaultdict[Hashable, object]) -> tuple[list[object], Hashable]:
+    keys = _sorted_keys(x)
+    return [x[k] for k in keys], (x.default_factory, keys)
+
+
+def _ordered_dict_unflatten(aux: Hashable, kids: list[object]) -> collections.OrderedDict[Hashable, object]:
+    keys = cast("tuple[Hashable, ...]", aux)  # _ordered_dict_flatten's
+    return collections.OrderedDict(zip(keys, kids))
+
+
+def _default_dict_unflatten(aux: Hashable, kids: list[object]) -> collections.defaultdict[Hashable, object]:
+    factory, keys = cast("tuple[Callable[[], object] | None, tuple[Hashable, ...]]", aux)  # _default_dict_flatten's
+    return collections.defaultdict(factory, zip(keys, kids))
 
 
 def _flatten(x: object, out: list[object], is_leaf: Callable[[object], bool] | None) -> TreeDef:
@@ -473,6 +519,13 @@ class FlattenedIndexKey:
 
 
 KeyEntry: TypeAlias = SequenceKey | DictKey | GetAttrKey | FlattenedIndexKey
+
+_REGISTRY[collections.OrderedDict] = _NodeKind(
+    _ordered_dict_flatten, _ordered_dict_unflatten, _ordered_dict_keyed  # type: ignore[arg-type]  # N erased in the registry
+)
+_REGISTRY[collections.defaultdict] = _NodeKind(
+    _default_dict_flatten, _default_dict_unflatten, _default_dict_keyed  # type: ignore[arg-type]  # as above
+)
 KeyPath: TypeAlias = tuple[KeyEntry, ...]
 
 

@@ -11,14 +11,14 @@ the others, which ``f`` receives as it is); custom ``unflatten`` functions
 receive their children as a tuple; key paths are tuples of ``SequenceKey``
 (tuples, lists), ``DictKey`` (dicts), ``GetAttrKey`` (namedtuples,
 dataclasses) and ``FlattenedIndexKey`` (custom nodes registered without
-keys), and ``keystr`` prints them as JAX does; ``Partial`` is a
+keys); ``OrderedDict`` (in its order) and ``defaultdict`` (keys sorted, its
+``default_factory`` kept) are nodes keyed by ``DictKey``, and ``keystr`` prints them as JAX does; ``Partial`` is a
 ``functools.partial`` whose arguments are its children and whose function is
 static (so it passes through ``jit`` and ``vmap``).
 
 What differs: a dataclass is a node here without registration (it is a leaf
 in JAX unless registered with ``register_dataclass``), keyed by its field
-names, all of them data; ``OrderedDict`` and ``defaultdict`` are leaves here
-unless registered. Errors are ``TreeError`` (a ``ValueError``), naming where
+names, all of them data. Errors are ``TreeError`` (a ``ValueError``), naming where
 in the tree they happened. ``tree_transpose`` checks the whole structure (JAX
 checks only the number of leaves), and transposes an outer structure with no
 leaves (JAX raises).
