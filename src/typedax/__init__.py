@@ -38,6 +38,7 @@ from .core.trace import Value as Value
 from .jitting import jit as jit
 from .core.array import Array as Array
 from .core.config import config as config
+from .core.config import default_matmul_precision as default_matmul_precision
 from .core.array import ArrayLike as ArrayLike
 from .lowering import device_put as device_put
 from .lowering import default_backend as default_backend

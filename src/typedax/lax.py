@@ -63,7 +63,8 @@ from .primitives import (
 from .primitives._params import params_of as _params
 from .primitives.bitcast import bitcast_convert_type_p, reduce_precision_p
 from .primitives.elementwise import stop_gradient_p
-from .primitives.dot import DimensionNumbers
+from .primitives.dot import DimensionNumbers, dot_params
+from .primitives._precision import PrecisionLike, canonicalize_precision
 
 __all__ = [
     "abs", "add", "broadcast", "broadcast_in_dim", "ceil", "convert_element_type", "cos", "div",
@@ -386,12 +387,17 @@ def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
     return bind1(reduce_min_p, (x,), _params(("axis", _indices("reduce_min", "axes", axes))))
 
 
-def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers | None) -> Array:
+def dot_general(
+    lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers | None,
+    precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None,
+) -> Array:
     """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
     sequence of axes or, as jax.lax accepts, a single int. ``None`` contracts
-    the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX."""
+    the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX.
+    ``precision`` and ``preferred_element_type`` as ``jax.lax.dot_general``'s
+    (``None`` precision: ``config``'s ``default_matmul_precision``)."""
     if dimension_numbers is None:
-        return dot(lhs, rhs)
+        return dot(lhs, rhs, precision, preferred_element_type)
     try:
         (lc, rc), (lb, rb) = dimension_numbers
     except (TypeError, ValueError):
@@ -408,19 +414,27 @@ def dot_general(lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumb
         raise PrimitiveTypeError(f"dot_general: dimension numbers must be ints, got {d!r}")
 
     dn = ((axes(lc), axes(rc)), (axes(lb), axes(rb)))
-    return bind1(dot_general_p, (lhs, rhs), _dot_general_params(dn))
+    return bind1(dot_general_p, (lhs, rhs), _dot_general_params(dn, precision, preferred_element_type))
 
 
-@functools.lru_cache(maxsize=4096)
-def _dot_general_params(dn: DimensionNumbers) -> Params:
-    """One params map per dimension numbers (ints only, normalized above):
-    shared, so abstract evaluation remembers its result (``memo_abstract``)."""
-    return pmap({"dimension_numbers": dn})
+def _dot_general_params(
+    dn: DimensionNumbers, precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None
+) -> Params:
+    """The params map of a ``dot_general`` (dimension numbers normalized
+    above; one shared map per value, so abstract evaluation remembers its
+    result: ``memo_abstract``)."""
+    pet = None
+    if preferred_element_type is not None:
+        pet = canonicalize_explicit(np.dtype(preferred_element_type), "dot_general")
+    return dot_params(dn, canonicalize_precision(precision), pet)
 
 
-def dot(lhs: ArrayLike, rhs: ArrayLike) -> Array:
+def dot(
+    lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
     """Vector/matrix product of 1-d or 2-d operands (``jax.lax.dot``)."""
-    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())))
+    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
 
 
 def is_tracer(x: object) -> bool:

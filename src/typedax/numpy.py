@@ -41,7 +41,8 @@ from .primitives import (
     add_p, broadcast_p, div_p, dot_general_p, mul_p, reduce_sum_p, reshape_p, squeeze_p, sub_p, transpose_p,
 )
 from .primitives._params import params_of as _params_of
-from .primitives.convolution import PrecisionLike
+from .primitives._precision import CanonicalPrecision, PrecisionLike, canonicalize_precision
+from .primitives.dot import dot_params as _dot_params
 from .primitives.dot import host_matmul
 
 __all__ = [
@@ -861,16 +862,24 @@ def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     return lax.select(lax.eq(b, 0.0), quotient, f)
 
 
-def matmul(x: ArrayLike, y: ArrayLike) -> Array:
+def matmul(
+    x: ArrayLike, y: ArrayLike, *, precision: PrecisionLike = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
     """NumPy's ``matmul``: a 1-d operand is a vector (its axis removed from
-    the result), and the dimensions before the last two broadcast.
+    the result), and the dimensions before the last two broadcast;
+    ``precision`` and ``preferred_element_type`` as ``jax.numpy.matmul``'s.
 
     As JAX's: a batch dimension only one operand has (or has with size 1)
     is not broadcast but stays a free dimension of ``dot_general``, so
     ``(8, 64, 128) @ (128, 384)`` is one matrix product, not eight of a
     broadcast copy (nor a summed gradient of one); a transpose puts the
     dimensions back in NumPy's order."""
+    if preferred_element_type is not None or precision is not None:
+        return _matmul_with(x, y, canonicalize_precision(precision, "matmul"), preferred_element_type)
     if type(x) is ArrayImpl and type(y) is ArrayImpl:  # the common eager case, checked inline
+        # (the eager products ignore precision: the CPU's XLA computes every
+        # float product at full precision, docs/architecture.md "Precision")
         hx, hy, ax, ay = x._host, y._host, x.aval, y.aval
         if (hx is not None and hy is not None and ax.dtype in _HOST_FLOATS and ay.dtype == ax.dtype
                 and not ax.weak_type and not ay.weak_type and ax.shape and 1 <= len(ay.shape) <= 2
@@ -886,6 +895,17 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
         # np.matmul call, without the interpreter (11 -> ~2.5 us for 16x32 @ 32x32)
         if hy is not None and hy.dtype == hx.dtype and 1 <= hy.ndim <= 2 and hx.shape[-1] == hy.shape[0]:
             return from_numpy(np.asarray(host_matmul(hx, hy), dtype=hx.dtype))
+    return _matmul_with(x, y, canonicalize_precision(None, "matmul"), None)
+
+
+def _matmul_with(
+    x: ArrayLike, y: ArrayLike, precision: CanonicalPrecision,
+    preferred_element_type: DType | type | str | None,
+) -> Array:
+    """``matmul``'s equations (the general path)."""
+    pet = None
+    if preferred_element_type is not None:
+        pet = canonicalize_explicit(np.dtype(preferred_element_type), "matmul")
     ax, ay = aval_of(x), aval_of(y)
     if (ax.dtype == ay.dtype and ax.dtype.kind in "fiu" and not ax.weak_type and not ay.weak_type
             and (not X32_POSSIBLE[0] or ax.dtype not in TO_32)):
@@ -893,7 +913,7 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
     else:
         a, b = _promote(x, y)
         ax, ay = aval_of(a), aval_of(b)
-    squeeze_a, squeeze_b, dims, perm = _matmul_plan(ax.shape, ay.shape)
+    squeeze_a, squeeze_b, dims, perm = _matmul_plan(ax.shape, ay.shape, precision, pet)
     if squeeze_a is not None:
         a = bind1(squeeze_p, (a,), squeeze_a)
     if squeeze_b is not None:
@@ -904,7 +924,7 @@ def matmul(x: ArrayLike, y: ArrayLike) -> Array:
 
 @functools.lru_cache(maxsize=4096)
 def _matmul_plan(
-    xs: tuple[int, ...], ys: tuple[int, ...]
+    xs: tuple[int, ...], ys: tuple[int, ...], precision: CanonicalPrecision = None, pet: DType | None = None,
 ) -> tuple[Params | None, Params | None, Params, Params | None]:
     """``matmul``'s equations for operands of shapes ``xs`` and ``ys``, as the
     params of each (shared maps, as ``lax.squeeze``, ``lax.dot_general`` and
@@ -915,7 +935,7 @@ def _matmul_plan(
     if not xs or not ys:
         raise PrimitiveTypeError("matmul: operands must be at least 1-d; use multiply for scalars")
     if len(ys) <= 2:  # no batch dimension in y: x's leading axes are free ones
-        return None, None, lax._dot_general_params((((len(xs) - 1,), (0,)), ((), ()))), None
+        return None, None, _dot_params((((len(xs) - 1,), (0,)), ((), ())), precision, pet), None
     a_mat, b_mat = len(xs) > 1, len(ys) > 1
     a_bd: tuple[int | None, ...] = xs[:-2] if a_mat else ()
     b_bd: tuple[int | None, ...] = ys[:-2] if b_mat else ()
@@ -951,7 +971,7 @@ def _matmul_plan(
     if b_mat:
         idx_b.append(nb + a_mat)
     an, bn = len(xs) - len(a_squeeze), len(ys) - len(b_squeeze)
-    dims = lax._dot_general_params((((an - 1,), (bn - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch))))
+    dims = _dot_params((((an - 1,), (bn - 1 - b_mat,)), (tuple(a_batch), tuple(b_batch))), precision, pet)
     perm = tuple(int(i) for i in np.argsort(idx_batch + idx_a + idx_b))
     return (
         _params_of(("dimensions", tuple(a_squeeze))) if a_squeeze else None,
@@ -961,16 +981,22 @@ def _matmul_plan(
     )
 
 
-def dot(x: ArrayLike, y: ArrayLike) -> Array:
+def dot(
+    x: ArrayLike, y: ArrayLike, *, precision: PrecisionLike = None,
+    preferred_element_type: DType | type | str | None = None,
+) -> Array:
     """NumPy's ``dot``: a scalar operand multiplies; otherwise the last axis of
     ``x`` meets the second-to-last of ``y`` (its only one if 1-d), and the
     result has ``x``'s other axes then ``y``'s: a tensor product, not
-    ``matmul``'s batching (``(2,3,4) . (2,4,5)`` is ``(2,3,2,5)``)."""
+    ``matmul``'s batching (``(2,3,4) . (2,4,5)`` is ``(2,3,2,5)``).
+    ``precision`` and ``preferred_element_type`` as ``jax.numpy.dot``'s."""
     a, b = _promote(x, y)
     xn, yn = aval_of(a).ndim, aval_of(b).ndim
     if xn == 0 or yn == 0:
-        return multiply(a, b)
-    return lax.dot_general(a, b, (((xn - 1,), (yn - 2 if yn > 1 else 0,)), ((), ())))
+        out = multiply(a, b)
+        return out if preferred_element_type is None else astype(out, np.dtype(preferred_element_type))
+    return lax.dot_general(a, b, (((xn - 1,), (yn - 2 if yn > 1 else 0,)), ((), ())),
+                           precision, preferred_element_type)
 
 
 def _refuse_traced_dims(op: str, shape: object) -> None:

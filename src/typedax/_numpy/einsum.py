@@ -16,6 +16,7 @@ from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_
 from ..core.errors import PrimitiveTypeError
+from ..primitives._precision import PrecisionLike
 
 _LETTERS = string.ascii_letters
 
@@ -101,7 +102,7 @@ def _sum_out(x: Array, labels: str, keep: set[str]) -> tuple[Array, str]:
 
 
 def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize: object = "auto",
-           precision: object = None, preferred_element_type: DType | type | None = None) -> Array:
+           precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.einsum`` with string subscripts (``'ij,jk->ik'``, ``'...ii->...i'``,
     implicit output ``'ij,jk'``)."""
     from .. import numpy as tnp
@@ -147,7 +148,7 @@ def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize:
         contract = [c for c in xl if c in yl and c not in keep]
         dn = ((tuple(xl.index(c) for c in contract), tuple(yl.index(c) for c in contract)),
               (tuple(xl.index(c) for c in batch), tuple(yl.index(c) for c in batch)))
-        x = _bool_dot(x, y, dn)
+        x = _bool_dot(x, y, dn, precision, preferred_element_type)
         xl = "".join(batch) + "".join(c for c in xl if c not in batch and c not in contract) + \
             "".join(c for c in yl if c not in batch and c not in contract)
     x, xl = _sum_out(x, xl, set(out_labels))

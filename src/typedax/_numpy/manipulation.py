@@ -16,6 +16,7 @@ from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int
 from ..core.errors import AxisError, PrimitiveTypeError
 from ..core.trace import Tracer, aval_of
+from ..primitives._precision import PrecisionLike
 
 
 def _static_int(op: str, what: str, v: object) -> int:
@@ -578,17 +579,27 @@ def _prod_operands(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
     return tnp.asarray(a), tnp.asarray(b)
 
 
-def _bool_dot(a: Array, b: Array, dn: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]]) -> Array:
-    """``dot_general``; bools as JAX: an integer product then ``!= 0`` (logical or of ands)."""
-    if a.dtype == bool_:
+def _bool_dot(
+    a: Array, b: Array, dn: tuple[tuple[tuple[int, ...], tuple[int, ...]], tuple[tuple[int, ...], tuple[int, ...]]],
+    precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None,
+) -> Array:
+    """``dot_general``; bools as JAX: an integer product then ``!= 0`` (logical
+    or of ands). With a preferred type, an operand already of that type (an
+    earlier product of ``einsum``) meets the other widened to it (exactly), as
+    JAX's mixed-type product."""
+    if a.dtype == bool_ and b.dtype == bool_:
         d = default_int()
-        r = lax.dot_general(lax.convert_element_type(a, d), lax.convert_element_type(b, d), dn)
-        return lax.ne(r, np.zeros((), d))
-    return lax.dot_general(a, b, dn)
+        r = lax.dot_general(lax.convert_element_type(a, d), lax.convert_element_type(b, d), dn, precision)
+        out = lax.ne(r, np.zeros((), d))
+        return out if preferred_element_type is None else lax.convert_element_type(out, np.dtype(preferred_element_type))
+    if a.dtype != b.dtype and preferred_element_type is not None:
+        pet = np.dtype(preferred_element_type)
+        a, b = (x if x.dtype == pet else lax.convert_element_type(x, pet) for x in (a, b))
+    return lax.dot_general(a, b, dn, precision, preferred_element_type)
 
 
 def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[Sequence[int]] = 2,
-              precision: object = None, preferred_element_type: DType | type | None = None) -> Array:
+              precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.tensordot``: ``axes`` an int (the last ``axes`` of ``a`` with the first
     of ``b``) or a pair of axis sequences; the result has ``a``'s free axes then ``b``'s."""
     from .. import numpy as tnp
@@ -623,21 +634,19 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[S
                 f"tensordot: shape mismatch: axis {i} of {x.shape} has {x.shape[i]} elements, "
                 f"axis {j} of {y.shape} has {y.shape[j]}"
             )
-    out = _bool_dot(x, y, ((ca, cb), ((), ())))
-    if preferred_element_type is not None:
-        out = tnp.astype(out, preferred_element_type)
-    return out
+    return _bool_dot(x, y, ((ca, cb), ((), ())), precision, preferred_element_type)
 
 
-def inner(a: ArrayLike, b: ArrayLike, precision: object = None,
+def inner(a: ArrayLike, b: ArrayLike, precision: PrecisionLike = None,
           preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.inner``: the sum over the last axes (a product with a scalar)."""
     from .. import numpy as tnp
 
     x, y = _prod_operands(a, b)
     if x.ndim == 0 or y.ndim == 0:
-        return tnp.multiply(x, y)
-    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), preferred_element_type=preferred_element_type)
+        out = tnp.multiply(x, y)
+        return out if preferred_element_type is None else tnp.astype(out, preferred_element_type)
+    return tensordot(x, y, ((x.ndim - 1,), (y.ndim - 1,)), precision, preferred_element_type)
 
 
 def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
@@ -650,7 +659,7 @@ def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
     return tnp.multiply(lax.reshape(x, (x.shape[0], 1)), lax.reshape(y, (1, y.shape[0])))
 
 
-def vdot(a: ArrayLike, b: ArrayLike, *, precision: object = None,
+def vdot(a: ArrayLike, b: ArrayLike, *, precision: PrecisionLike = None,
          preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.vdot``: the dot product of the flattened arrays (real: no conjugate)."""
     from .. import numpy as tnp
@@ -658,7 +667,7 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: object = None,
     x, y = _prod_operands(tnp.ravel(a), tnp.ravel(b))
     if x.shape != y.shape:
         raise PrimitiveTypeError(f"vdot: the arrays must have the same size, got {x.size} and {y.size}")
-    return tensordot(x, y, 1, preferred_element_type=preferred_element_type)
+    return tensordot(x, y, 1, precision, preferred_element_type)
 
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:

@@ -25,6 +25,17 @@ thread, the call returning when the result is ready (typedax's default,
 raises unless the value is unchanged, and ``context`` does not take it. Why
 typedax runs inline by default, with the measurements, is written in
 ``docs/architecture.md`` ("Settings").
+
+``default_matmul_precision`` (also ``jax_default_matmul_precision``) is the
+precision a ``dot_general`` or convolution without an explicit
+``precision=`` gets, as JAX's: ``None`` (the default: the equation says
+nothing, lowered as ``[DEFAULT, DEFAULT]``) or one of JAX's names
+(``'default'``, ``'high'``, ``'highest'``, ``'bfloat16'``,
+``'tensorfloat32'``, ``'float32'``, ``'fastest'``, ``'bfloat16_3x'``). It is
+read while tracing, so it lands in the equation's params, and ``jit`` keys
+its traces on it; ``default_matmul_precision(name)`` (``with``) overrides it
+in this thread or task only. JAX's dot-algorithm presets
+(``'F32_F32_F32'``, ...) are refused with a clear error.
 """
 
 from __future__ import annotations
@@ -37,7 +48,7 @@ from typing import Final
 
 from .errors import PlatformError
 
-__all__ = ["Config", "config", "x64_enabled"]
+__all__ = ["Config", "config", "default_matmul_precision", "matmul_precision", "x64_enabled"]
 
 _X64: ContextVar[bool | None] = ContextVar("typedax_enable_x64", default=None)
 _GLOBAL_X64: list[bool] = [True]
@@ -53,7 +64,23 @@ _NAMES: Final[dict[str, str]] = {
     "enable_x64": "enable_x64",
     "jax_cpu_enable_async_dispatch": "cpu_enable_async_dispatch",
     "cpu_enable_async_dispatch": "cpu_enable_async_dispatch",
+    "jax_default_matmul_precision": "default_matmul_precision",
+    "default_matmul_precision": "default_matmul_precision",
 }
+
+#: JAX's legacy precision names (``jax.lax.Precision``'s aliases): the values
+#: ``default_matmul_precision`` takes besides ``None``.
+MATMUL_PRECISIONS: Final[tuple[str, ...]] = (
+    "default", "high", "highest", "bfloat16", "tensorfloat32", "float32", "fastest", "bfloat16_3x",
+)
+#: the ``with default_matmul_precision(...)`` override here: ``None`` is no
+#: override, ``""`` an override to ``None`` (JAX's context may unset it)
+_PRECISION: ContextVar[str | None] = ContextVar("typedax_default_matmul_precision", default=None)
+_GLOBAL_PRECISION: list[str | None] = [None]
+#: True while a global value or some context has set the precision: until
+#: then ``matmul_precision()`` answers ``None`` without a ``ContextVar`` read
+PRECISION_POSSIBLE: Final[list[bool]] = [False]
+_PRECISION_CONTEXTS: list[int] = [0]
 
 #: ``cpu_enable_async_dispatch``: read by the runtime when the backend starts
 _CPU_ASYNC: list[bool] = [False]
@@ -75,6 +102,41 @@ def x64_enabled() -> bool:
         return True
     v = _X64.get()
     return _GLOBAL_X64[0] if v is None else v
+
+
+def matmul_precision() -> str | None:
+    """The ``default_matmul_precision`` in force here (``None``: unset)."""
+    if not PRECISION_POSSIBLE[0]:
+        return None
+    v = _PRECISION.get()
+    return _GLOBAL_PRECISION[0] if v is None else (v or None)
+
+
+def _check_precision(name: str, value: object) -> str | None:
+    if value is None or (isinstance(value, str) and value in MATMUL_PRECISIONS):
+        return value
+    raise ValueError(
+        f"config option {name} must be None or one of {list(MATMUL_PRECISIONS)}, got {value!r}"
+        + (" (JAX's dot-algorithm presets are not supported by typedax)" if isinstance(value, str) else "")
+    )
+
+
+@contextmanager
+def default_matmul_precision(precision: str | None) -> Iterator[None]:
+    """``jax.default_matmul_precision``: the default precision of matmuls and
+    convolutions traced in the ``with`` body (this thread or task only)."""
+    value = _check_precision("default_matmul_precision", precision)
+    token = _PRECISION.set("" if value is None else value)
+    with _LOCK:
+        _PRECISION_CONTEXTS[0] += 1
+        PRECISION_POSSIBLE[0] = True
+    try:
+        yield
+    finally:
+        _PRECISION.reset(token)
+        with _LOCK:
+            _PRECISION_CONTEXTS[0] -= 1
+            PRECISION_POSSIBLE[0] = _GLOBAL_PRECISION[0] is not None or _PRECISION_CONTEXTS[0] > 0
 
 
 def _refresh() -> None:
@@ -104,9 +166,15 @@ class Config:
 
     __slots__ = ()
 
-    def update(self, name: str, value: bool) -> None:
+    def update(self, name: str, value: bool | str | None) -> None:
         """Set an option for the whole process (contexts still override it)."""
         option = _option(name)
+        if option == "default_matmul_precision":
+            prec = _check_precision(name, value)
+            with _LOCK:
+                _GLOBAL_PRECISION[0] = prec
+                PRECISION_POSSIBLE[0] = prec is not None or _PRECISION_CONTEXTS[0] > 0
+            return
         flag = _check_bool(name, value)
         with _LOCK:
             if option == "enable_x64":
@@ -120,11 +188,22 @@ class Config:
                 )
             _CPU_ASYNC[0] = flag
 
-    def read(self, name: str) -> bool:
+    def read(self, name: str) -> bool | str | None:
         """The value of an option in force here."""
-        if _option(name) == "enable_x64":
+        option = _option(name)
+        if option == "enable_x64":
             return x64_enabled()
+        if option == "default_matmul_precision":
+            return matmul_precision()
         return _CPU_ASYNC[0]
+
+    @property
+    def default_matmul_precision(self) -> str | None:
+        return matmul_precision()
+
+    @property
+    def jax_default_matmul_precision(self) -> str | None:
+        return matmul_precision()
 
     @property
     def enable_x64(self) -> bool:
@@ -171,7 +250,8 @@ class Config:
     def __repr__(self) -> str:
         return (
             f"typedax.config(enable_x64={x64_enabled()}, "
-            f"cpu_enable_async_dispatch={_CPU_ASYNC[0]})"
+            f"cpu_enable_async_dispatch={_CPU_ASYNC[0]}, "
+            f"default_matmul_precision={matmul_precision()!r})"
         )
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
-from ..core.config import X32_POSSIBLE, x64_enabled
+from ..core.config import PRECISION_POSSIBLE, X32_POSSIBLE, matmul_precision, x64_enabled
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
 from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
@@ -235,9 +235,9 @@ class Jitted(Generic[P, R]):
         )
         self._donating = bool(self.donate_argnums or self.donate_argnames)
         # traces by (input structure, input types, their weak flags, static
-        # arguments, x64 on)
+        # arguments, x64 on, default matmul precision)
         self._staged: dict[
-            tuple[tree.TreeDef, tuple[ShapedArray, ...], tuple[bool, ...], _StaticKey, bool], _Staged
+            tuple[tree.TreeDef, tuple[ShapedArray, ...], tuple[bool, ...], _StaticKey, bool, str | None], _Staged
         ] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
@@ -247,6 +247,12 @@ class Jitted(Generic[P, R]):
         # the same with x64 off (typedax.config): arguments enter as other types
         self._fast_32: dict[tuple[Hashable, ...], _FastEntry] = {}
         self._fast_trees_32: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
+        # once a default matmul precision has been set anywhere (typedax.config):
+        # one pair of tables per (x64 off, precision), as a trace depends on both
+        self._fast_by_setting: dict[
+            tuple[bool, str | None],
+            tuple[dict[tuple[Hashable, ...], _FastEntry], dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]]],
+        ] = {}
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -256,7 +262,9 @@ class Jitted(Generic[P, R]):
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
-        if X32_POSSIBLE[0] and not x64_enabled():
+        if PRECISION_POSSIBLE[0]:
+            fast, fast_trees, key_of = self._setting_tables()
+        elif X32_POSSIBLE[0] and not x64_enabled():
             fast, fast_trees, key_of = self._fast_32, self._fast_trees_32, _arg_key_32
         else:
             fast, fast_trees, key_of = self._fast, self._fast_trees, _arg_key
@@ -281,6 +289,18 @@ class Jitted(Generic[P, R]):
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return entry(leaves)  # type: ignore[return-value]  # as above
         return self._call(args, kwargs)
+
+    def _setting_tables(
+        self,
+    ) -> tuple[
+        dict[tuple[Hashable, ...], _FastEntry], dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]],
+        Callable[[object], int],
+    ]:
+        """The fast-path tables for the settings in force here (x64 and the
+        default matmul precision), once a precision may be set."""
+        x32 = _x32()
+        fast, trees = self._fast_by_setting.setdefault((x32, matmul_precision()), ({}, {}))
+        return fast, trees, (_arg_key_32 if x32 else _arg_key)
 
     def _flat_key(
         self, args: tuple[object, ...], key_of: Callable[[object], int] = _arg_key
@@ -401,7 +421,7 @@ class Jitted(Generic[P, R]):
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
         # avals compare without their weak flags, which change promotion
-        key = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32())
+        key = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32(), matmul_precision())
         staged = self._staged.get(key)
         if staged is None:
             staged = self._trace(in_tree, avals, statics, len(args))
@@ -442,7 +462,9 @@ class Jitted(Generic[P, R]):
         exe = compile_cache.peek(staged.closed.jaxpr, donated)
         if exe is None:
             return
-        if _x32():
+        if PRECISION_POSSIBLE[0]:
+            fast_flat, fast_trees, key_of = self._setting_tables()
+        elif _x32():
             fast_flat, fast_trees, key_of = self._fast_32, self._fast_trees_32, _arg_key_32
         else:
             fast_flat, fast_trees, key_of = self._fast, self._fast_trees, _arg_key

@@ -35,7 +35,6 @@ feature dimensions (JAX's ``_conv_general_dilated_batch_rule``).
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Sequence
 from typing import NamedTuple, Union
@@ -54,6 +53,8 @@ from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, 
 from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext, tensor_type
 from ._params import _get, get_int, get_ints, params_of
+from ._precision import CanonicalPrecision, Precision as Precision, PrecisionLike as PrecisionLike
+from ._precision import canonicalize_precision, element_type_param, precision_attr, precision_param, preferred_out_dtype
 from .elementwise import add_tangents, convert
 from .shaping import rev_p
 from .structural import check_arity, primal_aval, reshape, transpose, zero_like, zeros_like_aval
@@ -74,54 +75,6 @@ class ConvDimensionNumbers(NamedTuple):
 ConvGeneralDilatedDimensionNumbers = Union[tuple[str, str, str], ConvDimensionNumbers, None]
 
 
-class Precision(enum.Enum):
-    """``jax.lax.Precision`` (accepted and lowered; CPU computes as DEFAULT)."""
-
-    DEFAULT = 0
-    HIGH = 1
-    HIGHEST = 2
-
-    def __repr__(self) -> str:
-        return f"Precision.{self.name}"
-
-    __str__ = __repr__
-
-
-_PRECISION_ALIASES = {
-    "default": "DEFAULT", "fastest": "DEFAULT", "bfloat16": "DEFAULT",
-    "high": "HIGH", "tensorfloat32": "HIGH", "bfloat16_3x": "HIGH",
-    "highest": "HIGHEST", "float32": "HIGHEST",
-}
-
-PrecisionLike = Union[None, str, Precision, tuple[Union[str, Precision, None], Union[str, Precision, None]]]
-
-
-def _precision_name(p: str | Precision | None) -> str:
-    if isinstance(p, Precision):
-        return p.name
-    if p is None:
-        return "DEFAULT"
-    key = str(p).lower()  # (anything else a caller passes is refused below)
-    if key in _PRECISION_ALIASES:
-        return _PRECISION_ALIASES[key]
-    raise PrimitiveTypeError(
-        f"{_NAME}: precision must be None, a lax.Precision, one of {sorted(_PRECISION_ALIASES)} "
-        f"or a pair of them, got {p!r}"
-    )
-
-
-def canonicalize_precision(precision: PrecisionLike) -> tuple[str, str] | None:
-    """None, or the (lhs, rhs) pair of precision names (JAX's canonical form)."""
-    if precision is None:
-        return None
-    if isinstance(precision, tuple):
-        if len(precision) != 2:
-            raise PrimitiveTypeError(f"{_NAME}: precision must be a pair, got {precision!r}")
-        return (_precision_name(precision[0]), _precision_name(precision[1]))
-    name = _precision_name(precision)
-    return (name, name)
-
-
 # -- the params, read and checked once ---------------------------------------------------
 class ConvParams(NamedTuple):
     """The params of a ``conv_general_dilated`` equation."""
@@ -133,7 +86,7 @@ class ConvParams(NamedTuple):
     dimension_numbers: ConvDimensionNumbers
     feature_group_count: int
     batch_group_count: int
-    precision: tuple[str, str] | None
+    precision: CanonicalPrecision
     preferred_element_type: DType | None
 
     @staticmethod
@@ -154,15 +107,8 @@ class ConvParams(NamedTuple):
             raise PrimitiveTypeError(
                 f"{_NAME}: param 'dimension_numbers' must be (lhs_spec, rhs_spec, out_spec) tuples of ints, got {dn!r}"
             )
-        prec = _get(_NAME, params, "precision")
-        precision: tuple[str, str] | None = None
-        if prec is not None:
-            if not (isinstance(prec, tuple) and len(prec) == 2 and all(p in ("DEFAULT", "HIGH", "HIGHEST") for p in prec)):
-                raise PrimitiveTypeError(f"{_NAME}: param 'precision' must be None or a pair of precision names, got {prec!r}")
-            precision = (str(prec[0]), str(prec[1]))
-        pet = _get(_NAME, params, "preferred_element_type")
-        if pet is not None and not isinstance(pet, np.dtype):
-            raise PrimitiveTypeError(f"{_NAME}: param 'preferred_element_type' must be None or a dtype, got {pet!r}")
+        precision = precision_param(_NAME, _get(_NAME, params, "precision"))
+        pet = element_type_param(_NAME, _get(_NAME, params, "preferred_element_type"))
         return ConvParams(
             get_ints(_NAME, params, "window_strides"),
             padding,
@@ -200,19 +146,6 @@ def _check_spec(where: str, what: str, spec: tuple[int, ...], ndim: int) -> None
         raise PrimitiveTypeError(
             f"{where}: dimension_numbers' {what} {spec} must be a permutation of the {ndim} dimensions"
         )
-
-
-def _out_dtype(where: str, dtype: DType, preferred: DType | None) -> DType:
-    if preferred is None:
-        return dtype
-    if dtype in INTEGER and preferred in FLOATING:
-        return preferred  # allowed, as JAX's
-    same_kind = (dtype in INTEGER) == (preferred in INTEGER) and (dtype in FLOATING) == (preferred in FLOATING)
-    if not same_kind:
-        raise PrimitiveTypeError(f"{where}: input type {dtype.name} is incompatible with preferred_element_type {preferred.name}")
-    if preferred.itemsize < dtype.itemsize:
-        raise PrimitiveTypeError(f"{where}: preferred_element_type {preferred.name} must not be narrower than {dtype.name}")
-    return preferred
 
 
 def conv_shape(lhs: ShapedArray, rhs: ShapedArray, c: ConvParams) -> ShapedArray:
@@ -297,7 +230,7 @@ def conv_shape(lhs: ShapedArray, rhs: ShapedArray, c: ConvParams) -> ShapedArray
     shape = [0] * nd
     for k, d in enumerate(dn.out_spec):
         shape[d] = canon[k]
-    return ShapedArray(tuple(shape), _out_dtype(where, lhs.dtype, c.preferred_element_type))
+    return ShapedArray(tuple(shape), preferred_out_dtype(where, lhs.dtype, c.preferred_element_type))
 
 
 def _abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
@@ -584,9 +517,6 @@ def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[Hlo
     )
     pads = np.array(c.padding, np.int64).reshape(n, 2)
     i64 = ir.IntegerType.get_signless(64)
-    precision = None
-    if c.precision is not None:
-        precision = ir.ArrayAttr.get([hlo.PrecisionAttr.get(p) for p in c.precision])
     out = hlo.convolution(
         tensor_type(eqn.out_binders[0].aval), args[0], args[1], dnums,
         ir.IntegerAttr.get(i64, c.feature_group_count), ir.IntegerAttr.get(i64, c.batch_group_count),
@@ -595,7 +525,7 @@ def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[Hlo
         lhs_dilation=list(c.lhs_dilation),
         rhs_dilation=list(c.rhs_dilation),
         window_reversal=[False] * n,
-        precision_config=precision,
+        precision_config=precision_attr(c.precision),
     )
     return [out]
 
@@ -823,7 +753,7 @@ def conv_general_dilated(
     pet = None if preferred_element_type is None else canonicalize_explicit(np.dtype(preferred_element_type), _NAME)
     c = ConvParams(
         strides, tuple(pads), ld, rd, dn, int(feature_group_count), int(batch_group_count),
-        canonicalize_precision(precision), pet,
+        canonicalize_precision(precision, _NAME), pet,
     )
     return bind1(conv_general_dilated_p, (lhs, rhs), c.to_params())
 

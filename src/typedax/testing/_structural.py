@@ -9,7 +9,7 @@ import hypothesis.strategies as st
 from pyrsistent import pmap
 
 from ..core.dtypes import DType
-from ..core.ir import Atom, Params
+from ..core.ir import Atom, Param, Params
 from ._elementwise import ANY, NUMERIC, Built, Builder, _lit_dtypes, _result
 from ._env import Env
 from ._interval import Interval
@@ -125,7 +125,10 @@ def dot_general(env: Env) -> Built | None:
     corners = [a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi]
     out = Interval(csize * min(corners), csize * max(corners))
     dn = ((tuple(lc), tuple(rc)), (tuple(lb), tuple(rb)))
-    return _result((lhs, rhs), pmap({"dimension_numbers": dn}), out)
+    names = ("DEFAULT", "HIGH", "HIGHEST")
+    precision = env.draw(st.none() | st.tuples(st.sampled_from(names), st.sampled_from(names)))
+    params: dict[str, Param] = {"dimension_numbers": dn, "precision": precision, "preferred_element_type": None}
+    return _result((lhs, rhs), pmap(params), out)
 
 
 STRUCTURAL: dict[str, Builder] = {
