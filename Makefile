@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test test-long typecheck unit bench clean
+.PHONY: demo test test-long test-gpu typecheck unit bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -33,6 +33,16 @@ test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -n auto
 
 test: typecheck unit
+
+# the suite with typedax on the GPU (JAX, the oracle, picks its own default:
+# the same GPU where its CUDA plugin is installed). Several workers share the
+# GPU: each process allocates on demand instead of preallocating 75% of it.
+# GPU_PYTHON: an interpreter that has the CUDA plugin (no venv is made).
+GPU_PYTHON ?= $(PY)
+GPU_WORKERS ?= 4
+test-gpu:
+	TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false HYPOTHESIS_PROFILE=ci \
+		$(GPU_PYTHON) -m pytest -n $(GPU_WORKERS) --dist worksteal $(GPU_TESTS)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks

@@ -41,6 +41,8 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
         "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
     ("typedax.core.array", "typedax.lowering"):
         "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
+    ("typedax.core.array", "typedax.lowering.runtime"):
+        "x.devices() and x.device of a concrete array (core) are the runtime's device",
     ("typedax.core.array", "typedax.primitives"):
         "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
     ("typedax.core.array", "typedax.primitives.keys"):

@@ -81,7 +81,7 @@ def test_snippets_agree_with_jax() -> None:
 def test_the_package_exposes_jax_s_submodules() -> None:
     for name in ("lax", "numpy", "random", "nn", "scipy", "tree_util"):
         assert isinstance(getattr(typedax, name), ModuleType), name
-    assert typedax.default_backend() in ("cpu", "cuda") and typedax.local_devices() == typedax.devices()
+    assert typedax.default_backend() in ("cpu", "gpu") and typedax.local_devices() == typedax.devices()
 
 
 def test_eval_shape_block_until_ready_and_device_get_as_jax() -> None:

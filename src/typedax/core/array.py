@@ -31,6 +31,7 @@ from .ir import NDArray
 
 if TYPE_CHECKING:
     from .._indexing import IndexUpdateHelper
+    from ..lowering.jaxlib_api import Device
 
 #: What ``np.asarray(x)`` gives for an ``Array``: a NumPy array whose dtype is
 #: known only at run time (the parameter is ``Any`` as in NumPy's own stubs,
@@ -517,6 +518,21 @@ class Array:
         """Wait until the computation producing this array has finished."""
         return self
 
+    def devices(self) -> set[Device]:
+        """``jax.Array.devices()``: the devices holding this array. A traced
+        value has none (a ``ConcretizationError``, as JAX's)."""
+        from .errors import ConcretizationError
+
+        raise ConcretizationError(
+            f"devices() of a traced value ({self.aval.str_short()}): it lives on no device while being traced"
+        )
+
+    @property
+    def device(self) -> Device:
+        """``jax.Array.device``: the one device holding this array."""
+        (d,) = self.devices()
+        return d
+
     def is_deleted(self) -> bool:
         """Whether ``delete()`` (or a donating ``jit``) freed this array."""
         return False
@@ -652,6 +668,13 @@ class ArrayImpl(Array):
         if copy:
             return value.copy()
         return value
+
+    def devices(self) -> set[Device]:
+        """The device typedax computes on (every array lives there, or is
+        copied there on first use)."""
+        from ..lowering.runtime import devices  # upward, lazily: tests/test_layers.py
+
+        return set(devices())
 
     def block_until_ready(self) -> Self:
         if self._dev is not None:

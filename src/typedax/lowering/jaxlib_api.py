@@ -19,7 +19,10 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -117,14 +120,138 @@ def cuda_plugin_library() -> Path | None:
     return None
 
 
-def cuda_client(library: Path) -> Client:
-    """A PjRt client for CUDA through the plugin at ``library``; a plugin
-    already loaded and initialized in this process (by JAX, say) is reused."""
-    if not _jax.pjrt_plugin_loaded("cuda"):
-        _jax.load_pjrt_plugin("cuda", str(library), None)
-    if not _jax.pjrt_plugin_initialized("cuda"):
-        _jax.initialize_pjrt_plugin("cuda")
-    return _jax.get_c_api_client("cuda", {"platform_name": "cuda"})
+#: The allocators ``XLA_PYTHON_CLIENT_ALLOCATOR`` names (jaxlib's
+#: ``generate_pjrt_gpu_plugin_options``; ``vmm`` is 0.11's).
+GPU_ALLOCATORS: tuple[str, ...] = ("default", "platform", "bfc", "cuda_async", "vmm")
+
+#: The environment variables ``gpu_client_options`` reads.
+GPU_MEMORY_VARIABLES: tuple[str, ...] = (
+    "XLA_PYTHON_CLIENT_ALLOCATOR", "XLA_PYTHON_CLIENT_MEM_FRACTION", "XLA_CLIENT_MEM_FRACTION",
+    "XLA_PYTHON_CLIENT_PREALLOCATE", "XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB", "JAX_CUDA_VISIBLE_DEVICES",
+)
+
+ClientOptions = dict[str, "str | int | float | bool | list[int]"]
+
+
+def gpu_client_options(env: Mapping[str, str]) -> ClientOptions:
+    """The options of a CUDA PjRt client, from ``env`` (``os.environ``), as
+    JAX creates its own: jaxlib's ``generate_pjrt_gpu_plugin_options`` (which
+    the ``jax_plugins.xla_cuda*`` package hands to ``register_plugin``) plus
+    ``JAX_CUDA_VISIBLE_DEVICES`` (JAX's ``jax_cuda_visible_devices``) as
+    ``xla_bridge._options_from_jax_configs`` adds it. A pure function (the variables are read here, not from the process),
+    so each setting and each bad value is tested on any machine. Bad values
+    raise ``ValueError`` naming the variable, as jaxlib's."""
+    options: ClientOptions = {"platform_name": "cuda"}
+    allocator = env.get("XLA_PYTHON_CLIENT_ALLOCATOR", "default").lower()
+    if allocator not in GPU_ALLOCATORS:
+        raise ValueError(
+            "XLA_PYTHON_CLIENT_ALLOCATOR env var must be "
+            + ", ".join(f'"{a}"' for a in GPU_ALLOCATORS) + f', got "{allocator}"'
+        )
+    options["allocator"] = allocator
+    fraction = env.get("XLA_CLIENT_MEM_FRACTION", "")
+    deprecated = env.get("XLA_PYTHON_CLIENT_MEM_FRACTION", "")
+    if deprecated:
+        if fraction:
+            raise ValueError(
+                "XLA_CLIENT_MEM_FRACTION is specified together with XLA_PYTHON_CLIENT_MEM_FRACTION. "
+                "Remove the latter one, it is deprecated."
+            )
+        fraction = deprecated
+    if fraction:
+        name = "XLA_PYTHON_CLIENT_MEM_FRACTION" if deprecated else "XLA_CLIENT_MEM_FRACTION"
+        try:
+            value = float(fraction)
+        except ValueError:
+            raise ValueError(f"{name} must be a number between 0 and 1, got {fraction!r}") from None
+        if not 0.0 < value <= 1.0:
+            raise ValueError(f"{name} must be a number between 0 and 1, got {fraction!r}")
+        options["memory_fraction"] = value
+    preallocate = env.get("XLA_PYTHON_CLIENT_PREALLOCATE", "")
+    if preallocate:
+        options["preallocate"] = preallocate not in ("false", "False", "0")
+    collective = env.get("XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB", "")
+    if collective:
+        try:
+            options["collective_memory_size"] = int(collective) * (1 << 20)
+        except ValueError:
+            raise ValueError(f"XLA_PYTHON_CLIENT_COLLECTIVE_MEM_SIZE_MB must be an integer, got {collective!r}") from None
+    visible = env.get("JAX_CUDA_VISIBLE_DEVICES", "all")
+    if visible != "all":
+        try:
+            options["visible_devices"] = [int(x) for x in visible.split(",")]
+        except ValueError:
+            raise ValueError(
+                f"JAX_CUDA_VISIBLE_DEVICES must be 'all' or comma-separated device numbers, got {visible!r}"
+            ) from None
+    return options
+
+
+#: The name JAX registers the CUDA plugin under; a second name for typedax's
+#: own registration when typedax loads it first (``plugin_plan``).
+JAX_CUDA_PLUGIN = "cuda"
+TYPEDAX_CUDA_PLUGIN = "typedax_cuda"
+
+
+class PluginPlan(NamedTuple):
+    """How to get a CUDA client: ``reuse_client`` (JAX's, already made), or
+    the plugin ``name`` to use, whether to ``load`` it from its library and
+    whether to ``initialize`` it first."""
+
+    reuse_client: bool
+    name: str
+    load: bool
+    initialize: bool
+
+
+def plugin_plan(jax_client_exists: bool, loaded: Mapping[str, bool], initialized: Mapping[str, bool]) -> PluginPlan:
+    """The decision, as a pure function of what this process already has
+    (docs/architecture.md "The GPU: one plugin, shared"):
+
+    - JAX already made its CUDA client: use that client (one allocator in the
+      process, so the memory settings hold for both libraries);
+    - JAX loaded the plugin as ``cuda`` (no client yet): use that
+      registration (loading it again under that name fails with
+      ``ALREADY_EXISTS``);
+    - typedax loaded it earlier under its own name: use that;
+    - else load it under ``typedax_cuda``, leaving ``cuda`` to JAX: JAX's
+      ``register_plugin`` loads ``cuda`` unconditionally, and had typedax
+      taken the name, JAX's plugin initialization would fail and JAX fall
+      back to the CPU. The plugin's library is loaded once by the dynamic
+      loader whatever the names, and its ``PJRT_Plugin_Initialize`` does
+      nothing, so two names are safe."""
+    if jax_client_exists:
+        return PluginPlan(True, JAX_CUDA_PLUGIN, False, False)
+    for name in (JAX_CUDA_PLUGIN, TYPEDAX_CUDA_PLUGIN):
+        if loaded.get(name, False):
+            return PluginPlan(False, name, False, not initialized.get(name, False))
+    return PluginPlan(False, TYPEDAX_CUDA_PLUGIN, True, True)
+
+
+def jax_cuda_client() -> Client | None:
+    """JAX's CUDA client, if JAX is imported and has made one (read from
+    JAX's backend table without importing JAX; ``None`` otherwise)."""
+    bridge = sys.modules.get("jax._src.xla_bridge")
+    backends = getattr(bridge, "_backends", None) if bridge is not None else None
+    client = backends.get("cuda") if isinstance(backends, dict) else None
+    return client if isinstance(client, Client) else None
+
+
+def cuda_client(library: Path, options: ClientOptions) -> Client:
+    """A PjRt client for CUDA through the plugin at ``library``, with
+    ``options`` (``gpu_client_options``), as ``plugin_plan`` decides."""
+    jax_client = jax_cuda_client()
+    names = (JAX_CUDA_PLUGIN, TYPEDAX_CUDA_PLUGIN)
+    loaded = {n: bool(_jax.pjrt_plugin_loaded(n)) for n in names}
+    initialized = {n: loaded[n] and bool(_jax.pjrt_plugin_initialized(n)) for n in names}
+    plan = plugin_plan(jax_client is not None, loaded, initialized)
+    if plan.reuse_client and jax_client is not None:
+        return jax_client
+    if plan.load:
+        _jax.load_pjrt_plugin(plan.name, str(library), None)
+    if plan.initialize:
+        _jax.initialize_pjrt_plugin(plan.name)
+    return _jax.get_c_api_client(plan.name, options)
 
 
 def pytree_flatten() -> _jax._PyTreeRegistry:

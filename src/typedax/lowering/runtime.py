@@ -106,7 +106,7 @@ def _make_client(name: str) -> jx.Client:
     if library is None:
         packages = " or ".join(pkg for _, pkg in jx.CUDA_PLUGINS)
         raise PlatformError(f"platform 'cuda' needs jaxlib's CUDA plugin (pip install {packages})")
-    return jx.cuda_client(library)
+    return jx.cuda_client(library, jx.gpu_client_options(os.environ))
 
 
 def backend() -> Backend:
@@ -137,9 +137,16 @@ def local_devices() -> list[jx.Device]:
     return devices()
 
 
+#: JAX's backend names for typedax's platforms (``jax.default_backend()``
+#: answers ``'gpu'`` for CUDA: xla_bridge's ``_platform_aliases``).
+_BACKEND_NAMES: dict[str, str] = {"cpu": "cpu", "cuda": "gpu"}
+
+
 def default_backend() -> str:
-    """``jax.default_backend()``: the platform, ``'cpu'`` or ``'cuda'``."""
-    return platform()
+    """``jax.default_backend()``: ``'cpu'``, or ``'gpu'`` for CUDA (JAX's names;
+    ``platform()`` says ``'cuda'``)."""
+    name = platform()
+    return _BACKEND_NAMES.get(name, name)
 
 
 def put_buffer(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], aval: ShapedArray) -> jx.Array:
