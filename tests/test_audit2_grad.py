@@ -62,3 +62,115 @@ def test_vmap_over_an_empty_batch_of_loops(name: str, size: int) -> None:
     f = tdx.vmap(LOOPS[name](lax))
     _same(f(x), want)
     _same(tdx.jit(f)(x), want)
+
+
+# -- 3. scan's and fori_loop's unroll ------------------------------------------------------
+def _body(np_: Any) -> Fn:
+    return lambda c, x: (c * 0.5 + np_.sin(x), c * x)
+
+
+UNROLLS: list[int | bool] = [1, 2, 3, 7, 100, 0, True, False]
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("unroll", UNROLLS)
+def test_scan_unroll_values(unroll: int | bool, reverse: bool) -> None:
+    xs = np.linspace(-1.0, 2.0, 7)
+
+    def ours(c: Any, xs: Any) -> Any:
+        return lax.scan(_body(tdx.numpy), c, xs, unroll=unroll, reverse=reverse)
+
+    want = jlax.scan(_body(jnp), 1.5, xs, unroll=unroll, reverse=reverse)
+    _same(ours(1.5, xs), want)
+    _same(tdx.jit(ours)(1.5, xs), want, rtol=1e-15)  # the unrolled loop computes JAX's bits
+
+
+@pytest.mark.parametrize(("unroll", "reverse"), [(3, False), (True, True)])
+def test_scan_unroll_under_vmap_grad_linearize_transpose(unroll: int | bool, reverse: bool) -> None:
+    xs = np.linspace(-1.0, 2.0, 7)
+
+    def ours(c: Any, xs: Any) -> Any:
+        return lax.scan(_body(tdx.numpy), c, xs, unroll=unroll, reverse=reverse)
+
+    def theirs(c: Any, xs: Any) -> Any:
+        return jlax.scan(_body(jnp), c, xs, unroll=unroll, reverse=reverse)
+
+    cs = np.array([0.5, 1.5, -2.0])
+    _same(tdx.vmap(ours, in_axes=(0, None))(cs, xs), jax.vmap(theirs, in_axes=(0, None))(cs, xs))
+
+    def loss(f: Fn, np_: Any) -> Fn:
+        return lambda c, xs: np_.sum(f(c, xs)[1] ** 2) + f(c, xs)[0]
+
+    want = jax.grad(loss(theirs, jnp), argnums=(0, 1))(1.5, xs)
+    _same(tdx.grad(loss(ours, tdx.numpy), argnums=(0, 1))(1.5, xs), want)
+    _same(tdx.jit(tdx.grad(loss(ours, tdx.numpy), argnums=(0, 1)))(1.5, xs), want)
+    # linearize, and the transpose of the linear map (vjp)
+    _, f_lin = tdx.linearize(lambda xs: ours(1.5, xs), xs)
+    _, f_lin_j = jax.linearize(lambda xs: theirs(1.5, xs), xs)
+    _same(f_lin(np.ones(7)), f_lin_j(jnp.ones(7)))
+    _, pull = tdx.vjp(lambda xs: ours(1.5, xs)[1], xs)
+    _, pull_j = jax.vjp(lambda xs: theirs(1.5, xs)[1], xs)
+    _same(pull(np.arange(7.0)), pull_j(jnp.arange(7.0)))
+
+
+@pytest.mark.parametrize("unroll", [2, True, 0])
+def test_scan_unroll_is_a_param_that_prints_parses_and_survives_transformations(unroll: int | bool) -> None:
+    xs = np.linspace(-1.0, 2.0, 5)
+    want = jax.make_jaxpr(lambda xs: jlax.scan(_body(jnp), 1.0, xs, unroll=unroll))(xs)
+    steps = want.jaxpr.eqns[0].params["unroll"]
+    assert steps == (5 if unroll is True else unroll)
+    j = tdx.make_jaxpr(lambda xs: lax.scan(_body(tdx.numpy), 1.0, xs, unroll=unroll))(xs).jaxpr
+    assert j.eqns[0].params["unroll"] == steps and f"unroll={steps}" in str(j)
+    assert tdx.parse_jaxpr(str(j)) == j and str(tdx.parse_jaxpr(str(j))) == str(j)
+    # jvp, vmap and reverse mode keep it on the scans they make
+    def g(xs: Any) -> Any:
+        return lax.scan(_body(tdx.numpy), 1.0, xs, unroll=unroll)[0]
+
+    for f, arg in ((tdx.grad(g), xs), (tdx.vmap(g), np.stack([xs, xs]))):
+        jj = tdx.make_jaxpr(f)(arg).jaxpr
+        scans = [e for e in jj.eqns if e.primitive.name == "scan"]
+        assert scans and all(e.params["unroll"] == steps for e in scans)
+        assert tdx.parse_jaxpr(str(jj)) == jj
+
+
+@pytest.mark.parametrize("unroll", [1, 2, 3, True, False, 0, None])
+def test_fori_loop_unroll(unroll: int | bool | None) -> None:
+    def body(np_: Any) -> Fn:
+        return lambda i, c: c * 1.5 + np_.cos(c * i)
+
+    want = jlax.fori_loop(0, 5, body(jnp), 0.3, unroll=unroll)
+    _same(lax.fori_loop(0, 5, body(tdx.numpy), 0.3, unroll=unroll), want)
+    _same(tdx.jit(lambda c: lax.fori_loop(0, 5, body(tdx.numpy), c, unroll=unroll))(0.3), want)
+    _same(tdx.grad(lambda c: lax.fori_loop(0, 5, body(tdx.numpy), c, unroll=unroll))(0.3),
+          jax.grad(lambda c: jlax.fori_loop(0, 5, body(jnp), c, unroll=unroll))(0.3))
+    if any(unroll is u for u in (None, False, 1, True)):  # JAX takes these with traced bounds too
+        _same(tdx.jit(lambda n: lax.fori_loop(0, n, body(tdx.numpy), 0.3, unroll=unroll))(5),
+              jax.jit(lambda n: jlax.fori_loop(0, n, body(jnp), 0.3, unroll=unroll))(5))
+
+
+BAD_UNROLLS: list[object] = [-1, 2.5, 2.0, "a", np.array([2])]
+
+
+@pytest.mark.parametrize("unroll", BAD_UNROLLS, ids=repr)
+def test_bad_unroll_is_an_error(unroll: object) -> None:
+    from typedax.core.errors import UnrollError
+
+    f = _body(tdx.numpy)
+    with pytest.raises(UnrollError, match="unroll"):
+        lax.scan(f, 1.0, np.ones(3), unroll=unroll)  # type: ignore[arg-type]  # the wrong type is the test
+    with pytest.raises(UnrollError, match="unroll"):
+        lax.fori_loop(0, 3, lambda i, c: c, 1.0, unroll=unroll)  # type: ignore[arg-type]  # the wrong type is the test
+    if unroll != 2.0:  # JAX takes 2.0 in scan by accident (its fori_loop refuses it); we refuse both
+        with pytest.raises((TypeError, ValueError)):
+            jlax.scan(_body(jnp), 1.0, jnp.ones(3), unroll=unroll)  # type: ignore[arg-type]  # the wrong type is the test
+
+
+def test_unroll_with_traced_fori_bounds_or_traced_unroll_is_an_error() -> None:
+    from typedax.core.errors import ConcretizationError, UnrollError
+
+    with pytest.raises(UnrollError, match="statically known"):
+        tdx.jit(lambda n: lax.fori_loop(0, n, lambda i, c: c, 1.0, unroll=2))(3)
+    with pytest.raises(ValueError, match="statically known"):
+        jax.jit(lambda n: jlax.fori_loop(0, n, lambda i, c: c, 1.0, unroll=2))(3)
+    with pytest.raises(ConcretizationError, match="unroll"):
+        tdx.jit(lambda u: lax.scan(_body(tdx.numpy), 1.0, np.ones(3), unroll=u))(2)

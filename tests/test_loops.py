@@ -489,13 +489,15 @@ def test_scan_abstract_eval_errors() -> None:
     body = tdx.make_jaxpr(lambda c, x: (lax.add(c, x), c))(1.0, 1.0).jaxpr
     bad = tdx.make_jaxpr(lambda c, x: (lax.convert_element_type(c, np.float32), c))(1.0, 1.0).jaxpr
     xs = ShapedArray((3,), np.dtype(np.float64))
-    assert [a.shape for a in scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 3, False).to_params())] == [(), (3,)]
+    assert [a.shape for a in scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 3, False, 1).to_params())] == [(), (3,)]
     with pytest.raises(PrimitiveTypeError, match="leading axis 4"):
-        scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 4, False).to_params())
+        scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 4, False, 1).to_params())
     with pytest.raises(PrimitiveTypeError, match="must return the carry's types"):
-        scan_p.abstract_eval([f64, xs], ScanParams(bad, 0, 1, 3, False).to_params())
+        scan_p.abstract_eval([f64, xs], ScanParams(bad, 0, 1, 3, False, 1).to_params())
     with pytest.raises(PrimitiveTypeError, match="length must be >= 0"):
-        scan_p.abstract_eval([f64], ScanParams(body, 0, 1, -1, False).to_params())
+        scan_p.abstract_eval([f64], ScanParams(body, 0, 1, -1, False, 1).to_params())
+    with pytest.raises(PrimitiveTypeError, match="unroll must be >= 0"):
+        scan_p.abstract_eval([f64, xs], ScanParams(body, 0, 1, 3, False, -1).to_params())
 
 
 def test_grad_through_while_loop_whose_tangent_is_a_symbolic_zero() -> None:

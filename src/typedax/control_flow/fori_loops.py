@@ -9,7 +9,7 @@ from typing import TypeVar
 import numpy as np
 
 from ..core.dtypes import is_int
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveTypeError, UnrollError
 from ..core.ir import NO_PARAMS
 from ..core.trace import Tracer, Value, aval_of, bind1, scalar_as
 from ..primitives import add_p, less_p
@@ -33,11 +33,14 @@ def fori_loop(
     upper: Value,
     body_fun: Callable[[Value, C], C],
     init_val: object,
+    *,
+    unroll: int | bool | None = None,
 ) -> C:
     """``for i in range(lower, upper): val = body_fun(i, val)``.
 
     With static (Python int) bounds it is a ``scan`` and can be differentiated
-    in reverse mode; with traced bounds it is a ``while_loop``.
+    in reverse mode; with traced bounds it is a ``while_loop``. ``unroll`` is
+    the scan's (JAX's): with traced bounds only None, False or 1 are accepted.
     """
     lo, hi = _static_int(lower), _static_int(upper)
     for name, b in (("lower", lo), ("upper", hi)):
@@ -51,8 +54,15 @@ def fori_loop(
             i, val = carry
             return (_incr(i), body_fun(i, val)), None
 
-        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0))
+        u = False if unroll is None else unroll
+        (_, out), _ = scan(step, (i0, init_val), None, length=max(hi - lo, 0), unroll=u)
         return out
+    if unroll is not None and unroll is not False and unroll != 1:  # JAX's test (True == 1 passes)
+        raise UnrollError(
+            "Can only use `unroll` in `fori_loop` if the loop bounds are statically known "
+            f"(got unroll={unroll!r} with bounds of types {aval_of(lower).str_short()} and "
+            f"{aval_of(upper).str_short()})."
+        )
     lo_a, hi_a = aval_of(lower), aval_of(upper)
     for name, a in (("lower", lo_a), ("upper", hi_a)):
         if a.shape != () or not is_int(a.dtype):

@@ -1,7 +1,8 @@
 """``scan``: the higher-order primitive, every rule for it, and ``lax.scan``.
 
 Params are the body jaxpr, the counts of constants and carry values, the
-length and the direction. Partial evaluation unzips the body at the fixpoint
+length, the direction and ``unroll`` (JAX's: the lowering runs that many
+steps per iteration of its loop; every transformation keeps it). Partial evaluation unzips the body at the fixpoint
 of its unknown carry values: residuals that change from one iteration to the
 next are stacked by the known scan and scanned over by the unknown one;
 loop-invariant residuals are recomputed inside the unknown body from the
@@ -12,6 +13,7 @@ cotangents of the linear constants in the carry.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 from typing import TypeVar
@@ -24,7 +26,7 @@ from pyrsistent import pmap
 from .. import tree
 from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import int32, is_float
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ConcretizationError, PrimitiveTypeError, UnrollError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -86,6 +88,9 @@ class ScanParams(NamedTuple):
     num_carry: int
     length: int
     reverse: bool
+    #: steps per iteration of the compiled loop (JAX's: 1 rolled, 0 every
+    #: step, as ``length``); only the lowering reads it, the values are the same
+    unroll: int
 
     @staticmethod
     def of(params: Params) -> ScanParams:
@@ -95,6 +100,7 @@ class ScanParams(NamedTuple):
             get_int("scan", params, "num_carry"),
             get_int("scan", params, "length"),
             get_bool("scan", params, "reverse"),
+            get_int("scan", params, "unroll"),
         )
 
     def to_params(self) -> Params:
@@ -102,7 +108,7 @@ class ScanParams(NamedTuple):
 
 
 def _scan_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
+    jaxpr, nconsts, ncarry, length, reverse, _ = ScanParams.of(params)
     consts, carry, xs = split(args, nconsts, ncarry)
     y_avals = jaxpr.out_avals[ncarry:]
     ys: list[list[NDArray]] = [[] for _ in y_avals]
@@ -120,10 +126,12 @@ def _scan_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
 
 def _scan_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    jaxpr, nconsts, ncarry, length, _ = ScanParams.of(params)
+    jaxpr, nconsts, ncarry, length, _, unroll = ScanParams.of(params)
     consts, carry, xs = split(avals, nconsts, ncarry)
     if length < 0:
         raise PrimitiveTypeError(f"scan: length must be >= 0, got {length}")
+    if unroll < 0:
+        raise PrimitiveTypeError(f"scan: unroll must be >= 0, got {unroll}")
     for x in xs:
         if not x.shape or x.shape[0] != length:
             raise PrimitiveTypeError(
@@ -139,6 +147,26 @@ def _scan_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
     # the body's output types, weak flags included (JAX's: a weak initial carry
     # the body makes strong comes out strong)
     return [*outs[:ncarry], *[ShapedArray((length, *y.shape), y.dtype, y.weak_type) for y in outs[ncarry:]]]
+
+
+def unroll_param(fun: str, unroll: object, length: int) -> int:
+    """The ``unroll`` param from a user's ``unroll``, as JAX reads it: a bool
+    (``True``: every step, ``max(length, 1)``) or a non-negative int."""
+    if isinstance(unroll, (bool, np.bool_)):
+        return max(length, 1) if unroll else 1
+    try:
+        n = operator.index(unroll)  # type: ignore[arg-type]  # a TypeError for non-integers is the point
+    except ConcretizationError as e:
+        raise ConcretizationError(
+            f"The `unroll` argument to `{fun}` expects a concrete `int` or `bool` value: {e}"
+        ) from None
+    except TypeError:
+        raise UnrollError(
+            f"{fun}: `unroll` must be a `bool` or a non-negative `int`, got {unroll!r}"
+        ) from None
+    if n < 0:
+        raise UnrollError(f"{fun}: `unroll` must be a `bool` or a non-negative `int`, got {n}")
+    return n
 
 
 def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
@@ -165,7 +193,7 @@ def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
 def _scan_jvp(
     primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
 ) -> tuple[list[Value], list[Tangent]]:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(params)
     consts, init, xs = split(primals, nconsts, ncarry)
     c_t, init_t, xs_t = split(tangents, nconsts, ncarry)
     in_avals = jaxpr.in_avals
@@ -185,7 +213,7 @@ def _scan_jvp(
     outs = bind(
         scan_p,
         [*consts, *c_dots, *init, *carry_dots, *xs, *x_dots],
-        ScanParams(j2, nconsts + ncd, ncarry + ncad, length, reverse).to_params(),
+        ScanParams(j2, nconsts + ncd, ncarry + ncad, length, reverse, unroll).to_params(),
     )
     carry_out, carry_dots_out, ys_rest = split(outs, ncarry, ncad)
     ys_out, ys_dots_out = ys_rest[:ny], ys_rest[ny:]
@@ -199,7 +227,7 @@ def _scan_jvp(
 def _scan_batch(
     size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(params)
     consts, init, xs = split(vals, nconsts, ncarry)
     cd, initd, xsd = split(dims, nconsts, ncarry)
     c_b = [d is not None for d in cd]
@@ -212,12 +240,12 @@ def _scan_batch(
     consts = to_front(size, consts, cd)
     init = batch_as(size, init, initd, carry_b)
     xs = [x if d is None else move_batch_axis(size, d, 1, x) for x, d in zip(xs, xsd)]
-    outs = bind(scan_p, [*consts, *init, *xs], ScanParams(j2, nconsts, ncarry, length, reverse).to_params())
+    outs = bind(scan_p, [*consts, *init, *xs], ScanParams(j2, nconsts, ncarry, length, reverse, unroll).to_params())
     return [*outs], [*dims0(carry_b), *[1 if b else None for b in ys_b]]
 
 
 def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(eqn.params)
     c_uk, init_uk, x_uk = split(unks_in, nconsts, ncarry)
     c_in, init_in, x_in = split(eqn.inputs, nconsts, ncarry)
     ny = len(jaxpr.outs) - ncarry
@@ -241,7 +269,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
         j1 = dce_jaxpr(Jaxpr(j1.in_binders, j1.eqns, j1.outs[:n_known_outs]),
                        [True] * n_known_outs, instantiate=True)[0]
         ins1 = [a for a, u in zip(eqn.inputs, unks_in) if not u]
-        eqn1 = Eqn(scan_p, tuple(ins1), ScanParams(j1, nkc, ncarry, length, reverse).to_params(),
+        eqn1 = Eqn(scan_p, tuple(ins1), ScanParams(j1, nkc, ncarry, length, reverse, unroll).to_params(),
                    eqn.out_binders)
         return eqn1, None, out_uk, []
 
@@ -306,7 +334,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     known_binders = [v for v, u in zip(eqn.out_binders, out_uk) if not u]
     eqn1 = Eqn(
         scan_p, tuple(ins1),
-        ScanParams(j1v, nkc, nk_carry, length, reverse).to_params(),
+        ScanParams(j1v, nkc, nk_carry, length, reverse, unroll).to_params(),
         (*known_binders, *stacked),
     )
     ins2 = [
@@ -319,7 +347,8 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
     unknown_binders = [v for v, u in zip(eqn.out_binders, out_uk) if u]
     eqn2 = Eqn(
         scan_p, tuple(ins2),
-        ScanParams(j2p, len(kc_used) + c_uk.count(True), carry_uk.count(True), length, reverse).to_params(),
+        ScanParams(j2p, len(kc_used) + c_uk.count(True), carry_uk.count(True), length, reverse,
+                   unroll).to_params(),
         tuple(unknown_binders),
     )
     known_atoms = {*[a for a, u in zip(eqn.inputs, unks_in) if not u and isinstance(a, Var)], *stacked}
@@ -330,7 +359,7 @@ def _scan_pe(unks_in: Sequence[bool], eqn: Eqn) -> PeResult:
 
 
 def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Params) -> list[Value | None]:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(params)
     consts, init, xs = split(primals, nconsts, ncarry)
     c_lin = [isinstance(x, UndefPrimal) for x in consts]
     x_lin = [isinstance(x, UndefPrimal) for x in xs]
@@ -366,7 +395,8 @@ def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
     outs = bind(
         scan_p,
         [*closed.consts, *res_c, *acc0, *ct_carry, *res_x, *ct_ys],  # type: ignore[list-item]  # staging consts are values
-        ScanParams(closed.jaxpr, n_cl + len(res_c), len(acc0) + ncarry, length, not reverse).to_params(),
+        ScanParams(closed.jaxpr, n_cl + len(res_c), len(acc0) + ncarry, length, not reverse,
+                   unroll).to_params(),
     )
     ct_consts, ct_init, ct_xs = split(outs, len(acc0), ncarry)
     cci, cxi = iter(ct_consts), iter(ct_xs)
@@ -378,7 +408,7 @@ def _scan_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
 
 
 def _scan_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(eqn.params)
     ny = len(jaxpr.outs) - ncarry
     used_ys = list(used[ncarry:])
 
@@ -394,56 +424,67 @@ def _scan_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
     del ny
     return Eqn(
         scan_p, ins,
-        ScanParams(new, sum(used_in[:nconsts]), sum(used_carry), length, reverse).to_params(),
+        ScanParams(new, sum(used_in[:nconsts]), sum(used_carry), length, reverse, unroll).to_params(),
         outs,
     )
 
 
 def _scan_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
-    jaxpr, nconsts, ncarry, length, reverse = ScanParams.of(eqn.params)
+    jaxpr, nconsts, ncarry, length, reverse, unroll = ScanParams.of(eqn.params)
     consts, rest = list(args[:nconsts]), list(args[nconsts:])
     carry, xs = rest[:ncarry], rest[ncarry:]
     # the slices are taken on the device's types (typed keys: their words)
     x_avals = [physical_aval(a.aval) for a in eqn.inputs[nconsts + ncarry :]]
     ys_avals = [physical_aval(v.aval) for v in eqn.out_binders[ncarry:]]
-    ys_init = [full(0, a) for a in ys_avals]
-    if length == 0:  # no step: the carry as it came, empty ys (a loop would slice an empty xs)
-        return [*carry, *ys_init]
-    state = [full(0, I32), *consts, *carry, *xs, *ys_init]
-    types = [tensor_type(I32), *[tensor_type(a.aval) for a in eqn.inputs], *map(tensor_type, ys_avals)]
-    op, cond_block, body_block = loop(state, types)
-    with ir.InsertionPoint(cond_block):
-        i = cond_block.arguments[0]
-        hlo.return_([compare(i, full(length, I32), int32, "LT")])
-    with ir.InsertionPoint(body_block):
-        s = list(body_block.arguments)
-        i = s[0]
-        k = 1
-        c_s = s[k : k + nconsts]
-        k += nconsts
-        carry_s = s[k : k + ncarry]
-        k += ncarry
-        xs_s = s[k : k + len(xs)]
-        k += len(xs)
-        ys_s = s[k:]
-        idx = hlo.subtract(full(length - 1, I32), i) if reverse else i
+    def step(s: HloValue, c_s: list[HloValue], carry_s: list[HloValue], xs_s: list[HloValue],
+             ys_s: list[HloValue]) -> tuple[list[HloValue], list[HloValue]]:
+        """Step ``s`` (counted from 0 in the order the steps run)."""
         zero = full(0, I32)
+        idx = hlo.subtract(full(length - 1, I32), s) if reverse else s
         x_slices: list[HloValue] = []
         for x, a in zip(xs_s, x_avals):
-            starts = [idx] + [zero] * (a.ndim - 1)
-            sl = hlo.dynamic_slice(x, starts, [1, *a.shape[1:]])
+            sl = hlo.dynamic_slice(x, [idx] + [zero] * (a.ndim - 1), [1, *a.shape[1:]])
             x_slices.append(hlo.reshape(tensor_type(ShapedArray(a.shape[1:], a.dtype)), sl))
         outs = lower_jaxpr_body(ctx, jaxpr, [*c_s, *carry_s, *x_slices])
         new_ys: list[HloValue] = []
         for acc, y, a in zip(ys_s, outs[ncarry:], ys_avals):
             upd = hlo.reshape(tensor_type(ShapedArray((1, *a.shape[1:]), a.dtype)), y)
-            starts = [idx] + [zero] * (a.ndim - 1)
-            new_ys.append(hlo.dynamic_update_slice(acc, upd, starts))
-        one = full(1, I32)
-        hlo.return_([hlo.add(i, one), *c_s, *outs[:ncarry], *xs_s, *new_ys])
-    results = list(op.results)
-    k = 1 + nconsts
-    return [*results[k : k + ncarry], *results[k + ncarry + len(xs) :]]
+            new_ys.append(hlo.dynamic_update_slice(acc, upd, [idx] + [zero] * (a.ndim - 1)))
+        return list(outs[:ncarry]), new_ys
+
+    # JAX's unrolling: a loop of length // unroll iterations, each running
+    # ``unroll`` steps, then the remaining steps unrolled after it; unroll=0,
+    # or a single iteration that would run every step, unrolls them all
+    per = unroll if unroll > 0 else length
+    trips, rem = divmod(length, per) if per > 0 else (0, length)
+    if per != 1 and trips == 1 and rem == 0:
+        trips, rem = 0, length
+    ys = [full(0, a) for a in ys_avals]
+    if trips:
+        state = [full(0, I32), *consts, *carry, *xs, *ys]
+        types = [tensor_type(I32), *[tensor_type(a.aval) for a in eqn.inputs], *map(tensor_type, ys_avals)]
+        op, cond_block, body_block = loop(state, types)
+        with ir.InsertionPoint(cond_block):
+            hlo.return_([compare(cond_block.arguments[0], full(trips, I32), int32, "LT")])
+        with ir.InsertionPoint(body_block):
+            i, c_s, carry_s, xs_s, ys_s = _unpack(list(body_block.arguments), nconsts, ncarry, len(xs))
+            base = i if per == 1 else hlo.multiply(i, full(per, I32))
+            for j in range(per):
+                s = base if j == 0 else hlo.add(base, full(j, I32))
+                carry_s, ys_s = step(s, c_s, carry_s, xs_s, ys_s)
+            hlo.return_([hlo.add(i, full(1, I32)), *c_s, *carry_s, *xs_s, *ys_s])
+        _, _, carry, _, ys = _unpack(list(op.results), nconsts, ncarry, len(xs))
+    for k in range(trips * per, length):
+        carry, ys = step(full(k, I32), consts, carry, xs, ys)
+    return [*carry, *ys]
+
+
+def _unpack(
+    state: list[HloValue], nconsts: int, ncarry: int, nxs: int
+) -> tuple[HloValue, list[HloValue], list[HloValue], list[HloValue], list[HloValue]]:
+    """The lowered loop's state: (index, consts, carry, xs, ys)."""
+    c, carry, xs, ys = split(state[1:], nconsts, ncarry, nxs)
+    return state[0], c, carry, xs, ys
 
 
 scan_p = Primitive(
@@ -461,9 +502,14 @@ def scan(
     xs: X,
     length: int | None = None,
     reverse: bool = False,
+    unroll: int | bool = 1,
 ) -> tuple[C, Y]:
     """``jax.lax.scan``: ``f(carry, x) -> (carry, y)`` over the leading axis of
-    ``xs``; returns the final carry and the stacked ``y``s."""
+    ``xs``; returns the final carry and the stacked ``y``s.
+
+    ``unroll`` (JAX's): how many steps each iteration of the compiled loop
+    runs -- ``True`` (or 0) every step, with no loop; ``False`` 1. The values
+    are the same whatever it is."""
     init_leaves, init_tree = tree.flatten(init)
     init_vals = [as_value(x, "scan's init") for x in init_leaves]
     carry_avals = [aval_of(x) for x in init_vals]
@@ -471,6 +517,7 @@ def scan(
     xs_vals = [as_value(x, "scan's xs") for x in xs_leaves]
     xs_avals = [aval_of(x) for x in xs_vals]
     n = _scan_length(xs_avals, length)
+    steps = unroll_param("scan", unroll, n)
     x_avals = [ShapedArray(a.shape[1:], a.dtype) for a in xs_avals]
     args_tree = tree.structure((init, xs))
     out_parts: list[tuple[tree.TreeDef, tree.TreeDef]] = []
@@ -494,7 +541,7 @@ def scan(
         raise carry_mismatch("scan", "f", init_tree, carry_avals, c_tree,
                               closed.out_avals[: c_tree.num_leaves])
     consts = [as_value(c, "constants") for c in closed.consts]
-    params = ScanParams(closed.jaxpr, len(consts), ncarry, n, bool(reverse)).to_params()
+    params = ScanParams(closed.jaxpr, len(consts), ncarry, n, bool(reverse), steps).to_params()
     outs = bind(scan_p, [*consts, *init_vals, *xs_vals], params)
     carry_out: C = tree.unflatten(init_tree, outs[:ncarry])  # type: ignore[assignment]  # init's structure
     ys: Y = tree.unflatten(y_tree, outs[ncarry:])  # type: ignore[assignment]  # f's y structure, stacked

@@ -118,6 +118,12 @@ class StaticArgumentError(TypedaxError, TypeError, ValueError):
     ``static_argnums`` / ``static_argnames``."""
 
 
+class UnrollError(PrimitiveTypeError, ValueError):
+    """A loop's ``unroll`` that is not a bool or a non-negative int, or
+    ``fori_loop``'s ``unroll`` with traced bounds (JAX raises ``ValueError``
+    or ``TypeError`` for these)."""
+
+
 class CompiledCallError(TypedaxError, TypeError):
     """A compiled executable called with arguments of the wrong types."""
 
