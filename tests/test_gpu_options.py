@@ -93,3 +93,24 @@ def test_plugin_plan_in_every_state() -> None:
 
 def test_no_jax_client_on_a_cpu_process() -> None:
     assert jx.jax_cuda_client() is None
+
+
+def test_devices_and_default_backend_as_jaxs() -> None:
+    import jax
+    import numpy as np
+
+    import typedax as tdx
+    from typedax.core.errors import ConcretizationError
+
+    x, j = tdx.numpy.ones(3), jax.numpy.ones(3)
+    assert tdx.default_backend() == jax.default_backend() == "cpu"
+    assert {str(d) for d in x.devices()} == {str(d) for d in j.devices()}
+    assert str(x.device) == str(j.device) and x.device == tdx.devices()[0]
+    assert tdx.numpy.asarray(np.ones(2)).devices() == x.devices()  # a host array: the device it goes to
+
+    def traced(y: tdx.Array) -> tdx.Array:
+        with pytest.raises(ConcretizationError, match=r"devices\(\) of a traced value \(float64\[3\]\)"):
+            y.devices()
+        return y
+
+    tdx.jit(traced)(x)
