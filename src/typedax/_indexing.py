@@ -48,7 +48,7 @@ from .core.ir import Params
 from .core.trace import Tracer, Value, aval_of, bind1
 from .primitives._params import params_of
 from .primitives.shaping import squeeze_p
-from .primitives.slicing import slice_p
+from .primitives.slicing import convert_index, slice_p
 
 #: A concrete integer array or a traced one.
 IndexArray: TypeAlias = Union[NDArray, Array]
@@ -357,11 +357,20 @@ def _index_dtype(shape: tuple[int, ...]) -> DType:
 
 
 def _as_index(i: IndexArray, dtype: DType) -> IndexArray:
-    if aval_of(i).dtype == dtype:
-        return i
-    if isinstance(i, np.ndarray):
-        return i.astype(dtype)
-    return lax.convert_element_type(i, dtype)
+    """``i`` in the index dtype ``dtype``, saturated where it does not fit:
+    every axis is shorter than ``dtype``'s maximum (``_index_dtype``), so a
+    value that does not fit stays out of bounds on the same side."""
+    out = convert_index(i, dtype)
+    assert isinstance(out, (np.ndarray, Array))
+    return out
+
+
+def _index_of(i: IndexArray, n: int, dtype: DType) -> IndexArray:
+    """An integer index into an axis of size ``n`` in the index dtype, its
+    negative entries wrapped. Converted first, then wrapped in the index
+    dtype, which holds ``i + n`` (wrapping in a narrow dtype such as int8
+    would overflow on an axis longer than 127)."""
+    return _normalized(_as_index(i, dtype), n) if aval_of(i).dtype.kind == "i" else _as_index(i, dtype)
 
 
 def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
@@ -384,7 +393,11 @@ def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
         if isinstance(e, int):
             starts.append(e)
         else:
-            starts.append(_as_index(e.value, dtype))  # lax.dynamic_slice wraps negatives
+            # lax.dynamic_slice wraps negatives: a signed index at least as wide
+            # as the index dtype goes in as it is (as JAX's); a narrower or
+            # unsigned one is converted first (int8 -1 + 200 would overflow)
+            v, vd = e.value, aval_of(e.value).dtype
+            starts.append(v if vd.kind == "i" and vd.itemsize >= dtype.itemsize else _as_index(v, dtype))
         sizes.append(1)
         squeeze_axes.append(d)
     y = lax.dynamic_slice(x, starts, sizes)
@@ -455,7 +468,7 @@ def plan_gather(idx: object, shape: tuple[int, ...], elems: Sequence[Elem], toge
                 if isinstance(a, int):
                     arrs.append(np.asarray(a, dtype))
                 elif isinstance(a, _Adv):
-                    arrs.append(_as_index(_normalized(a.value, shape[ax]), dtype))
+                    arrs.append(_index_of(a.value, shape[ax], dtype))
             bshape = _broadcast_shapes(idx, shape, [aval_of(a).shape for a in arrs])
             start = len(index_shape)
             pieces.extend((_broadcast(a, bshape), start) for a in arrs)
@@ -480,7 +493,7 @@ def plan_gather(idx: object, shape: tuple[int, ...], elems: Sequence[Elem], toge
         if isinstance(e, (int, _Adv)):  # a scalar (static or traced) in basic indexing
             if n == 0:
                 raise _fail(idx, shape, f"index into axis {x_axis} of size 0")
-            v = np.asarray(e, dtype) if isinstance(e, int) else _as_index(_normalized(e.value, n), dtype)
+            v = np.asarray(e, dtype) if isinstance(e, int) else _index_of(e.value, n, dtype)
             pieces.append((v, len(index_shape)))
             collapsed.append(x_axis)
             slice_sizes.append(1)
@@ -571,6 +584,15 @@ def _mode_name(mode: object) -> str | None:
     return s
 
 
+def _wrapped(v: NDArray, n: int) -> NDArray:
+    """A concrete index's negative entries wrapped by ``n``, in int64 (``v + n``
+    in a narrow dtype such as int8 would overflow)."""
+    if v.dtype.kind == "u":
+        return v
+    w = v.astype(np.int64)
+    return np.where(w < 0, w + n, w)
+
+
 def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> Array | None:
     """``x[elems]`` by NumPy's own indexing, when everything is concrete;
     None when some index is traced (or indexes an empty axis)."""
@@ -588,9 +610,7 @@ def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> 
             if not isinstance(v, np.ndarray) or shape[axis] == 0:
                 return None
             n = shape[axis]
-            if v.dtype.kind != "u":
-                v = np.where(np.less(v, 0), v + n, v)
-            np_idx.append(np.clip(v, 0, n - 1))
+            np_idx.append(np.clip(_wrapped(v, n), 0, n - 1))
         elif isinstance(e, int) and clip:
             if shape[axis] == 0:
                 return None
@@ -767,8 +787,7 @@ def _numpy_update(x: ArrayImpl, elems: Sequence[Elem], y: ArrayLike, scatter: Sc
             v = e.value
             if not isinstance(v, np.ndarray) or n == 0:
                 return None
-            if v.dtype.kind != "u":
-                v = np.where(np.less(v, 0), v + n, v)
+            v = _wrapped(v, n)
             if clip:
                 v = np.clip(v, 0, n - 1)
             elif v.size and (v.min() < 0 or v.max() >= n):

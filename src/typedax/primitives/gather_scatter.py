@@ -42,7 +42,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import EXTENDED, DType, bool_, int_range, keys_of_words
+from ..core.dtypes import EXTENDED, DType, bool_, int32, int64, int_range, keys_of_words
 from ..core.errors import MissingRuleError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -50,6 +50,7 @@ from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext, compare, element_type, full, tensor_type
 from ._params import get_bool, get_ints, params_of
 from .elementwise import add, convert, div, eq, mul, select
+from .slicing import holds
 from .shaping import concatenate_p, iota_p
 from .structural import (
     check_arity,
@@ -224,13 +225,18 @@ def _starts(indices: NDArray, index_map: tuple[int, ...], shape: tuple[int, ...]
     dimensions, clamped so the window fits, and whether it was in bounds."""
     k = indices.shape[-1]
     n = int(np.prod(indices.shape[:-1]))
-    flat = indices.reshape(n, k).astype(np.int64)
+    # saturated into int64 (a uint64 past 2**63 would wrap negative): still
+    # past every bound, as XLA compares it
+    wide: NDArray = indices.reshape(n, k)
+    if wide.dtype == np.uint64:
+        wide = np.minimum(wide, np.uint64(2**63 - 1))
+    flat: NDArray = wide.astype(np.int64)
     starts = np.zeros((n, len(shape)), np.int64)
     inb = np.ones(n, bool)
     for j, d in enumerate(index_map):
         hi = shape[d] - window[d]
         col = flat[:, j]
-        inb &= (col >= 0) & (col <= hi)
+        inb &= np.greater_equal(col, 0) & np.less_equal(col, hi)
         starts[:, d] = np.clip(col, 0, max(hi, 0))
     return starts, inb
 
@@ -373,7 +379,7 @@ def gather_batch_rule(
         g2 = g._replace(offset_dims=tuple(d + 1 for d in g.offset_dims))
         return [gather_(x, idx, g2)], [0]
     x = move_batch_axis(size, bx, 0, x)
-    idx = _with_batch_counter(idx)
+    idx = _with_batch_counter(size, idx)
     g2 = g._replace(
         offset_dims=tuple(d + 1 for d in g.offset_dims),
         collapsed_slice_dims=(0,) + tuple(d + 1 for d in g.collapsed_slice_dims),
@@ -383,9 +389,13 @@ def gather_batch_rule(
     return [gather_(x, idx, g2)], [0]
 
 
-def _with_batch_counter(idx: Value) -> Value:
+def _with_batch_counter(size: int, idx: Value) -> Value:
     """Indices batched along axis 0, with the batch position prepended to
-    each index vector (so it selects the operand's batch element)."""
+    each index vector (so it selects the operand's batch element); widened
+    first where their dtype does not hold the batch size (an int8 counter
+    would wrap past 127)."""
+    if not holds(aval_of(idx).dtype, size):
+        idx = convert(idx, int32 if holds(int32, size) else int64)
     a = aval_of(idx)
     count_shape = a.shape[:-1] + (1,)
     counts = bind1(iota_p, (), params_of(("dtype", a.dtype), ("shape", count_shape), ("dimension", 0)))
@@ -411,9 +421,20 @@ def _clamped_indices(idx: HloValue, idx_aval: ShapedArray, index_map: tuple[int,
     return clamped, mask
 
 
+def _wide_indices(idx: HloValue, ia: ShapedArray, shape: tuple[int, ...]) -> tuple[HloValue, ShapedArray]:
+    """Lowered indices, widened to int64 where their dtype does not hold a
+    dimension of the operand (XLA clamps in the indices' dtype, which would
+    overflow there: ``slicing.holds``)."""
+    if all(holds(ia.dtype, n) for n in shape):
+        return idx, ia
+    wide = ShapedArray(ia.shape, int64)
+    return hlo.convert(tensor_type(wide), idx), wide
+
+
 def _gather_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
     x, idx = args
     xa, ia = eqn.inputs[0].aval, eqn.inputs[1].aval
+    idx, ia = _wide_indices(idx, ia, xa.shape)
     out = eqn.out_binders[0].aval
     g = GatherParams.of(eqn.params)
     # XLA's gather clamps out-of-bounds starts itself: 'clip' and
@@ -581,7 +602,7 @@ def scatter_batch_rule(prim: Primitive) -> Callable[..., tuple[list[Value], list
                 scatter_dims_to_operand_dims=tuple(d + 1 for d in s.scatter_dims_to_operand_dims),
             )
             return [scatter_(prim, x, idx, u, s2)], [0]
-        idx = _with_batch_counter(move_batch_axis(size, bi, 0, idx))
+        idx = _with_batch_counter(size, move_batch_axis(size, bi, 0, idx))
         s2 = s._replace(
             update_window_dims=tuple(d + 1 for d in s.update_window_dims),
             inserted_window_dims=(0,) + tuple(d + 1 for d in s.inserted_window_dims),
@@ -596,6 +617,7 @@ def _scatter_lower_of(name: str, combine: Callable[[HloValue, HloValue], HloValu
     def lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
         x, idx, upd = args
         xa, ia, ua = (v.aval for v in eqn.inputs)
+        idx, ia = _wide_indices(idx, ia, xa.shape)
         s = ScatterParams.of(name, eqn.params)
         scalar = xa.ndim == 0 and math.prod(ia.shape[:-1]) > 1
         if scalar:

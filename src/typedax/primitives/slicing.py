@@ -20,7 +20,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import DType, INTEGER
+from ..core.dtypes import DType, INTEGER, canonicalize_dtype, int32, int64, int_range
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
@@ -33,9 +33,9 @@ from ..core.rules import (
     Zero,
 )
 from ..core.trace import Value, aval_of, bind1, memo_abstract
-from ..hlo import HloValue, LoweringContext
+from ..hlo import HloValue, LoweringContext, tensor_type
 from ._params import get_ints, params_of
-from .elementwise import add, convert, less_p, select
+from .elementwise import add, clamp_p, convert, less_p, select
 from .structural import (
     check_arity,
     reshape_p,
@@ -188,6 +188,44 @@ def _check_starts(name: str, operand: ShapedArray, starts: Sequence[ShapedArray]
         )
 
 
+def holds(dtype: DType, bound: int) -> bool:
+    """Whether an integer ``dtype`` holds ``bound`` (an axis length, a batch
+    size). Where it does not, index arithmetic in it overflows: a wrapped
+    int8 ``-1 + 200``, a batch counter past 127, and XLA's own clamp of a
+    start into ``[0, dim - size]`` (a uint8 start on 300 elements clamps
+    to ``298 mod 256``); the rules widen such indices to int64 first."""
+    return bound <= int_range(dtype)[1]
+
+
+def widened_starts(starts: Values, avals: Sequence[ShapedArray], shape: tuple[int, ...]) -> list[HloValue]:
+    """Lowered start indices, widened to int64 where their dtype does not
+    hold every dimension of ``shape`` (``holds``); lossless, as a dtype
+    that does not hold a dimension is narrower than int64."""
+    if not avals or all(holds(a.dtype, n) for a in avals for n in shape):
+        return list(starts)
+    t = tensor_type(ShapedArray((), int64))
+    return [hlo.convert(t, v) for v in starts]
+
+
+def convert_index(i: Value, dtype: DType) -> Value:
+    """An integer index in another integer ``dtype``, saturated first where
+    its own dtype reaches past ``dtype``'s range, so a value out of bounds
+    stays out of bounds on the same side (plain narrowing would wrap an int64
+    ``2**32 + 1`` into int32 ``1``, a uint64 ``2**63`` into int64's least)."""
+    src = aval_of(i).dtype
+    if src == dtype:
+        return i
+    lo, hi = int_range(src)
+    dlo, dhi = int_range(dtype)
+    if lo < dlo or hi > dhi:
+        lo_, hi_ = np.asarray(max(lo, dlo), src), np.asarray(min(hi, dhi), src)
+        if isinstance(i, np.ndarray):
+            i = np.clip(i, lo_, hi_)
+        else:
+            i = bind1(clamp_p, (lo_, i, hi_), NO_PARAMS)
+    return i.astype(dtype) if isinstance(i, np.ndarray) else convert(i, dtype)
+
+
 def _zero_index(like: Value) -> NDArray:
     return np.zeros((), aval_of(like).dtype)
 
@@ -261,7 +299,8 @@ def _dynamic_slice_batch(
 def _dynamic_slice_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
     x, *starts = args
     sizes = get_ints("dynamic_slice", eqn.params, "slice_sizes")
-    return [hlo.dynamic_slice(x, list(starts), list(sizes))]
+    starts = widened_starts(starts, [v.aval for v in eqn.inputs[1:]], eqn.inputs[0].aval.shape)
+    return [hlo.dynamic_slice(x, starts, list(sizes))]
 
 
 def _dynamic_slice_gather(
@@ -377,7 +416,8 @@ def _dynamic_update_slice_batch(
 
 def _dynamic_update_slice_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
     x, update, *starts = args
-    return [hlo.dynamic_update_slice(x, update, list(starts))]
+    starts = widened_starts(starts, [v.aval for v in eqn.inputs[2:]], eqn.inputs[0].aval.shape)
+    return [hlo.dynamic_update_slice(x, update, starts)]
 
 
 def _dynamic_update_slice_scatter(
@@ -524,7 +564,13 @@ def _start_indices(
         dtypes.append(a.dtype)
     # Python ints take the dtype of the array indices (weak typing); mixed
     # int32 and int64 indices promote to int64
-    dtype: DType = max(dtypes, key=lambda d: d.itemsize) if dtypes else np.dtype(np.int64)
+    wide = canonicalize_dtype(int64)
+    dtype: DType = max(dtypes, key=lambda d: d.itemsize) if dtypes else wide
+    if any(d.kind != dtype.kind for d in dtypes) or not all(holds(dtype, n) for n in shape):
+        # signed with unsigned, or a dimension the dtype does not hold (the
+        # wrapped int8 -1 + 200 would overflow): a dtype that holds them all
+        dtype = int32 if dtype.itemsize < 4 and all(holds(int32, n) for n in shape) else wide
+    lo, hi = int_range(dtype)
     out: list[Value] = []
     for i, n, neg_ok in zip(items, shape, allow):
         if isinstance(i, (int, np.integer)):
@@ -534,11 +580,11 @@ def _start_indices(
                     f"{op}: index {v} is out of bounds for dimension of size {n} with "
                     "allow_negative_indices=False"
                 )
-            out.append(np.asarray(v + n if v < 0 else v, dtype))
+            # saturated: past the dtype's range is past the dimension's too
+            out.append(np.asarray(min(max(v + n if v < 0 else v, lo), hi), dtype))
             continue
         iv: Value = i  # type: ignore[assignment]  # checked by aval_of above
-        if aval_of(iv).dtype != dtype:
-            iv = convert(iv, dtype)
+        iv = convert_index(iv, dtype)
         if neg_ok:
             is_neg = bind1(less_p, (iv, np.zeros((), dtype)), NO_PARAMS)
             iv = select(is_neg, add(iv, np.asarray(n, dtype)), iv)
