@@ -16,7 +16,7 @@ from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import BatchingError, TangentTypeError
-from .core.trace import Tracer, Value, as_value, aval_of
+from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
 
@@ -305,7 +305,7 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
         # one vmap of the pushforward per input leaf, over its standard basis
         jacs: list[list[Value]] = []  # [input leaf][output leaf]
         for k, a in enumerate(avals):
-            basis = np.eye(a.size, dtype=a.dtype).reshape((a.size,) + a.shape)
+            basis = exact(np.eye(a.size, dtype=a.dtype).reshape((a.size,) + a.shape))
 
             def pushfwd(vs: list[Value], k: int = k) -> list[Value]:
                 ts: list[Tangent] = [Zero(b) for b in avals]

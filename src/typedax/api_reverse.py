@@ -24,7 +24,7 @@ from .core.avals import ShapedArray
 from .core.dtypes import is_float
 from .core.errors import GradOutputError, TangentTypeError
 from .core.array import Array, ArrayLike
-from .core.trace import Value, aval_of
+from .core.trace import Value, aval_of, exact
 from .interpreters.batching import vmap_flat
 from .interpreters.linearize import LinearFn, linearize_flat
 
@@ -250,7 +250,7 @@ def _value_and_grad_impl(
             f"{who} requires a floating-point output, but the function returned "
             f"{ya.str_short()}"
         )
-    cts: list[Value | None] = [np.ones((), ya.dtype)] + [None] * (len(outs) - 1)
+    cts: list[Value | None] = [exact(np.ones((), ya.dtype))] + [None] * (len(outs) - 1)
     return y, d.grads(lin.transpose(cts)), d.aux(outs)
 
 
@@ -450,9 +450,9 @@ def _pullback_rows(
         return lin.transpose(cts)
 
     if ya.size == 1:
-        rows = pull([np.ones(ya.shape, ya.dtype)])
+        rows = pull([exact(np.ones(ya.shape, ya.dtype))])
         return [r if ya.shape == () else lax.reshape(r, ya.shape + a.shape) for r, a in zip(rows, in_avals)]
-    basis = np.eye(ya.size, dtype=ya.dtype).reshape((ya.size,) + ya.shape)
+    basis = exact(np.eye(ya.size, dtype=ya.dtype).reshape((ya.size,) + ya.shape))
     rows = vmap_flat(pull, ya.size, [0], [basis], [0] * len(in_avals))
     return [lax.reshape(r, ya.shape + a.shape) for r, a in zip(rows, in_avals)]
 

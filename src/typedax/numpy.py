@@ -278,8 +278,10 @@ _KEEPS: dict[tuple[DType, type], bool] = {}
 
 def _keeps_dtype(aval: ShapedArray, scalar_type: type) -> bool:
     """Whether a Python scalar of this type leaves an array of ``aval`` its
-    dtype (and the array is strong: a weak one takes ``_prepare``'s path)."""
-    if aval.weak_type:
+    dtype (and the array is strong: a weak one takes ``_prepare``'s path;
+    so does a 64-bit one while x64 may be off, which promotion converts to
+    the canonical 32 bits, as JAX's does)."""
+    if aval.weak_type or (X32_POSSIBLE[0] and aval.dtype in TO_32):
         return False
     key = (aval.dtype, scalar_type)
     keeps = _KEEPS.get(key)
@@ -767,7 +769,7 @@ def mean(
         v = _eager_host(x)
         if v is not None:
             return from_numpy(_mean_host(v, axes, n, keepdims))
-        if not a.weak_type and a.dtype in _HOST_FLOATS:
+        if not a.weak_type and a.dtype in _HOST_FLOATS and (not X32_POSSIBLE[0] or a.dtype not in TO_32):
             # a strong float32/float64 operand: the equations of the general
             # path below (sum, its keepdims reshape, div by n), bound directly
             total = bind1(reduce_sum_p, (x,), _params_of(("axis", axes)))

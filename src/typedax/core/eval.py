@@ -9,10 +9,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .avals import ShapedArray
 from .dtypes import bool_
 from .errors import JaxprTypeError
 from .ir import Atom, ClosedJaxpr, Jaxpr, Lit, Var
-from .trace import Value, aval_of, bind
+from .trace import Value, aval_of, bind, canonical_aval
 from .typecheck import typecheck_jaxpr
 
 
@@ -46,6 +47,12 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]
         raise JaxprTypeError(
             f"eval_jaxpr: the jaxpr takes {len(jaxpr.in_binders)} inputs, got {len(args)}"
         )
+    for i, (v, x) in enumerate(zip(jaxpr.in_binders, args)):
+        if not _fits(aval_of(x), v.aval):
+            raise JaxprTypeError(
+                f"eval_jaxpr: input {i} has type {aval_of(x).str_short()}, but the jaxpr's "
+                f"binder takes {v.aval.str_short()}"
+            )
     env: dict[Var, Value] = dict(zip(jaxpr.in_binders, args))
 
     def read(a: Atom) -> Value:
@@ -55,12 +62,29 @@ def eval_jaxpr(jaxpr: Jaxpr | ClosedJaxpr, args: Sequence[Value]) -> list[Value]
 
     try:
         for eqn in jaxpr.eqns:
-            outs = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
-            for v, o in zip(eqn.out_binders, outs):
+            results = bind(eqn.primitive, [read(a) for a in eqn.inputs], eqn.params)
+            for v, o in zip(eqn.out_binders, results):
                 env[v] = o
-        return [read(a) for a in jaxpr.outs]
+        outs = [read(a) for a in jaxpr.outs]
     except KeyError:
         # a variable read before it is bound: only a hand-built jaxpr can do
         # that, and the type checker says where (checked only on this path)
         typecheck_jaxpr(jaxpr)
         raise
+    for i, (a, y) in enumerate(zip(jaxpr.outs, outs)):
+        if not _fits(aval_of(y), a.aval):
+            # a hand-built jaxpr whose binder's type is not what its equation
+            # computes: the type checker names the equation
+            typecheck_jaxpr(jaxpr)
+            raise JaxprTypeError(
+                f"eval_jaxpr: output {i} has type {aval_of(y).str_short()}, but the jaxpr "
+                f"declares {a.aval.str_short()}"
+            )
+    return outs
+
+
+def _fits(got: ShapedArray, want: ShapedArray) -> bool:
+    """Whether a value of type ``got`` can stand for a binder of type
+    ``want``: equal shapes and dtypes (weak flags aside), or equal once
+    ``want`` enters as 32 bits with x64 off, as a 64-bit NumPy value does."""
+    return got == want or got == canonical_aval(want)

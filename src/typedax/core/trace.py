@@ -156,6 +156,7 @@ def _has_half(avals: Sequence[ShapedArray]) -> bool:
 NATIVE_ON_HALF: frozenset[str] = frozenset({
     "bitcast_convert_type", "reduce_precision", "nextafter", "cond", "while", "scan", "jit",
     "reduce_window_sum", "reduce_window", "select_and_scatter_add",  # XLA folds windows in 16 bits
+    "integer_pow",  # XLA rounds each of its products to 16 bits
 })
 
 
@@ -230,6 +231,17 @@ def canonical_aval(aval: ShapedArray) -> ShapedArray:
             _AVALS_32.clear()
         _AVALS_32[aval] = out
     return out.weakened(aval.weak_type)  # the table ignores the flag (avals compare without it)
+
+
+def exact(value: NDArray) -> Value:
+    """``value`` as an operand that keeps its dtype: ``value`` itself, or,
+    where it would enter as 32 bits (x64 off, a 64-bit dtype), a host
+    ``Array`` of it. For the constants the library makes for a computation
+    already in 64 bits (a gradient's seed, a zero cotangent): an array made
+    with x64 on and used with it off computes in its own dtype, as JAX's."""
+    if X32_POSSIBLE[0] and value.dtype in TO_32 and not x64_enabled():
+        return from_numpy(value)
+    return value
 
 
 #: ``aval_of``'s fast path: a getter per exact type, C-level where it can be

@@ -32,7 +32,7 @@ from ..core.rules import (
     UndefPrimal,
     Zero,
 )
-from ..core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, memo_abstract
+from ..core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, exact, memo_abstract
 from ..hlo import HloValue, LoweringContext, reduce, tensor_type
 from ._params import get_ints, params_of
 
@@ -90,7 +90,7 @@ def zeros_like_aval(aval: ShapedArray) -> Value:
         return random_wrap(zeros_like_aval(physical_aval(aval)))
     if current_trace() is EVAL_TRACE:  # an Array, as every eager result
         return from_numpy(np.zeros(aval.shape, aval.dtype))
-    z = np.zeros((), aval.dtype)
+    z = exact(np.zeros((), aval.dtype))
     if not aval.shape:
         return z
     return broadcast_to(z, aval.shape, tuple(range(len(aval.shape))))
