@@ -188,3 +188,89 @@ def test_eager_and_jit_agree_bit_for_bit_with_jax(case: tuple[str, Any, int]) ->
     jitted = np.asarray(_JIT[path](A, i))
     assert eager.dtype == jitted.dtype and eager.tobytes() == jitted.tobytes()
     np.testing.assert_array_equal(eager, _oracle(path, v))
+
+
+# -- item 2: .at[idx].apply with repeated indices -----------------------------------------
+def test_apply_with_repeated_indices_applies_once_per_occurrence() -> None:
+    i = np.array([2, 2, 4])
+    want = jnp.arange(5.0).at[i].apply(lambda v: v * 10)
+    np.testing.assert_array_equal(np.asarray(want), [0.0, 1.0, 200.0, 3.0, 40.0])
+    def f(x: Any) -> Any:
+        return x.at[i].apply(lambda v: v * 10)
+
+    for got in (f(tnp.arange(5.0)), tdx.jit(f)(np.arange(5.0))):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    # a traced index array (a while loop over the counts), and vmap
+    def g(x: Any, j: Any) -> Any:
+        return x.at[j].apply(lambda v: v * 10)
+
+    np.testing.assert_array_equal(np.asarray(tdx.jit(g)(np.arange(5.0), i)), np.asarray(want))
+    xs, js = np.ones((3, 5)), np.array([[1, 1], [2, 3], [0, 0]])
+    want_v = jax.vmap(g)(xs, js)
+    for h in (tdx.vmap(g), tdx.jit(tdx.vmap(g))):
+        np.testing.assert_array_equal(np.asarray(h(xs, js)), np.asarray(want_v))
+    # 2-d, a slice with a repeated array index; and a scalar index
+    x2 = np.arange(6.0).reshape(2, 3)
+    k = np.array([1, 1])
+    np.testing.assert_array_equal(
+        np.asarray(tnp.asarray(x2).at[:, k].apply(lambda v: v + 1)), np.asarray(jnp.asarray(x2).at[:, k].apply(lambda v: v + 1))
+    )
+    np.testing.assert_array_equal(np.asarray(tnp.arange(5.0).at[2].apply(lambda v: v * 10)), [0.0, 1.0, 20.0, 3.0, 4.0])
+
+
+def test_grad_of_apply_with_repeated_indices() -> None:
+    """JAX's scatter_apply has no derivative (NotImplementedError); typedax's
+    unrolls with concrete indices: d/dx sin(sin(x)) at the repeated one."""
+    i = np.array([2, 2])
+    def f(x: Any) -> Any:
+        return x.at[i].apply(tnp.sin).sum()
+
+    x = np.arange(5.0)
+    want = np.ones(5)
+    want[2] = np.cos(np.sin(2.0)) * np.cos(2.0)
+    for d in (tdx.grad(f), tdx.jit(tdx.grad(f)), tdx.jacfwd(f)):
+        np.testing.assert_allclose(np.asarray(d(x)), want, rtol=1e-14)
+    # the forward value agrees with JAX's
+    np.testing.assert_allclose(float(f(tnp.asarray(x))), float(jnp.arange(5.0).at[i].apply(jnp.sin).sum()), rtol=1e-15)
+
+
+def test_power_with_repeated_indices_multiplies_the_powers() -> None:
+    i = np.array([2, 2, 7, -1])
+    p = np.array([2.0, 3.0, 4.0, 2.0])
+    want = jnp.arange(5.0).at[i].power(p)
+    for got in (tnp.arange(5.0).at[i].power(p), tdx.jit(lambda x: x.at[i].power(p))(np.arange(5.0))):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    np.testing.assert_array_equal(
+        np.asarray(tnp.arange(5).at[np.array([2, 2])].power(2)), np.asarray(jnp.arange(5).at[np.array([2, 2])].power(2))
+    )
+
+
+# -- item 3: vmap over a size-0 batch -----------------------------------------------------
+EMPTY_BATCH: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
+    "at.set": lambda np_, lx, x, i: x.at[i].set(1.0),
+    "at.add": lambda np_, lx, x, i: x.at[i].add(1.0),
+    "at.min": lambda np_, lx, x, i: x.at[i].min(1.0),
+    "at.max": lambda np_, lx, x, i: x.at[i].max(1.0),
+    "at.get": lambda np_, lx, x, i: x.at[i].get(),
+    "at.get fill": lambda np_, lx, x, i: x.at[i].get(mode="fill", fill_value=2.0),
+    "at.apply": lambda np_, lx, x, i: x.at[i].apply(lambda v: v * 2),
+    "x[i]": lambda np_, lx, x, i: x[i],
+    "gather": lambda np_, lx, x, i: x[np_.stack([i, i])],
+    "dynamic_slice": lambda np_, lx, x, i: lx.dynamic_slice(x, (i,), (2,)),
+    "dynamic_update_slice": lambda np_, lx, x, i: lx.dynamic_update_slice(x, np_.ones(2), (i,)),
+}
+
+
+@pytest.mark.parametrize("name", list(EMPTY_BATCH))
+def test_vmap_over_an_empty_batch(name: str) -> None:
+    f = EMPTY_BATCH[name]
+    x, i = np.zeros((0, 3)), np.zeros(0, np.int64)
+    want = jax.vmap(lambda x, i: f(jnp, jax.lax, x, i))(x, i)
+    g = tdx.vmap(lambda x, i: f(tnp, lax, x, i))
+    for h in (g, tdx.jit(g)):
+        got = h(x, i)
+        assert got.shape == want.shape and got.dtype == want.dtype
+    # the operand unbatched, the indices batched (size 0)
+    want1 = jax.vmap(lambda i: f(jnp, jax.lax, jnp.zeros(3), i))(i)
+    got1 = tdx.vmap(lambda i: f(tnp, lax, tnp.zeros(3), i))(i)
+    assert got1.shape == want1.shape and got1.dtype == want1.dtype

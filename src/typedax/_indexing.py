@@ -923,9 +923,11 @@ class IndexUpdateRef:
         self, values: ArrayLike, *, indices_are_sorted: bool = False,
         unique_indices: bool = False, mode: object = None,
     ) -> Array:
-        """``x[idx] **= values``."""
-        return self.apply(lambda v: _power(v, values), indices_are_sorted=indices_are_sorted,
-                          unique_indices=unique_indices, mode=mode)
+        """``x[idx] **= values``: ``x ** p`` with ``p`` the product of the values
+        each element is indexed with (JAX's: repeated indices multiply the powers)."""
+        ones = IndexUpdateRef(_ones_like(self.array), self.index)
+        return _power(self.array, ones.multiply(values, indices_are_sorted=indices_are_sorted,
+                                                unique_indices=unique_indices, mode=mode))
 
     def min(  # noqa: A003 - JAX's name
         self, values: ArrayLike, *, indices_are_sorted: bool = False,
@@ -945,19 +947,26 @@ class IndexUpdateRef:
         self, func: Callable[[Array], ArrayLike], *, indices_are_sorted: bool = False,
         unique_indices: bool = False, mode: object = None,
     ) -> Array:
-        """``x[idx] = func(x[idx])``, applied once per indexed element (as JAX:
-        a multiplicative scatter of ``func`` over the indexed ones)."""
-        x = self.array
-        got = getitem(x, self.index, mode="clip" if _mode_name(mode) == "clip" else "fill",
-                      fill_value=None)
-        new = func(got)
-        return self._update(new, lax.scatter, indices_are_sorted, unique_indices, mode)
+        """``x[idx] = func(x[idx])`` for a scalar ``func``, applied once per
+        time an index reaches an element (a repeated index applies it again),
+        as JAX: ``lax.scatter_apply`` over the update shape of ``idx``."""
+
+        def scatter(x: Array, indices: Value, updates: Value, dn: lax.ScatterDimensionNumbers, **kw: Any) -> Array:
+            return lax.scatter_apply(x, indices, func, dn, update_shape=aval_of(updates).shape, **kw)
+
+        return self._update(np.zeros((), self.array.dtype), scatter, indices_are_sorted, unique_indices, mode)
 
 
 def _power(v: Array, p: ArrayLike) -> Array:
     from . import numpy as tnp
 
     return tnp.power(v, p)
+
+
+def _ones_like(v: Array) -> Array:
+    from . import numpy as tnp
+
+    return tnp.ones_like(v)
 
 
 class IndexUpdateHelper:

@@ -36,7 +36,7 @@ from .core.array import Array, ArrayLike
 from .core.dtypes import FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
 from .core.errors import PrimitiveTypeError
 from .core.trace import Tracer, Value, as_value, aval_of
-from .primitives.gather_scatter import GatherScatterMode, ScatterDimensionNumbers
+from .primitives.gather_scatter import GatherScatterMode, ScatterDimensionNumbers, ScatterParams, scatter_add_p
 
 __all__ = [
     "batch_matmul", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "cbrt", "collapse", "dtype",
@@ -392,6 +392,11 @@ def scatter_sub(
     )
 
 
+#: scatter_apply with concrete indices unrolls up to this many applications
+#: (an index repeated more often loops, which reverse mode cannot go through)
+_UNROLL = 16
+
+
 def scatter_apply(
     operand: ArrayLike, scatter_indices: ArrayLike, func: Callable[[Array], ArrayLike],
     dimension_numbers: ScatterDimensionNumbers, *, update_shape: Sequence[int] = (),
@@ -406,7 +411,9 @@ def scatter_apply(
     reached (the mode drops or clips exactly as the scatter would), then
     ``func`` (vmapped over the elements) is applied where the count exceeds
     ``k``, for ``k = 0, 1, ...`` up to the largest count (a ``while_loop``;
-    with ``unique_indices=True`` one application, no loop).
+    with ``unique_indices=True`` one application, no loop; with concrete
+    indices and at most ``_UNROLL`` applications, unrolled, so ``grad`` works,
+    where JAX's scatter_apply has no derivative).
     """
     from . import lax
     from .control_flow.common import trace_callable
@@ -422,10 +429,24 @@ def scatter_apply(
             f"scatter_apply: func must map a {a.dtype} scalar to a {a.dtype} scalar, got "
             f"{', '.join(o.str_short() for o in closed.out_avals)}"
         )
-    counts = lax.scatter_add(
-        full(a.shape, 0, np.int32), scatter_indices, full(_shape("scatter_apply", update_shape), 1, np.int32),
-        dimension_numbers, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
-    )
+    ushape = _shape("scatter_apply", update_shape)
+    counts: Value
+    if isinstance(scatter_indices, Tracer):
+        counts = lax.scatter_add(
+            full(a.shape, 0, np.int32), scatter_indices, full(ushape, 1, np.int32),
+            dimension_numbers, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
+        )
+    else:
+        # concrete indices (the common .at[idx].apply): counted now, by the
+        # scatter's own NumPy rule, so the loop below unrolls and reverse mode
+        # works through it (also under jit, where a lax call would be staged)
+        dn = ScatterDimensionNumbers(*dimension_numbers)
+        s = ScatterParams(
+            tuple(dn.update_window_dims), tuple(dn.inserted_window_dims), tuple(dn.scatter_dims_to_operand_dims),
+            GatherScatterMode.from_any(mode).value, bool(indices_are_sorted), bool(unique_indices),
+        )
+        idx_np = np.asarray(scatter_indices)
+        (counts,) = scatter_add_p.impl([np.zeros(a.shape, np.int32), idx_np, np.ones(ushape, np.int32)], s.to_params())
     size = math.prod(a.shape)
 
     def apply_all(v: Value) -> Value:
@@ -438,6 +459,10 @@ def scatter_apply(
 
     if unique_indices:
         return step(np.asarray(0, np.int32), x)  # type: ignore[return-value]  # select gives an Array
+    if isinstance(counts, np.ndarray) and (top_n := int(counts.max(initial=0))) <= _UNROLL:
+        for k in range(top_n):
+            x = step(np.asarray(k, np.int32), x)
+        return x  # type: ignore[return-value]  # select gives an Array
 
     def body(kv: tuple[Value, Value]) -> tuple[Value, Value]:
         k, v = kv

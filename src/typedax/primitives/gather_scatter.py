@@ -365,6 +365,13 @@ def gather_batch_rule(
     x, idx = vals
     bx, bi = dims
     g = GatherParams.of(params)
+    if size == 0:
+        # an empty batch: nothing to gather (the batched gather below would
+        # take a window of 1 from the operand's batch dimension of 0)
+        xa, ia = aval_of(x), aval_of(idx)
+        one_x = ShapedArray(tuple(d for k, d in enumerate(xa.shape) if k != bx), xa.dtype)
+        one_i = ShapedArray(tuple(d for k, d in enumerate(ia.shape) if k != bi), ia.dtype)
+        return [zeros_like_aval(ShapedArray((0,) + _gather_shape("gather", one_x, one_i, g), xa.dtype))], [0]
     if bi is None:
         x = move_batch_axis(size, bx, 0, x)
         g2 = g._replace(
@@ -594,6 +601,8 @@ def scatter_batch_rule(prim: Primitive) -> Callable[..., tuple[list[Value], list
         bx, bi, bu = dims
         s = ScatterParams.of(prim.name, params)
         x = move_batch_axis(size, bx, 0, x)
+        if size == 0:
+            return [x], [0]  # an empty batch: nothing to scatter (nor a window of 1 to fit in it)
         u = move_batch_axis(size, bu, 0, u)
         if bi is None:
             s2 = s._replace(
