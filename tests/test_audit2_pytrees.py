@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
+import os
 import pickle
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -237,3 +242,113 @@ def test_ordered_and_default_dicts_through_jit_grad_vmap(kind: str) -> None:
     out = tdx.vmap(_loss, in_axes=(axes,))(make(tnp.arange(3.0), tnp.asarray(1.0), tnp.arange(3.0)))
     j_out = jax.vmap(_loss, in_axes=(j_axes,))(make(jnp.arange(3.0), jnp.asarray(1.0), jnp.arange(3.0)))
     _same(out, j_out)
+
+
+# -- 5. cyclic and too deep trees ----------------------------------------------------------
+def _cyclic_list() -> object:
+    a: list[object] = [1.0]
+    a.append(a)
+    return a
+
+
+def _cyclic_dict() -> object:
+    d: dict[str, object] = {"w": 1.0}
+    d["k"] = [2.0, d]
+    return d
+
+
+def _cyclic_inner() -> object:
+    inner: list[object] = []
+    t = [1.0, (2.0, inner)]
+    inner.append(t[1])
+    return t
+
+
+def _cyclic_ordered_dict() -> object:
+    od: collections.OrderedDict[str, object] = collections.OrderedDict(x=1.0)
+    od["self"] = od
+    return od
+
+
+def _deep(n: int) -> object:
+    t: object = [1.0]
+    for _ in range(n):
+        t = [t]
+    return t
+
+
+_BAD_TREES: list[tuple[str, Callable[[], object], str]] = [
+    ("list", _cyclic_list, r"cyclic tree: the list at the root contains itself \(it is again at \[1\]\)"),
+    ("dict", _cyclic_dict, r"cyclic tree: the dict at the root contains itself \(it is again at \['k'\]\[1\]\)"),
+    ("inner tuple", _cyclic_inner, r"cyclic tree: the tuple at \[1\] contains itself"),
+    ("OrderedDict", _cyclic_ordered_dict, r"cyclic tree: the OrderedDict at the root contains itself"),
+    ("5000 deep", lambda: _deep(5000), r"nested more than \d+ containers deep \(a list at that depth\), beyond Python's recursion limit"),
+]
+
+
+@functools.cache
+def _jax_refusals() -> dict[str, str]:
+    """What JAX raises flattening each bad tree, asked in a child process: its
+    C++ flatten can leave the interpreter's recursion count broken (after a
+    cyclic OrderedDict, any later call may raise RecursionError, even
+    json.dumps), so the child prints one plain line per tree and exits hard."""
+    script = textwrap.dedent(f"""
+        import os, sys
+        import jax
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from test_audit2_pytrees import _BAD_TREES
+        for name, make, _ in _BAD_TREES:
+            try:
+                jax.tree.leaves(make())
+                print(name + "=no error", flush=True)
+            except BaseException as e:
+                print(name + "=" + type(e).__name__, flush=True)
+        os._exit(0)  # JAX's exit handlers fail in the broken interpreter
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    return dict(line.split("=", 1) for line in run.stdout.splitlines() if "=" in line)
+
+
+@pytest.mark.parametrize("name, make, message", _BAD_TREES, ids=[n for n, _, _ in _BAD_TREES])
+def test_cyclic_and_too_deep_trees_are_tree_errors(name: str, make: Callable[[], object], message: str) -> None:
+    assert _jax_refusals()[name] in ("RecursionError", "SystemError")  # JAX's C++ flatten
+    t = make()
+    calls: list[Callable[[], object]] = [
+        lambda: tree.leaves(t), lambda: tree.structure(t), lambda: tree.flatten(t, is_leaf=lambda x: False),
+        lambda: tree.leaves_with_path(t), lambda: tree.map(lambda x: x, t),
+        lambda: tree_util.tree_flatten_with_path(t), lambda: tree_util.tree_leaves(t),
+    ]
+    for call in calls:
+        with pytest.raises(TreeError, match=message):
+            call()
+    # through the transformations, whose trees put the arguments in a tuple
+    for transform in (tdx.jit, tdx.vmap, tdx.grad):
+        with pytest.raises(TreeError, match="cyclic tree|containers deep"):
+            transform(lambda x: 1.0)(t)
+    # jit's fast path flattens with jaxlib first once it has seen a pytree
+    # argument. Not for a cyclic dict or OrderedDict: jaxlib's C++ flatten
+    # leaves the interpreter with a pending exception there (a later,
+    # unrelated call raises RecursionError), which no caller can repair.
+    if name in ("list", "inner tuple", "5000 deep"):
+        f = tdx.jit(lambda x: x[0])
+        for _ in range(3):
+            f([tnp.ones(2)])
+        with pytest.raises(TreeError, match="cyclic tree|containers deep"):
+            f(t)
+        _same(f([tnp.ones(2)]), jnp.ones(2))
+
+
+def test_nesting_within_the_limit_flattens_as_jax() -> None:
+    t = _deep(400)
+    assert tree.leaves(t) == jax.tree.leaves(t) == [1.0]
+    assert tree.structure(t).num_nodes == jax.tree.structure(t).num_nodes  # type: ignore[attr-defined]  # no stubs
+    assert len(tree.leaves_with_path(t)[0][0]) == 401
+    _same(tdx.jit(lambda x: cast(tdx.Array, tree.leaves(x)[0]) * 2.0)(t), jax.jit(lambda x: jax.tree.leaves(x)[0] * 2.0)(t))
+
+
+def test_a_recursion_of_is_leaf_itself_is_not_called_a_cyclic_tree() -> None:
+    def is_leaf(x: object) -> bool:
+        return is_leaf(x)
+
+    with pytest.raises(RecursionError):
+        tree.flatten([1.0, [2.0]], is_leaf=is_leaf)

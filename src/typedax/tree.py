@@ -26,6 +26,8 @@ import builtins
 import collections
 import dataclasses
 import enum
+import sys
+import types
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeAlias, TypeVar, cast, overload
@@ -395,7 +397,10 @@ def flatten(
 ) -> tuple[list[object], TreeDef]:
     """The leaves of ``tree`` in order, and its structure."""
     out: list[object] = []
-    treedef = _flatten(tree, out, is_leaf)
+    try:
+        treedef = _flatten(tree, out, is_leaf)
+    except RecursionError as e:
+        raise _too_deep(tree, lambda _, x: is_leaf is not None and is_leaf(x), e) from None
     return out, treedef
 
 
@@ -668,6 +673,19 @@ def _flatten_with_path(
     out: list[tuple[KeyPath, object]],
     is_leaf: Callable[[KeyPath, object], bool] | None,
 ) -> TreeDef:
+    """Append ``x``'s (key path, leaf) pairs to ``out``; its structure."""
+    try:
+        return _flatten_with_path_rec(x, path, out, is_leaf)
+    except RecursionError as e:
+        raise _too_deep(x, is_leaf, e) from None
+
+
+def _flatten_with_path_rec(
+    x: object,
+    path: KeyPath,
+    out: list[tuple[KeyPath, object]],
+    is_leaf: Callable[[KeyPath, object], bool] | None,
+) -> TreeDef:
     if is_leaf is not None and is_leaf(path, x):
         out.append((path, x))
         return LEAF
@@ -682,12 +700,76 @@ def _flatten_with_path(
     n = 0
     for key, c in zip(keys, kids):
         try:
-            d = _flatten_with_path(c, (*path, key), out, is_leaf)
+            d = _flatten_with_path_rec(c, (*path, key), out, is_leaf)
         except TreeError as e:
             raise _at(e, _step(key)) from None
         defs.append(d)
         n += d.num_leaves
     return _treedef(kind, type(x), aux, tuple(defs), n)
+
+
+def _too_deep(
+    tree: object, is_leaf: Callable[[KeyPath, object], bool] | None, error: RecursionError
+) -> TreeError | RecursionError:
+    """Why flattening ``tree`` ran out of Python's recursion limit: a container
+    that contains itself, or nesting deeper than the limit (JAX's C++ flatten
+    stops at the same limit, with a ``RecursionError``). Found by walking the
+    tree again without recursion, in flatten's order, down the same path;
+    ``error`` itself when neither is the cause (a recursion in ``is_leaf`` or
+    a registered flatten function)."""
+    limit = sys.getrecursionlimit()
+    # the levels flattening had room for: the limit less the frames below it
+    frame: types.FrameType | None = sys._getframe()
+    used = 0
+    while frame is not None:
+        frame, used = frame.f_back, used + 1
+    room = max(limit - used, 1)
+    ancestors: dict[int, int] = {}  # id of each container on the path -> the length of its path
+    path: list[KeyEntry] = []  # the keys down to x
+    stack: list[tuple[int, Iterator[tuple[KeyEntry, object]]]] = []
+    x: object = tree
+
+    def at(keys: list[KeyEntry]) -> str:
+        return "".join(_step(k) for k in keys) or "the root"
+
+    while True:
+        kind = _kind_of(x)
+        try:
+            leaf = kind == _LEAF or kind == _NONE or (is_leaf is not None and is_leaf(tuple(path), x))
+        except RecursionError:  # is_leaf's own recursion
+            return error
+        if leaf:
+            if path:
+                path.pop()  # back out of the leaf
+        else:
+            name = type(x).__name__
+            if id(x) in ancestors:
+                return TreeError(
+                    f"cyclic tree: the {name} at {at(path[: ancestors[id(x)]])} contains itself "
+                    f"(it is again at {at(path)}); a structure that contains itself is not a pytree"
+                )
+            if len(stack) >= room:
+                return TreeError(
+                    f"the tree is nested more than {room} containers deep (a {name} at that depth), "
+                    f"beyond Python's recursion limit ({limit}), where JAX's flatten "
+                    "stops too: flatten a shallower structure, or raise sys.setrecursionlimit"
+                )
+            keys, kids, _ = _keyed_children(x, kind)
+            ancestors[id(x)] = len(path)
+            stack.append((id(x), iter(zip(keys, kids))))
+        while stack:
+            node, children = stack[-1]
+            step = next(children, None)
+            if step is not None:
+                path.append(step[0])
+                x = step[1]
+                break
+            stack.pop()
+            del ancestors[node]
+            if path:
+                path.pop()  # back out of the finished container
+        else:
+            return error
 
 
 def _path_is_leaf(

@@ -278,10 +278,13 @@ class Jitted(Generic[P, R]):
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return entry(args)  # type: ignore[return-value]  # the entry was made from a call returning R
         if fast_trees and not self.static_argnums and not self.static_argnames:
-            leaves, treedef = _FLATTEN((args, kwargs))
             try:
+                leaves, treedef = _FLATTEN((args, kwargs))
                 keys = tuple(map(key_of, leaves))
-            except PrimitiveTypeError:
+            except (PrimitiveTypeError, RecursionError, SystemError):
+                # a cyclic or too deep tree: jaxlib's flatten raises a
+                # RecursionError wrapped in a SystemError; typedax.tree's
+                # TreeError (in _call) says which
                 pass
             else:
                 by_type = fast_trees.get(treedef)
