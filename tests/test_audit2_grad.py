@@ -174,3 +174,52 @@ def test_unroll_with_traced_fori_bounds_or_traced_unroll_is_an_error() -> None:
         jax.jit(lambda n: jlax.fori_loop(0, n, lambda i, c: c, 1.0, unroll=2))(3)
     with pytest.raises(ConcretizationError, match="unroll"):
         tdx.jit(lambda u: lax.scan(_body(tdx.numpy), 1.0, np.ones(3), unroll=u))(2)
+
+
+# -- 2. special-function derivatives at the boundary ----------------------------------------
+import jax.scipy.special as jsp  # noqa: E402
+
+import typedax.scipy.special as tsp  # noqa: E402
+
+INF = float("inf")
+# name: (ours, JAX's, points); the first and second derivatives there are JAX's
+BOUNDARY: dict[str, tuple[Fn, Fn, list[float]]] = {
+    "entr": (tsp.entr, jsp.entr, [0.0, 1.0]),
+    "xlogy(x, 0)": (lambda x: tsp.xlogy(x, 0.0), lambda x: jsp.xlogy(x, 0.0), [0.0, 1.0]),
+    "xlogy(0, y)": (lambda y: tsp.xlogy(0.0, y), lambda y: jsp.xlogy(0.0, y), [0.0, 1.0]),
+    "xlogy(x, x)": (lambda x: tsp.xlogy(x, x), lambda x: jsp.xlogy(x, x), [0.0]),
+    "xlog1py(x, -1)": (lambda x: tsp.xlog1py(x, -1.0), lambda x: jsp.xlog1py(x, -1.0), [0.0]),
+    "xlog1py(0, y)": (lambda y: tsp.xlog1py(0.0, y), lambda y: jsp.xlog1py(0.0, y), [-1.0, 0.0]),
+    "rel_entr(x, 1)": (lambda x: tsp.rel_entr(x, 1.0), lambda x: jsp.rel_entr(x, 1.0), [0.0]),
+    "rel_entr(0, y)": (lambda y: tsp.rel_entr(0.0, y), lambda y: jsp.rel_entr(0.0, y), [0.0, 1.0]),
+    "kl_div(x, 1)": (lambda x: tsp.kl_div(x, 1.0), lambda x: jsp.kl_div(x, 1.0), [0.0]),
+    "kl_div(1, y)": (lambda y: tsp.kl_div(1.0, y), lambda y: jsp.kl_div(1.0, y), [0.0]),
+    "logit": (tsp.logit, jsp.logit, [0.0, 1.0, 0.5]),
+    "expit": (tsp.expit, jsp.expit, [0.0, INF, -INF]),
+    "ndtri": (tsp.ndtri, jsp.ndtri, [0.0, 1.0]),
+    "erfinv": (tsp.erfinv, jsp.erfinv, [1.0, -1.0]),
+    "gammaln": (tsp.gammaln, jsp.gammaln, [0.0, -1.0, -2.0, INF]),
+    "digamma": (tsp.digamma, jsp.digamma, [0.0, -1.0, INF, -INF]),
+    "digamma, away from the poles": (tsp.digamma, jsp.digamma, [1.0, -0.5, 2.5]),
+}
+# JAX's polygamma(2, .) is NaN at the poles; typedax's trigamma is a constant inf there
+FIRST_ONLY = {"digamma"}
+
+
+def _nth(f: Fn, n: int, grad: Fn) -> Fn:
+    for _ in range(n):
+        f = grad(f)
+    return f
+
+
+@pytest.mark.parametrize("name", list(BOUNDARY))
+def test_derivatives_at_the_boundary_match_jax(name: str) -> None:
+    ours, theirs, points = BOUNDARY[name]
+    xs = np.array(points)
+    for n in (1,) if name in FIRST_ONLY else (1, 2):
+        want = np.array([float(_nth(theirs, n, jax.grad)(x)) for x in points])
+        d = _nth(ours, n, tdx.grad)
+        got = np.array([float(d(x)) for x in points])
+        np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{name}, derivative {n}")
+        np.testing.assert_allclose(np.asarray(tdx.jit(tdx.vmap(d))(xs)), want, rtol=1e-12,
+                                   err_msg=f"{name}, derivative {n}, jit of vmap")

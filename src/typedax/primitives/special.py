@@ -57,7 +57,10 @@ from .elementwise import (
     add_tangents,
     div,
     elementwise_batch,
+    eq_p,
     exp_p,
+    floor_p,
+    le_p,
     less_p,
     lower_binary,
     select,
@@ -200,7 +203,16 @@ def _trigamma(x: Value) -> Value:
     t = add(acc, series)
     s = bind1(sin_p, (mul(full_like(math.pi, x), x),), NO_PARAMS)
     reflected = sub(div(full_like(math.pi**2, x), _square(s)), t)
-    return select(small, reflected, t)
+    out = select(small, reflected, t)
+    # JAX's polygamma(1, .) at the edges: inf at the poles (0, -1, ..., and
+    # -inf), where the reflection's sin(pi x) is rounding error, not 0; NaN at +inf
+    at_int = bind1(eq_p, (x, bind1(floor_p, (x,), NO_PARAMS)), NO_PARAMS)
+    nonpositive = bind1(le_p, (x, full_like(0.0, x)), NO_PARAMS)
+    pole = select(nonpositive, at_int, nonpositive)  # nonpositive and at_int
+    # (a constant: its derivative there is 0 where JAX's polygamma(2, .) is NaN;
+    # a NaN-derivative branch would leak NaN through select's transpose everywhere)
+    out = select(pole, full_like(math.inf, x), out)
+    return select(bind1(eq_p, (x, full_like(math.inf, x)), NO_PARAMS), full_like(math.nan, x), out)
 
 
 def _digamma_tangent(t: Value, x: Value, y: Value) -> Value:

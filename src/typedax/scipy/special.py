@@ -1,11 +1,11 @@
 """Special functions, named and computed as ``jax.scipy.special``'s.
 
-typedax has no ``custom_jvp``; where JAX uses it (or ``stop_gradient``)
-the formulas here are arranged so that their derivatives are JAX's:
+Where JAX gives a function its own derivative rule (``custom_jvp``), so does
+typedax, with the same rule: ``xlogy``, ``xlog1py``, ``logit`` and the
+``x log x`` inside ``entr`` / ``rel_entr`` (so their derivatives at the
+boundary are JAX's: ``grad(entr)(0.)`` is inf, ``grad(logit)(0.)`` inf).
 ``logsumexp`` subtracts the maximum without ``stop_gradient`` (its
-contributions to the derivative cancel, so the result is the same); ``xlogy``/``xlog1py`` (0 where
-``x == 0`` unless ``y`` is NaN) feed ``log`` a safe argument where ``x == 0`` (their derivative in ``x`` there is
-``log(y)``, as JAX's rule gives, and no NaN leaks into gradients).
+contributions to the derivative cancel, so the result is the same).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
 from ..core.promotion import join
 from ..core.trace import aval_of
+from ..custom_derivatives import custom_jvp
 from . import _iterative as _it
 
 __all__ = [
@@ -71,9 +72,20 @@ def expit(x: ArrayLike) -> Array:
 
 
 def logit(x: ArrayLike) -> Array:
-    """``log(x / (1 - x))``."""
-    a = _inexact(x)
+    """``log(x / (1 - x))``; its derivative ``1 / (x (1 - x))`` (JAX's rule:
+    inf at 0 and 1, where differentiating the formula gives NaN)."""
+    return _logit(_inexact(x))
+
+
+@custom_jvp
+def _logit(a: Array) -> Array:
     return lax.log(lax.div(a, lax.sub(_c(1.0, a), a)))
+
+
+@_logit.defjvp
+def _logit_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (g,) = primals, tangents
+    return _logit(x), lax.div(g, lax.mul(x, lax.sub(_c(1.0, x), x)))
 
 
 def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
@@ -90,13 +102,43 @@ def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
-    """``x * log(y)``, 0 where ``x == 0``."""
-    return _x_times_log(x, y, False)
+    """``x * log(y)``, 0 where ``x == 0``; JAX's derivative rule
+    ``x_dot log(y) + y_dot x / y`` (-inf in ``x`` at ``y == 0``)."""
+    return _xlogy(*_inexact2(x, y))
 
 
 def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
-    """``x * log1p(y)``, 0 where ``x == 0``."""
-    return _x_times_log(x, y, True)
+    """``x * log1p(y)``, 0 where ``x == 0``; JAX's derivative rule
+    ``x_dot log1p(y) + y_dot x / (1 + y)``."""
+    return _xlog1py(*_inexact2(x, y))
+
+
+# The primal functions keep log's argument finite where x == 0, so that a
+# derivative deeper than the custom rules nest (custom_derivatives.MAX_RULE_DEPTH)
+# has no NaN from there either.
+@custom_jvp
+def _xlogy(a: Array, b: Array) -> Array:
+    return _x_times_log(a, b, False)
+
+
+@_xlogy.defjvp
+def _xlogy_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlogy(x, y)
+    return out, tnp.add(tnp.multiply(x_dot, lax.log(y)), tnp.divide(tnp.multiply(y_dot, x), y))
+
+
+@custom_jvp
+def _xlog1py(a: Array, b: Array) -> Array:
+    return _x_times_log(a, b, True)
+
+
+@_xlog1py.defjvp
+def _xlog1py_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+    (x, y), (x_dot, y_dot) = primals, tangents
+    out = _xlog1py(x, y)
+    one_plus_y = tnp.add(_c(1.0, y), y)
+    return out, tnp.add(tnp.multiply(x_dot, lax.log1p(y)), tnp.divide(tnp.multiply(y_dot, x), one_plus_y))
 
 
 def _axes(ndim: int, axis: Axis) -> tuple[int, ...]:
@@ -318,10 +360,16 @@ def multigammaln(a: ArrayLike, d: int) -> Array:
     return tnp.add(res, constant)
 
 
+@custom_jvp
 def _xlogx(x: Array) -> Array:
-    """``x log x``, 0 at 0 (JAX's derivative ``log(x) + 1``: ``xlogy`` with
-    both arguments x gives it)."""
+    """``x log x``, 0 at 0, with JAX's derivative ``log(x) + 1`` (inf at 0)."""
     return xlogy(x, x)
+
+
+@_xlogx.defjvp
+def _xlogx_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (x_dot,) = primals, tangents
+    return _xlogx(x), tnp.multiply(x_dot, tnp.add(lax.log(x), _c(1.0, x)))
 
 
 def entr(x: ArrayLike) -> Array:
