@@ -4,11 +4,11 @@
 
 Lowering is what XLA on CPU gets from JAX: a ``stablehlo.reduce_window``
 (built by ``windowed.hlo_reduce_window``) with a window of the whole axis,
-padded ``(n - 1, 0)`` (``(0, n - 1)`` reversed) with the reduction's identity. ``impl`` folds each window in the
-order XLA's reduce_window does (the identity, the padding, then the window's
-elements in order), so eager and ``jit`` agree bit for bit up to 17 elements
-along the axis; from 18 on XLA rewrites the window into a tree and float sums
-and products may differ in the last bits (NumPy's sequential order is kept).
+padded ``(n - 1, 0)`` (``(0, n - 1)`` reversed) with the reduction's
+identity. ``impl`` computes what XLA makes of it (``_blocked_scan``: windows
+folded in order up to 16 elements, blocks of 16 beyond), so eager and
+``jit`` agree bit for bit at every length (except ``cumlogsumexp``, whose
+``exp`` and ``log1p`` are NumPy's on the host and XLA's own under ``jit``).
 
 JVPs: ``cumsum`` is linear (its transpose is ``cumsum`` the other way). The
 others differentiate the parallel prefix scan JAX uses
@@ -62,8 +62,9 @@ def exp(x: Value) -> Value:
 NUMERIC: frozenset[DType] = FLOATING | INTEGER
 Combine = Callable[[list[Value], list[Value]], list[Value]]
 
-#: Up to this many elements along the axis XLA's reduce_window folds in order.
-_EXACT_WINDOW = 17
+#: XLA on CPU folds a reduce_window of up to this many elements in order,
+#: and splits a longer one into blocks of this many (``_blocked_scan``).
+_BLOCK = 16
 
 
 def _params(name: str, params: Params) -> tuple[int, bool]:
@@ -78,29 +79,54 @@ def _logaddexp(a: NDArray, b: NDArray) -> NDArray:
         return np.asarray(np.where(d != d, np.add(a, b), m + np.log1p(np.exp(-np.abs(d)))), dtype=a.dtype)
 
 
-def _fold(x: NDArray, axis: int, reverse: bool, op: Callable[[NDArray, NDArray], NDArray],
-          init: bool | int | float) -> NDArray:
-    """XLA's reduce_window over the whole (padded) axis, folded in window order."""
-    n = x.shape[axis]
-    if n == 0:
-        return x
-    xs = np.moveaxis(x, axis, 0)
-    ident = np.full(xs.shape[1:], init, x.dtype)
-    out = np.empty_like(xs)
-    if reverse and n <= _EXACT_WINDOW:
-        # window i is x[i], x[i+1], ..., x[n-1], then identities
-        padded = np.concatenate([xs, np.broadcast_to(ident, (n - 1,) + xs.shape[1:])])
-        acc = np.broadcast_to(ident, xs.shape)
-        for k in range(n):
-            acc = np.asarray(op(acc, padded[k:k + n]), dtype=x.dtype)
-        out = acc
-    else:
-        order = range(n - 1, -1, -1) if reverse else range(n)
-        acc = ident
-        for i in order:
-            acc = np.asarray(op(acc, xs[i]), dtype=x.dtype)
+def _fold(x: NDArray, op: Callable[[NDArray, NDArray], NDArray], init: NDArray, reverse: bool) -> NDArray:
+    """The scan along axis 0 as XLA's reduce_window folds each window, in
+    order from ``init``: output ``i`` is ``op(...op(op(init, x[0]), x[1])...,
+    x[i])``; reversed, ``op(...op(op(init, x[i]), x[i+1])..., x[n-1])`` (the
+    suffix, still folded front to back). Forward sums and products use
+    ``ufunc.accumulate``, the same fold except that it starts from ``x[0]``,
+    not ``0 + x[0]``: they differ only in the sign of a zero, which ``+ 0``
+    puts right."""
+    n = x.shape[0]
+    if not reverse and (op is _np_add or op is _np_mul):
+        acc = (np.add if op is _np_add else np.multiply).accumulate(x, axis=0, dtype=x.dtype)
+        return np.add(acc, init, dtype=x.dtype) if op is _np_add else acc
+    if not reverse:
+        out = np.empty_like(x)
+        acc = init
+        for i in range(n):
+            acc = np.asarray(op(acc, x[i]), dtype=x.dtype)
             out[i] = acc
-    return np.moveaxis(out, 0, axis)
+        return out
+    # window i is x[i], ..., x[n-1], then identities (which change nothing)
+    padded = np.concatenate([x, np.broadcast_to(init, (n - 1,) + x.shape[1:])])
+    acc = np.broadcast_to(init, x.shape)
+    for k in range(n):
+        acc = np.asarray(op(acc, padded[k:k + n]), dtype=x.dtype)
+    return acc
+
+
+def _blocked_scan(x: NDArray, op: Callable[[NDArray, NDArray], NDArray], init: NDArray, reverse: bool) -> NDArray:
+    """The scan along axis 0 as XLA on CPU computes the lowering's
+    reduce_window: folded window by window (``_fold``) up to ``_BLOCK``
+    elements; longer, XLA's ``ReduceWindowRewriter`` pads the axis at the end
+    to blocks of ``_BLOCK`` (with ``init``), scans each block (``_fold``),
+    scans the block totals the same way (recursively), and combines each
+    block with the total of the blocks before it (after it, reversed;
+    ``init`` for the first)."""
+    n = x.shape[0]
+    if n <= _BLOCK:
+        return _fold(x, op, init, reverse)
+    nb = -(-n // _BLOCK)
+    rest = x.shape[1:]
+    padded = np.concatenate([x, np.broadcast_to(init, (nb * _BLOCK - n,) + rest)])
+    blocks = np.moveaxis(padded.reshape((nb, _BLOCK) + rest), 1, 0)  # (position, block, ...)
+    local = _fold(blocks, op, init, reverse)
+    totals = _blocked_scan(local[0 if reverse else -1], op, init, reverse)
+    first = np.broadcast_to(init, (1,) + rest)
+    carry = np.concatenate([totals[1:], first] if reverse else [first, totals[:-1]])
+    out = np.asarray(op(carry, local), dtype=x.dtype)  # (carry broadcasts along the positions)
+    return np.moveaxis(out, 0, 1).reshape((nb * _BLOCK,) + rest)[:n]
 
 
 def _cumulative(
@@ -115,15 +141,12 @@ def _cumulative(
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         axis, reverse = _params(name, params)
         x = args[0]
-        if op is _np_add and x.shape[axis] <= 1:
-            # XLA passes a one-element window through without adding the +0
-            # identity, so -0.0 stays -0.0 there; longer axes add it
+        if x.shape[axis] <= 1:
+            # XLA passes a one-element window through without folding in the
+            # identity (so -0.0 stays -0.0 in cumsum)
             return [x]
-        if op is _np_add and not reverse:  # the same order as the fold, faster
-            ident = np.zeros_like(np.take(x, [0], axis=axis))
-            acc = np.add.accumulate(np.concatenate([ident, x], axis), axis=axis, dtype=x.dtype)
-            return [np.take(acc, range(1, x.shape[axis] + 1), axis=axis).astype(x.dtype, copy=False)]
-        return [_fold(x, axis, reverse, op, identity(x.dtype))]
+        out = _blocked_scan(np.moveaxis(x, axis, 0), op, np.asarray(identity(x.dtype)).astype(x.dtype), reverse)
+        return [np.moveaxis(out, 0, axis)]
 
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         check_arity(name, avals, 1)

@@ -10,6 +10,7 @@ primitives do: ``mul a 2.0:f32[]``); the result has the other's shape.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -569,12 +570,41 @@ ne_p = _binary("ne", np.not_equal, ANY_DTYPE, bool_, _comparison_rules("NE"))
 
 
 # -- integer_pow: x ** y for a static integer y ----------------------------
+_T = TypeVar("_T")
+
+
+def _squarings(x: _T, y: int, mul: Callable[[_T, _T], _T]) -> _T | None:
+    """``x ** |y|`` as ``jax.lax.integer_pow`` computes it: binary
+    exponentiation, one rounded product per step (``None`` for ``y == 0``).
+    The impl and the lowering share it, so eager and ``jit`` agree bit for
+    bit (``np.power`` is one correctly rounded ``pow``: 22052.016 for
+    ``float32(1.0001) ** 100000`` where JAX's squarings give 22005.54)."""
+    n = abs(y)
+    acc: _T | None = None
+    while n:
+        if n & 1:
+            acc = x if acc is None else mul(acc, x)
+        n >>= 1
+        if n:
+            x = mul(x, x)
+    return acc
+
+
+def _np_mul(a: NDArray, b: NDArray) -> NDArray:
+    return np.asarray(np.multiply(a, b))
+
+
 def _integer_pow_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    """In the operand's own type, 16-bit floats too (``core/trace.py:
+    NATIVE_ON_HALF``): XLA rounds each product to 16 bits."""
     (x,) = args
     y = get_int("integer_pow", params, "y")
-    if y >= 0:
-        return [np.asarray(np.power(x, y), dtype=x.dtype)]
-    return [np.asarray(1 / np.power(x, -y), dtype=x.dtype)]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        acc = _squarings(x, y, _np_mul)
+        out = np.ones_like(x) if acc is None else acc
+        if y < 0:
+            out = np.divide(np.ones((), x.dtype), out)
+    return [np.asarray(out, dtype=x.dtype)]
 
 
 @memo_abstract
@@ -614,15 +644,7 @@ def _integer_pow_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue])
     (x,) = args
     y = get_int("integer_pow", eqn.params, "y")
     aval = eqn.inputs[0].aval
-    n = abs(y)
-    acc: HloValue | None = None
-    base = x
-    while n:
-        if n & 1:
-            acc = base if acc is None else hlo.multiply(acc, base)
-        n >>= 1
-        if n:
-            base = hlo.multiply(base, base)
+    acc = _squarings(x, y, hlo.multiply)
     result = full(1, aval) if acc is None else acc
     if y < 0:
         result = hlo.divide(full(1, aval), result)

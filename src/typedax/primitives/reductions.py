@@ -42,18 +42,31 @@ from .structural import (
 
 def _extremum(
     name: str,
-    np_reduce: Callable[..., NDArray],
+    np_reduce: np.ufunc,
     identity: Callable[[DType], bool | int | float],
     hlo_op: Callable[[HloValue, HloValue], HloValue],
 ) -> Primitive:
-    """``reduce_max`` or ``reduce_min`` over ``axis``, with every rule."""
+    """``reduce_max`` or ``reduce_min`` over ``axis``, with every rule; over
+    an empty axis the identity (-inf / the smallest integer / False for max),
+    as XLA's ``reduce`` and ``jax.lax.reduce_max``."""
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-        return [np.asarray(np_reduce(args[0], axis=get_ints(name, params, "axis")))]
+        """NumPy's reduction from the identity (so an empty axis gives it, as
+        XLA's ``reduce``), then XLA's signed zeros: ``max`` of +0 and -0 is
+        +0 and ``min`` -0 in any order, where NumPy keeps the first."""
+        x = args[0]
+        axis = get_ints(name, params, "axis")
+        out = np.asarray(np_reduce.reduce(x, axis=axis, initial=identity(x.dtype)), dtype=x.dtype)
+        if x.dtype.kind == "f" and x.size and (out == 0).any():
+            neg_wins = np_reduce is np.minimum  # -0 is min's answer when any zero is -0
+            chosen = np.any((x == 0) & (np.signbit(x) == neg_wins), axis=axis)
+            zero = np.where(chosen == neg_wins, np.asarray(-0.0, x.dtype), np.asarray(0.0, x.dtype))
+            out = np.where(out == 0, zero, out)
+        return [out]
 
     @memo_abstract
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-        return reduced_aval(name, avals, params, allow_bool=True, nonempty=True)
+        return reduced_aval(name, avals, params, allow_bool=True, nonempty=False)
 
     def jvp_rule(prim: Primitive) -> JvpRule:
         def rule(
@@ -83,8 +96,8 @@ def _extremum(
     )
 
 
-reduce_max_p = _extremum("reduce_max", np.max, dtype_min, hlo.maximum)
-reduce_min_p = _extremum("reduce_min", np.min, dtype_max, hlo.minimum)
+reduce_max_p = _extremum("reduce_max", np.maximum, dtype_min, hlo.maximum)
+reduce_min_p = _extremum("reduce_min", np.minimum, dtype_max, hlo.minimum)
 
 
 # -- reduce_prod(x; axis) -------------------------------------------------------
@@ -157,7 +170,7 @@ def _logical(
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x = args[0]
         axis = get_ints(name, params, "axis")
-        init = np.asarray(identity(x.dtype), x.dtype)
+        init = np.asarray(identity(x.dtype)).astype(x.dtype)  # (-1 wraps to all ones for unsigned)
         return [np.asarray(np_op.reduce(x, axis=axis, initial=init), dtype=x.dtype)]
 
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
