@@ -5,6 +5,7 @@ eagerly and under jit / vmap / grad where they apply."""
 from __future__ import annotations
 
 import collections
+import contextlib
 import copy
 import functools
 import os
@@ -12,7 +13,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import jax
@@ -23,7 +24,7 @@ import pytest
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import random, tree, tree_util
-from typedax.core.errors import ConcretizationError, TreeError
+from typedax.core.errors import ConcretizationError, RandomKeyError, RandomRangeError, TreeError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
@@ -352,3 +353,75 @@ def test_a_recursion_of_is_leaf_itself_is_not_called_a_cyclic_tree() -> None:
 
     with pytest.raises(RecursionError):
         tree.flatten([1.0, [2.0]], is_leaf=is_leaf)
+
+
+# -- 6. the PRNG's integer range -----------------------------------------------------------
+@contextlib.contextmanager
+def _x64(on: bool) -> Iterator[None]:
+    """Both libraries with x64 ``on`` for the body, restored after."""
+    jax.config.update("jax_enable_x64", on)  # type: ignore[no-untyped-call]  # jax's config is untyped
+    try:
+        with tdx.config.context(enable_x64=on):
+            yield
+    finally:
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
+
+
+@pytest.mark.parametrize("x64", [True, False])
+def test_fold_in_refuses_python_ints_out_of_uint32_range_as_jax(x64: bool) -> None:
+    with _x64(x64):
+        for k, jk in [(random.PRNGKey(0), jax.random.PRNGKey(0)), (random.key(3), jax.random.key(3))]:
+            for bad in (2**32, 2**32 + 1, -1, 2**64, -(2**40)):
+                with pytest.raises(OverflowError):
+                    jax.random.fold_in(jk, bad)
+                calls: list[Callable[[], object]] = [
+                    lambda: random.fold_in(k, bad), lambda: tdx.jit(lambda k: random.fold_in(k, bad))(k),
+                    lambda: tdx.vmap(lambda k: random.fold_in(k, bad))(random.split(k, 2)),
+                ]
+                for call in calls:
+                    with pytest.raises(RandomRangeError, match=rf"fold_in: Python integer {bad} out of bounds for uint32"):
+                        call()
+            # in range, NumPy integers (which wrap, as JAX's), arrays and bools: JAX's keys
+            for good in (0, 2**31, 2**32 - 1, True, np.bool_(False), np.int64(2**33 + 5), np.int64(-1),
+                         np.int8(-3), np.uint32(7), np.asarray(-1, np.int32)):
+                ours = random.key_data(random.fold_in(k, good))
+                theirs = jax.random.key_data(jax.random.fold_in(jk, good))
+                np.testing.assert_array_equal(np.asarray(ours), np.asarray(theirs))
+                ours_jit = random.key_data(tdx.jit(lambda k: random.fold_in(k, good))(k))
+                np.testing.assert_array_equal(np.asarray(ours_jit), np.asarray(theirs))
+            # a traced int64 out of uint32 range wraps, as JAX's
+            def f(k: Any, d: Any) -> Any:
+                return random.key_data(random.fold_in(k, d))
+
+            def jf(k: Any, d: Any) -> Any:
+                return jax.random.key_data(jax.random.fold_in(k, d))
+
+            d = np.asarray([2**33 + 5, -1, 7], np.int64).astype(np.int64 if x64 else np.int32)
+            np.testing.assert_array_equal(np.asarray(tdx.vmap(f, in_axes=(None, 0))(k, d)),
+                                          np.asarray(jax.vmap(jf, in_axes=(None, 0))(jk, d)))
+
+
+@pytest.mark.parametrize("x64", [True, False])
+def test_seeds_out_of_range_as_jax(x64: bool) -> None:
+    with _x64(x64):
+        makers: list[tuple[Callable[[Any], Any], Callable[[Any], Any]]] = [
+            (random.PRNGKey, jax.random.PRNGKey),
+            (lambda s: random.key_data(random.key(s)), lambda s: jax.random.key_data(jax.random.key(s))),
+        ]
+        for make, jmake in makers:
+            for bad in (2**63, 2**64, -(2**63) - 1):
+                with pytest.raises(OverflowError):
+                    jmake(bad)
+                with pytest.raises(RandomRangeError, match="does not fit in 64 bits"):
+                    make(bad)
+            for good in (2**31, 2**32 + 1, -(2**31) - 1, 2**63 - 1, -(2**63), np.uint64(2**64 - 1), np.int64(2**40), -1):
+                np.testing.assert_array_equal(np.asarray(make(good)), np.asarray(jmake(good)))
+
+
+def test_split_with_a_negative_or_huge_num_is_an_error() -> None:
+    k = random.PRNGKey(0)
+    with pytest.raises(RandomKeyError, match="non-negative"):
+        random.split(k, -1)
+    with pytest.raises(NotImplementedError, match="more than 2\\*\\*32 - 1"):
+        random.split(k, 2**40)  # JAX's is an array it cannot allocate
+    assert random.split(k, 0).shape == jax.random.split(jax.random.PRNGKey(0), 0).shape == (0, 2)

@@ -91,7 +91,7 @@ from .core.dtypes import (
 )
 from .core.avals import ShapedArray
 from .core.config import x64_enabled
-from .core.errors import ConcretizationError, RandomKeyError
+from .core.errors import ConcretizationError, RandomKeyError, RandomRangeError
 from .api_forward import vmap
 from .core.trace import EVAL_TRACE, Tracer, aval_of, current_trace
 from .jitting import jit
@@ -226,7 +226,7 @@ def _seed_words(seed: object, name: str) -> Array:
         raise RandomKeyError(f"{name}: the seed must be an integer, got {seed!r}")
     if isinstance(seed, int):
         if not -(1 << 63) <= seed < (1 << 63):
-            raise RandomKeyError(
+            raise RandomRangeError(
                 f"{name}: the seed {seed} does not fit in 64 bits (a seed is an int64: "
                 f"-2**63 <= seed < 2**63)"
             )
@@ -377,10 +377,16 @@ def fold_in(key: Array | RawKey, data: ArrayLike) -> Array:
             f"fold_in accepts a scalar, but was given an array of shape {aval_of(data).shape} != (). "
             "Use typedax.vmap for batching."
         )
-    if isinstance(data, (int, np.integer)) and not isinstance(data, bool):
+    if isinstance(data, int) and not 0 <= data < 1 << 32:
+        # a Python int is converted to uint32, as JAX does, which refuses one
+        # out of range (wrapping would fold in another stream's data:
+        # fold_in(k, 2**32 + 1) would be fold_in(k, 1)); NumPy integers and
+        # arrays wrap, as in JAX
+        raise RandomRangeError(f"fold_in: Python integer {data} out of bounds for uint32 (0 <= data < 2**32)")
+    if isinstance(data, (int, np.integer, np.bool_)):
         d: ArrayLike = np.asarray(int(data) & 0xFFFFFFFF, np.uint32)
     else:
-        if aval_of(data).dtype not in INTEGER:
+        if aval_of(data).dtype not in INTEGER and aval_of(data).dtype != np.bool_:
             raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
         d = lax.convert_element_type(data, uint32)
     if typed and not _is_concrete(kd, d):

@@ -175,6 +175,14 @@ class RandomKeyError(TypedaxError, TypeError, ValueError):
     ``ValueError``, as JAX raises one or the other by case."""
 
 
+class RandomRangeError(RandomKeyError, OverflowError):
+    """A Python integer out of the range a ``typedax.random`` function takes:
+    ``fold_in`` data outside ``[0, 2**32)``, a seed outside the int64 range.
+    An ``OverflowError``, as JAX's (whose conversion to uint32 / int64 raises
+    it), and a ``RandomKeyError``. NumPy integers and arrays wrap instead,
+    as in JAX."""
+
+
 class CustomDerivativeError(TypedaxError, TypeError, ValueError):
     """A ``custom_jvp`` / ``custom_vjp`` function used in a way its rules do
     not allow: a rule whose output has the wrong structure, shape or dtype,
