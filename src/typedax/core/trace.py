@@ -433,4 +433,3 @@ class Tracer(Array):
 
     def __deepcopy__(self, memo: dict[int, object]) -> Self:
         return self
-
