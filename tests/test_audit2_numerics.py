@@ -15,6 +15,7 @@ import pytest
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
+from typedax.core.errors import EmptyReductionError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -164,3 +165,28 @@ def test_extrema_over_an_empty_axis_give_the_identity(dtype: type) -> None:
                   lambda v: tuple(getattr(jax.lax, n)(v, a) for n, a in cases), x)
     f = lambda v: lax.reduce_max(v, (1,))  # noqa: E731
     assert canonical(tdx.vmap(f)(x[None])) == canonical(jax.vmap(lambda v: jax.lax.reduce_max(v, (1,)))(x[None]))
+
+
+def test_numpy_extrema_of_an_empty_axis_need_initial() -> None:
+    x = np.zeros((2, 0), np.float32)
+    for f, jf in ((tnp.max, jnp.max), (tnp.min, jnp.min), (tnp.amax, jnp.amax)):
+        with pytest.raises(ValueError):
+            jf(x, axis=1)
+        with pytest.raises(EmptyReductionError, match=r"zero-size array to reduction operation m.. which has no identity"):
+            f(x, axis=1)
+        with pytest.raises(EmptyReductionError):
+            tdx.jit(lambda v: f(v))(x)
+        eager_jit_jax(lambda v: f(v, axis=1, initial=-3.0), lambda v: jf(v, axis=1, initial=-3.0), x)
+        eager_jit_jax(lambda v: f(v, axis=0, initial=0.5), lambda v: jf(v, axis=0, initial=0.5), x)
+    y: NDArray = np.array([[1, -4], [7, 2]], np.int8)
+    eager_jit_jax(lambda v: (tnp.max(v, 1, initial=3), tnp.min(v, initial=0)),
+                  lambda v: (jnp.max(v, 1, initial=3), jnp.min(v, initial=0)), y)
+
+
+def test_softmax_and_logsumexp_of_an_empty_axis() -> None:
+    eager_jit_jax(tdx.nn.logsumexp, jax.nn.logsumexp, np.zeros(0, np.float32))
+    eager_jit_jax(tdx.nn.softmax, jax.nn.softmax, np.zeros(0, np.float32))
+    eager_jit_jax(lambda v: tdx.nn.log_softmax(v, axis=1), lambda v: jax.nn.log_softmax(v, axis=1),
+                  np.zeros((2, 0), np.float32))
+    eager_jit_jax(lambda v: tdx.nn.logsumexp(v, axis=1), lambda v: jax.nn.logsumexp(v, axis=1),
+                  np.zeros((3, 0), np.float64))

@@ -147,10 +147,10 @@ def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     if v is not None and (v.dtype in _HOST_FLOATS or v.dtype in HALF) and v.flags.c_contiguous:
         shape = v.shape
         axes = tnp._axes("max", len(shape), axis)  # tnp.max's check, and its error
-        if 0 not in [shape[i] for i in axes]:  # (reduce_max refuses an empty axis)
+        if 0 not in [shape[i] for i in axes]:  # (an empty axis: the general path's empty result)
             return from_numpy(_softmax_host(v, axes))
     a = tnp.asarray(x)
-    unnormalized = tnp.exp(tnp.subtract(a, tnp.max(a, axis, keepdims=True)))
+    unnormalized = tnp.exp(tnp.subtract(a, tnp.max(a, axis, keepdims=True, initial=-np.inf)))  # (as JAX's)
     return tnp.divide(unnormalized, tnp.sum(unnormalized, axis, keepdims=True))
 
 
@@ -187,7 +187,7 @@ def _softmax_host(v: NDArray, axes: tuple[int, ...]) -> NDArray:
 def log_softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``x - logsumexp(x)`` along ``axis``, shifted by the maximum."""
     a = tnp.asarray(x)
-    shifted = tnp.subtract(a, tnp.max(a, axis, keepdims=True))
+    shifted = tnp.subtract(a, tnp.max(a, axis, keepdims=True, initial=-np.inf))  # (as JAX's)
     return tnp.subtract(shifted, tnp.log(tnp.sum(tnp.exp(shifted), axis, keepdims=True)))
 
 

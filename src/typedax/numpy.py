@@ -30,7 +30,7 @@ from .core.dtypes import int32 as _int32
 from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
-from .core.errors import AxisError, ConcretizationError, PrimitiveTypeError
+from .core.errors import AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
@@ -688,16 +688,38 @@ def _reduce(
     return _keep(reduce(x, axes), a.shape, axes, keepdims)
 
 
-def max(  # noqa: A001 - NumPy's name
-    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
+def _extremum(
+    op: str, reduce: Callable[[ArrayLike, Sequence[int]], Array], combine: Callable[[ArrayLike, ArrayLike], Array],
+    x: ArrayLike, axis: int | Sequence[int] | None, keepdims: bool, initial: ArrayLike | None,
 ) -> Array:
-    return _reduce("max", lax.reduce_max, x, axis, keepdims)
+    """``max`` / ``min`` as jax.numpy's: over an empty axis an error unless
+    ``initial`` is given (``lax.reduce_max`` would give its identity, -inf
+    or the smallest integer, which NumPy and JAX refuse to invent);
+    ``initial`` is then combined with the result."""
+    a = aval_of(x)
+    axes = _axes(op, a.ndim, axis)
+    if initial is None:
+        if 0 in [a.shape[i] for i in axes]:
+            raise EmptyReductionError(
+                f"{op}: zero-size array to reduction operation {op} which has no identity "
+                f"({a.str_short()} over axis {axis}); pass initial= to give one"
+            )
+        return _keep(reduce(x, axes), a.shape, axes, keepdims)
+    return combine(_keep(reduce(x, axes), a.shape, axes, keepdims), initial)
+
+
+def max(  # noqa: A001 - NumPy's name
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None,
+) -> Array:
+    return _extremum("max", lax.reduce_max, maximum, x, axis, keepdims, initial)
 
 
 def min(  # noqa: A001 - NumPy's name
-    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False
+    x: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False,
+    initial: ArrayLike | None = None,
 ) -> Array:
-    return _reduce("min", lax.reduce_min, x, axis, keepdims)
+    return _extremum("min", lax.reduce_min, minimum, x, axis, keepdims, initial)
 
 
 amax = max

@@ -196,3 +196,9 @@ class CustomDerivativeError(TypedaxError, TypeError, ValueError):
 class MissingCustomRuleError(CustomDerivativeError, AttributeError):
     """A ``custom_jvp`` function called before ``defjvp`` / ``defjvps``, or a
     ``custom_vjp`` function before ``defvjp`` (JAX raises ``AttributeError``)."""
+
+
+class EmptyReductionError(TypedaxError, ValueError):
+    """``typedax.numpy.max`` / ``min`` (and ``amax`` / ``amin``) over an
+    empty axis without ``initial=``: the reduction has no identity to give
+    (JAX's ``ValueError``). ``lax.reduce_max`` gives its identity instead."""

@@ -182,9 +182,9 @@ def logsumexp(
     dims = _axes(aval_of(x).ndim, axis)
     if where is not None:
         mask = tnp.broadcast_to(tnp.asarray(where), aval_of(x).shape)
-        amax = tnp.max(tnp.where(mask, x, -np.inf), dims, keepdims=keepdims)
+        amax = tnp.max(tnp.where(mask, x, -np.inf), dims, keepdims=keepdims, initial=-np.inf)
     else:
-        amax = tnp.max(x, dims, keepdims=keepdims)
+        amax = tnp.max(x, dims, keepdims=keepdims, initial=-np.inf)  # (as JAX's: -inf over an empty axis)
     amax = tnp.where(tnp.isfinite(amax), amax, tnp.zeros_like(amax))
     amax_dims = amax if keepdims else tnp.expand_dims(amax, dims)
     exp_a = lax.exp(lax.sub(x, amax_dims))
