@@ -22,6 +22,7 @@ BENCHMARKS: tuple[str, ...] = (
     "convolution",
     "numpy_block",
     "random",
+    "gpu",
 )
 
 
