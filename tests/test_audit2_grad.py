@@ -223,3 +223,42 @@ def test_derivatives_at_the_boundary_match_jax(name: str) -> None:
         np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=f"{name}, derivative {n}")
         np.testing.assert_allclose(np.asarray(tdx.jit(tdx.vmap(d))(xs)), want, rtol=1e-12,
                                    err_msg=f"{name}, derivative {n}, jit of vmap")
+
+
+# -- 1. every derivative of sinc at 0 -------------------------------------------------------
+@pytest.mark.parametrize("order", [1, 2, 3, 4, 5])
+def test_sinc_derivatives_at_and_near_zero(order: int) -> None:
+    import typedax.numpy as tnp
+
+    ours, theirs = _nth(tnp.sinc, order, tdx.grad), _nth(jnp.sinc, order, jax.grad)
+    at_zero = float(theirs(0.0))  # 0, -pi**2/3, 0, pi**4/5, 0
+    assert float(ours(0.0)) == at_zero
+    assert float(tdx.jit(ours)(0.0)) == at_zero
+    xs = np.array([0.0, 0.3, -0.7, 0.0, 2.5])
+    want = jax.vmap(theirs)(jnp.asarray(xs))
+    # away from 0 both differentiate sin(pi x) / (pi x): the same up to rounding
+    np.testing.assert_allclose(np.asarray(tdx.vmap(ours)(xs)), want, rtol=1e-9)
+    np.testing.assert_allclose(np.asarray(tdx.jit(tdx.vmap(ours))(xs)), want, rtol=1e-9)
+    near = 0.05  # near 0 the quotient's derivatives cancel: looser for the high orders
+    np.testing.assert_allclose(float(ours(near)), float(theirs(near)), rtol=1e-9 * 10**order)
+
+
+def test_sinc_values_and_its_zero_primitive() -> None:
+    import typedax.numpy as tnp
+    from typedax.core.errors import PrimitiveTypeError
+    from pyrsistent import pmap
+
+    from typedax.core import ShapedArray
+    from typedax.primitives.special import sinc_maclaurin_p
+
+    xs = np.array([0.0, 0.5, -1.0, 1e-8, 3.25])
+    _same(tnp.sinc(xs), jnp.sinc(xs))
+    _same(tdx.jit(tnp.sinc)(xs), jnp.sinc(xs))
+    _same(tnp.sinc(xs.astype(np.float32)), jnp.sinc(xs.astype(np.float32)), rtol=1e-6)
+    assert tnp.sinc(np.float32(0.0)).dtype == np.float32
+    j = tdx.make_jaxpr(tnp.sinc)(0.5).jaxpr
+    assert "sinc_maclaurin[ k=0 ]" in str(j).replace(" [", "[") and tdx.parse_jaxpr(str(j)) == j
+    with pytest.raises(PrimitiveTypeError, match="sinc_maclaurin accepts float"):
+        sinc_maclaurin_p.abstract_eval([ShapedArray((), np.dtype(np.int32))], pmap({"k": 0}))
+    with pytest.raises(PrimitiveTypeError, match="'k' must be >= 0"):
+        sinc_maclaurin_p.abstract_eval([ShapedArray((), np.dtype(np.float32))], pmap({"k": -1}))

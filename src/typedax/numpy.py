@@ -44,6 +44,7 @@ from .primitives._params import params_of as _params_of
 from .primitives._precision import CanonicalPrecision, PrecisionLike, canonicalize_precision
 from .primitives.dot import dot_params as _dot_params
 from .primitives.dot import host_matmul
+from .primitives.special import sinc_maclaurin_p as _sinc_maclaurin_p
 
 __all__ = [
     "abs", "absolute", "add", "array", "asarray", "astype", "bool_", "cos", "divide", "dot",
@@ -1546,14 +1547,15 @@ def rad2deg(x: ArrayLike) -> Array:
 
 @_keeps_weak
 def sinc(x: ArrayLike) -> Array:
-    """``sin(pi x) / (pi x)``, 1 at 0 (with derivative 0 there; the second
-    derivative at 0 is 0 here, where JAX's custom rule gives -pi**2/3)."""
+    """``sin(pi x) / (pi x)``, 1 at 0, where every derivative is the Maclaurin
+    series' (JAX's: ``sinc_maclaurin``, whose JVP gives the next order)."""
     xf = _float(x)
     dtype = aval_of(xf).dtype
     is_zero = lax.eq(xf, np.zeros((), dtype))
     pi_x = lax.mul(np.asarray(np.pi, dtype), xf)
     safe = lax.select(is_zero, full_like(pi_x, 1.0), pi_x)
-    return lax.select(is_zero, full_like(pi_x, 1.0), lax.div(lax.sin(safe), safe))
+    at_zero = bind1(_sinc_maclaurin_p, (pi_x,), _params_of(("k", 0)))
+    return lax.select(is_zero, at_zero, lax.div(lax.sin(safe), safe))
 
 
 @_keeps_weak

@@ -2,6 +2,7 @@
 the trigonometric and hyperbolic functions and their inverses, ``atan2``,
 ``erf``, ``erfc``, ``erf_inv``, ``lgamma``, ``digamma``,
 ``round``, ``sign``, ``is_finite`` and ``nextafter`` (JAX's primitive names),
+and ``sinc_maclaurin`` (the value of ``sinc`` at 0, with every derivative),
 with every rule.
 
 Lowering is JAX's: StableHLO ops where they exist (``log_plus_one``,
@@ -37,6 +38,7 @@ from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _chlo
 from jaxlib.mlir.dialects import chlo
 from jaxlib.mlir.dialects import stablehlo as hlo
+from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, bool_
@@ -393,11 +395,63 @@ is_finite_p = Primitive(
     rules_for=lambda p: Rules(jvp=_is_finite_jvp, batch=elementwise_batch(p), lower=_is_finite_lower),
 )
 
+# -- sinc_maclaurin(x; k): the k-th derivative of sin(u)/u at 0, for sinc ----
+def sinc_coefficient(k: int) -> float:
+    """The ``k``-th derivative of ``sin(u) / u`` at ``u = 0``."""
+    return 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+
+
+def _sinc_maclaurin_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    (x,) = args
+    c = sinc_coefficient(get_int("sinc_maclaurin", params, "k"))
+    with np.errstate(invalid="ignore"):
+        return [np.asarray(np.add(np.multiply(x, np.zeros((), x.dtype)), np.asarray(c, x.dtype)), x.dtype)]
+
+
+def _sinc_maclaurin_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    check_arity("sinc_maclaurin", avals, 1)
+    (x,) = avals
+    if x.dtype not in FLOATING:
+        raise PrimitiveTypeError(f"sinc_maclaurin accepts float operands, got {x.str_short()}")
+    if get_int("sinc_maclaurin", params, "k") < 0:
+        raise PrimitiveTypeError("sinc_maclaurin: param 'k' must be >= 0")
+    return [x]
+
+
+def _sinc_maclaurin_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    # JAX's _sinc_maclaurin custom rule: the derivative of order k is order k + 1's
+    # constant, so every order of sinc's derivative at 0 is exact
+    (x,), (t,) = primals, tangents
+    y = bind1(sinc_maclaurin_p, (x,), params)
+    if isinstance(t, Zero):
+        return [y], [t]
+    k = get_int("sinc_maclaurin", params, "k")
+    return [y], [mul(bind1(sinc_maclaurin_p, (x,), pmap({"k": k + 1})), t)]
+
+
+def _sinc_maclaurin_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    c = sinc_coefficient(get_int("sinc_maclaurin", eqn.params, "k"))
+    x = args[0]
+    return [hlo.add(hlo.multiply(x, _full_as(0.0, x)), _full_as(c, x))]
+
+
+#: ``x * 0 + c_k`` with ``c_k`` the ``k``-th Maclaurin derivative of ``sin(u)/u``,
+#: whose JVP is ``sinc_maclaurin[k+1](x) * t``: ``sinc``'s value at 0 (JAX's
+#: ``_sinc_maclaurin``, a ``custom_jvp`` there; typedax's custom rules are traced
+#: when called, so a recursion through every order needs a primitive's JVP rule,
+#: which runs only when differentiated).
+sinc_maclaurin_p = Primitive(
+    "sinc_maclaurin", _sinc_maclaurin_impl, _sinc_maclaurin_abstract,
+    rules_for=lambda p: Rules(jvp=_sinc_maclaurin_jvp, batch=elementwise_batch(p), lower=_sinc_maclaurin_lower),
+)
+
 FAMILY = Family(
     "special",
     (
         log1p_p, expm1_p, exp2_p, tan_p, asin_p, acos_p, atan_p, atan2_p, sinh_p, cosh_p,
         asinh_p, acosh_p, atanh_p, erf_p, erfc_p, erf_inv_p, lgamma_p, digamma_p,
-        round_p, sign_p, is_finite_p, nextafter_p,
+        round_p, sign_p, is_finite_p, nextafter_p, sinc_maclaurin_p,
     ),
 )

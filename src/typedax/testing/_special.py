@@ -70,6 +70,15 @@ def round_(env: Env) -> Built | None:
     return _result((x,), pmap({"rounding_method": method}), Interval(math.floor(r.lo), math.ceil(r.hi)))
 
 
+def sinc_maclaurin(env: Env) -> Built | None:
+    x = env.pick(lambda a, r: a.dtype in FLOATING, _lit_dtypes(env, FLOATING))
+    if x is None:
+        return None
+    k = env.draw(st.integers(0, 6))
+    c = 0.0 if k % 2 else (-1.0) ** (k // 2) / (k + 1)
+    return _result((x,), pmap({"k": k}), Interval(c, c).widened())
+
+
 def _binary(
     allowed: frozenset[DType],
     left_ok: Callable[[ShapedArray, Interval, bool], bool],
@@ -136,6 +145,7 @@ def _away_from_origin(a: ShapedArray, r: Interval, smooth: bool) -> bool:
 SPECIAL: dict[str, Builder] = {
     **SPECIAL_UNARY,
     "round": round_,
+    "sinc_maclaurin": sinc_maclaurin,
     # atan2(x, y): smooth where y > 0 (away from the cut along y <= 0, x = 0)
     "atan2": _binary(FLOATING, _any, _away_from_origin, lambda a, b, t: Interval(-math.pi, math.pi).widened()),
     "nextafter": _binary(FLOATING, _any, _any, lambda a, b, t: a.widened()),
@@ -144,4 +154,5 @@ SPECIAL: dict[str, Builder] = {
 
 #: Not float-valued, and not smooth (jumps, or a JVP JAX does not define).
 NOT_FLOAT_VALUED: frozenset[str] = frozenset({"is_finite"} | set(BITWISE))
-NOT_SMOOTH: frozenset[str] = NOT_FLOAT_VALUED | {"round", "sign", "nextafter"}
+#: (``sinc_maclaurin``'s JVP is sinc's next Maclaurin term, not its own derivative)
+NOT_SMOOTH: frozenset[str] = NOT_FLOAT_VALUED | {"round", "sign", "nextafter", "sinc_maclaurin"}
