@@ -58,6 +58,21 @@ class LoadedExecutable:
     def local_devices(self) -> list[Device]: ...
     def get_hlo_text(self) -> str: ...
     def size_of_generated_code_in_bytes(self) -> int: ...
+    def get_compiled_memory_stats(self) -> CompiledMemoryStats: ...
+    def cost_analysis(self) -> dict[str, str | bool | int | list[int] | float]: ...
+
+class CompiledMemoryStats:
+    generated_code_size_in_bytes: int
+    argument_size_in_bytes: int
+    output_size_in_bytes: int
+    alias_size_in_bytes: int
+    temp_size_in_bytes: int
+    host_generated_code_size_in_bytes: int
+    host_argument_size_in_bytes: int
+    host_output_size_in_bytes: int
+    host_alias_size_in_bytes: int
+    host_temp_size_in_bytes: int
+    peak_memory_in_bytes: int
 
 class Client:
     platform: str

@@ -889,6 +889,17 @@ class Compiled(Generic[R_co]):
         """The optimized HLO XLA compiled."""
         return self.executable.loaded.get_hlo_text()
 
+    def memory_analysis(self) -> jx.CompiledMemoryStats | None:
+        """XLA's memory figures for this program (JAX's field names:
+        ``temp_size_in_bytes``, ``argument_size_in_bytes``, ...), or ``None``
+        where the backend gives none."""
+        return jx.memory_stats(self.executable.loaded)
+
+    def cost_analysis(self) -> dict[str, jx.CostValue] | None:
+        """XLA's cost estimates (``flops``, ``transcendentals``, ``bytes
+        accessed``, ...) as JAX's, or ``None`` where the backend gives none."""
+        return jx.cost_analysis(self.executable.loaded)
+
     def __call__(self, *args: object, **kwargs: object) -> R_co:
         staged = self.traced._staged
         raw_leaves, in_tree = tree.flatten((args, kwargs))

@@ -22,7 +22,8 @@ import inspect
 import sys
 from collections.abc import Mapping
 from pathlib import Path
-from typing import NamedTuple
+from dataclasses import dataclass
+from typing import NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -51,6 +52,10 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "DeviceList"),
     ("jaxlib._jax", "HostBufferSemantics"),
     ("jaxlib._jax", "LoadedExecutable"),
+    ("jaxlib._jax", "LoadedExecutable.get_compiled_memory_stats"),
+    ("jaxlib._jax", "LoadedExecutable.cost_analysis"),
+    ("jaxlib._jax", "CompiledMemoryStats"),
+    ("jaxlib._jax", "JaxRuntimeError"),
     ("jaxlib._jax", "PyTreeDef"),
     ("jaxlib._jax", "ResultHandler"),
     ("jaxlib._jax", "SingleDeviceSharding"),
@@ -109,6 +114,64 @@ def device_to_numpy(dev: _jax.ArrayImpl) -> np.ndarray[tuple[int, ...], np.dtype
     cannot describe (bfloat16: ``np.asarray`` would wrap the object)."""
     value, _ = dev._single_device_array_to_np_array_did_copy()
     return np.asarray(value)
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledMemoryStats:
+    """What XLA's buffer assignment reserves for one compiled program, in
+    bytes: JAX's ``Compiled.memory_analysis()`` (jaxlib's
+    ``CompiledMemoryStats``), field for field. ``temp_size_in_bytes`` is the
+    scratch space the program needs beyond its arguments and outputs (where
+    rematerialization shows); ``host_*`` count host memory."""
+
+    generated_code_size_in_bytes: int
+    argument_size_in_bytes: int
+    output_size_in_bytes: int
+    alias_size_in_bytes: int
+    temp_size_in_bytes: int
+    host_generated_code_size_in_bytes: int
+    host_argument_size_in_bytes: int
+    host_output_size_in_bytes: int
+    host_alias_size_in_bytes: int
+    host_temp_size_in_bytes: int
+    peak_memory_in_bytes: int
+
+
+def _unimplemented(e: _jax.JaxRuntimeError) -> bool:
+    return str(e).startswith("UNIMPLEMENTED")
+
+
+def memory_stats(loaded: LoadedExecutable) -> CompiledMemoryStats | None:
+    """``loaded``'s memory statistics, or ``None`` where the backend does
+    not report them (JAX's ``memory_analysis`` returns ``None`` then)."""
+    try:
+        s = loaded.get_compiled_memory_stats()
+    except _jax.JaxRuntimeError as e:
+        if _unimplemented(e):
+            return None
+        raise
+    return CompiledMemoryStats(
+        s.generated_code_size_in_bytes, s.argument_size_in_bytes, s.output_size_in_bytes,
+        s.alias_size_in_bytes, s.temp_size_in_bytes, s.host_generated_code_size_in_bytes,
+        s.host_argument_size_in_bytes, s.host_output_size_in_bytes, s.host_alias_size_in_bytes,
+        s.host_temp_size_in_bytes, s.peak_memory_in_bytes,
+    )
+
+
+#: One entry of XLA's cost analysis (``flops``, ``bytes accessed``, ...).
+CostValue: TypeAlias = "str | bool | int | list[int] | float"
+
+
+def cost_analysis(loaded: LoadedExecutable) -> dict[str, CostValue] | None:
+    """XLA's cost estimates of ``loaded`` (``flops``, ``transcendentals``,
+    ``bytes accessed`` and per-operand entries), as JAX's
+    ``Compiled.cost_analysis()``; ``None`` where the backend has none."""
+    try:
+        return dict(loaded.cost_analysis())
+    except _jax.JaxRuntimeError as e:
+        if _unimplemented(e):
+            return None
+        raise
 
 
 def cuda_plugin_library() -> Path | None:
