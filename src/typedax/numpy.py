@@ -30,7 +30,7 @@ from .core.dtypes import int32 as _int32
 from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
-from .core.errors import AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
+from .core.errors import ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
@@ -1204,32 +1204,70 @@ def expand_dims(a: ArrayLike, axis: int | Sequence[int]) -> Array:
 
 
 def _static_number(op: str, x: object) -> bool | int | float:
+    v = _static_scalar(op, x)
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _static_scalar(op: str, x: object) -> bool | int | float | np.generic:
+    """A concrete scalar argument: a Python scalar as it is, an array or
+    NumPy scalar as a NumPy scalar of its dtype (so arithmetic on it is
+    done in that dtype, as JAX does on the concrete value)."""
     if isinstance(x, (bool, int, float)):
         return x
     if isinstance(x, np.generic) or isinstance(x, ArrayImpl) or type(x) is np.ndarray:
         v = np.asarray(x)
         if v.shape == ():
-            return v.item()  # type: ignore[no-any-return]  # a NumPy scalar's Python value
+            return cast(np.generic, v[()])  # a 0-d array's element: a NumPy scalar
     raise PrimitiveTypeError(f"{op}: needs concrete scalar arguments (not traced values), got {x!r}")
+
+
+def _check_device(op: str, device: object) -> None:
+    from ._numpy.array_api import check_device  # (the _numpy modules load after this one)
+
+    check_device(op, device)
 
 
 def arange(
     start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
-    dtype: DType | type | None = None,
+    dtype: DType | type | None = None, *, device: object = None,
 ) -> Array:
-    """``jnp.arange`` of concrete bounds: ``iota`` for ``arange(n)``, else the
-    values NumPy computes, in JAX's dtype (the default int or float)."""
-    args = [_static_number("arange", v) for v in (start, stop, step) if v is not None]
+    """``jnp.arange``: ``arange(stop)``, ``arange(start, stop)``,
+    ``arange(start, stop, step)``, and with ``stop=None`` the first argument
+    is the stop whatever else is given (``arange(10, step=3)`` is
+    ``[0 3 6 9]``). Bounds must be concrete. The values are JAX's:
+    ``ceil((stop - start) / step)`` elements ``start + step * i`` computed
+    in the result dtype (float32 for the 16-bit floats, rounded once), here
+    on the host so eager and ``jit`` give the same bits (a constant in the
+    jaxpr; ``arange(n)`` is an ``iota``)."""
+    _check_device("arange", device)
+    args = [None if v is None else _static_scalar("arange", v) for v in (start, stop, step)]
     if dtype is not None:
         d = canonicalize_explicit(np.dtype(dtype), "arange")
     else:  # JAX's promotion of the bounds (Python scalars weak)
         d = result_type(*(v for v in (start, stop, step) if v is not None))
-    if stop is None and step is None:
-        n = args[0]
+    lo, hi, by = args
+    if hi is None:
+        lo, hi = 0, lo
+    assert hi is not None  # (the first argument is required)
+    if by is None and lo == 0:
+        n = _static_number("arange", hi)
         return lax.iota(d, int(np.ceil(n)) if n > 0 else 0)
-    # 16-bit floats: counted in float64 and rounded once, as JAX (in the
-    # 16-bit type each step would add its rounding error)
-    return asarray(np.arange(*args, dtype=np.float64 if d in HALF else d).astype(d))
+    if by is not None and by == 0:
+        raise ArgumentValueError("arange: step must not be zero")
+    # the size from the values as given (a NumPy scalar computes in its own
+    # dtype, as JAX's concrete values do); cast for the type checker only
+    flo, fhi = cast(float, lo), cast(float, hi)
+    with np.errstate(over="ignore", invalid="ignore"):
+        span = (fhi - flo) / (1 if by is None else cast(float, by))
+    size = builtins.max(0, int(np.ceil(span)))
+    work = np.dtype(np.float32) if d in HALF else d  # (JAX's working type; start + iota stays in d)
+    iota = np.arange(size).astype(d if by is None else work)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if by is None:
+            out: NDArray = np.add(np.asarray(lo).astype(d), iota)
+        else:
+            out = np.add(np.asarray(lo).astype(work), np.multiply(np.asarray(by).astype(work), iota))
+    return asarray(out.astype(d))
 
 
 def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - jnp's names

@@ -24,6 +24,8 @@ import numpy as np
 from .. import lax
 from .. import lax_linalg
 from ..core.array import Array, ArrayLike
+from ..core.dtypes import DType
+from ..primitives._precision import PrecisionLike
 from ..core.errors import PrimitiveTypeError
 
 __all__ = [
@@ -384,16 +386,14 @@ def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None)
     return tnp.reshape(solve(flat, tnp.ravel(bb)), out_shape)
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
-    """``jnp.linalg.vecdot``: the dot product along ``axis``, broadcasting the rest."""
-    from .. import numpy as tnp
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: PrecisionLike = None,
+           preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.linalg.vecdot``: ``jnp.vecdot`` (as in JAX): the contracted
+    axes must match before the others broadcast, and the result keeps the
+    operands' promoted dtype (uint8 stays uint8)."""
+    from .manipulation import vecdot as vecdot_
 
-    a, b = tnp.broadcast_arrays(tnp.asarray(x1), tnp.asarray(x2))
-    if a.shape[axis] != b.shape[axis]:
-        raise PrimitiveTypeError(
-            f"vecdot: axes of size {a.shape[axis]} and {b.shape[axis]} do not match (axis={axis})"
-        )
-    return tnp.sum(tnp.moveaxis(a, axis, -1) * tnp.moveaxis(b, axis, -1), axis=-1)
+    return vecdot_(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def matrix_transpose(x: ArrayLike, /) -> Array:

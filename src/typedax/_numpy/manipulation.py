@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int
-from ..core.errors import AxisError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
 
@@ -834,7 +834,7 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DType | type | None
     return tnp.cumprod(_nan_as(a, 1.0), axis, dtype)
 
 
-def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: object = None,
+def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: PrecisionLike = None,
            preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.vecdot``: the dot product of vectors along ``axis`` (the others broadcast)."""
     from .. import numpy as tnp
@@ -844,9 +844,12 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: object
         raise PrimitiveTypeError("vecdot: the operands must be at least 1-dimensional")
     ax_a, ax_b = tnp._axis("vecdot", axis, a.ndim), tnp._axis("vecdot", axis, b.ndim)
     if a.shape[ax_a] != b.shape[ax_b]:
-        raise PrimitiveTypeError(f"vecdot: axes of size {a.shape[ax_a]} and {b.shape[ax_b]} differ")
+        raise ArgumentValueError(
+            f"vecdot: axes must match; got shapes {a.shape} and {b.shape} with axis={axis} "
+            f"(sizes {a.shape[ax_a]} and {b.shape[ax_b]} differ)"
+        )
     a, b = moveaxis(a, ax_a, -1), moveaxis(b, ax_b, -1)
-    out = tnp.matmul(lax.expand_dims(a, (a.ndim - 1,)), lax.expand_dims(b, (b.ndim,)))
+    out = tnp.matmul(lax.expand_dims(a, (a.ndim - 1,)), lax.expand_dims(b, (b.ndim,)), precision=precision)
     out = lax.reshape(out, out.shape[:-2])
     return out if preferred_element_type is None else tnp.astype(out, preferred_element_type)
 

@@ -202,3 +202,17 @@ class EmptyReductionError(TypedaxError, ValueError):
     """``typedax.numpy.max`` / ``min`` (and ``amax`` / ``amin``) over an
     empty axis without ``initial=``: the reduction has no identity to give
     (JAX's ``ValueError``). ``lax.reduce_max`` gives its identity instead."""
+
+
+class ArgumentValueError(PrimitiveTypeError, ValueError):
+    """An argument of the right type whose value the operation cannot take:
+    an axis of size other than one to ``squeeze``, contracted axes of
+    different sizes (``vecdot``), a zero ``arange`` step. A ``ValueError``
+    as JAX's and the array API standard's (and a ``PrimitiveTypeError``, as
+    typedax raised before)."""
+
+
+class DeviceError(TypedaxError, ValueError):
+    """A ``device=`` that is not one of typedax's devices (``tdx.devices()``),
+    or a ``to_device``/DLPack request for a device typedax does not run on."""
+

@@ -1,0 +1,115 @@
+"""``typedax.numpy`` as a Python array API standard namespace (2024.12), as
+``jax.numpy`` is (issue 31): ``__array_api_version__``,
+``__array_namespace_info__()``, the ``device=`` check of the creation
+functions, and ``from_dlpack``.
+
+typedax computes on one device (``typedax.devices()``), so a ``device=``
+is that device or ``None``; anything else is a ``DeviceError``. Complex
+dtypes are absent from ``dtypes()`` and ``default_dtypes()`` because
+typedax has none yet (another issue).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final, Protocol
+
+import numpy as np
+
+from ..core.array import Array, from_numpy
+from ..core.dtypes import DType, canonicalize_dtype, default_float, default_int
+from ..core.errors import DeviceError, PrimitiveTypeError
+from ..core.trace import aval_of
+from ..core.config import x64_enabled
+from ..lowering.jaxlib_api import Device
+from ..lowering.runtime import devices
+
+if TYPE_CHECKING:
+    from typing_extensions import CapsuleType  # (types.CapsuleType is Python 3.13's)
+
+__array_api_version__: Final = "2024.12"
+
+
+def check_device(op: str, device: object) -> None:
+    """Refuse a ``device=`` that is not ``None`` or typedax's device."""
+    if device is not None and device not in devices():
+        raise DeviceError(
+            f"{op}: device={device!r} is not a typedax device; typedax computes on "
+            f"{devices()} (pass one of them, or None)"
+        )
+
+
+def _dtype_names() -> dict[str, tuple[str, ...]]:
+    """The array API's dtype kinds over typedax's dtypes (no complex yet;
+    the 64-bit types only with x64 on, as ``jax.numpy``'s)."""
+    wide = x64_enabled()
+    signed = ("int8", "int16", "int32") + (("int64",) if wide else ())
+    unsigned = ("uint8", "uint16", "uint32") + (("uint64",) if wide else ())
+    floating = ("float32",) + (("float64",) if wide else ())
+    return {
+        "bool": ("bool",),
+        "signed integer": signed,
+        "unsigned integer": unsigned,
+        "integral": signed + unsigned,
+        "real floating": floating,
+        "complex floating": (),
+        "numeric": signed + unsigned + floating,
+    }
+
+
+class ArrayNamespaceInfo:
+    """``jax.numpy.__array_namespace_info__()``'s answers for typedax."""
+
+    def capabilities(self) -> dict[str, bool | int]:
+        # as jax.numpy's: shapes are static under transformations (no boolean
+        # masks or data-dependent shapes); XLA takes up to 64 dimensions
+        return {"boolean indexing": False, "data-dependent shapes": False, "max dimensions": 64}
+
+    def default_device(self) -> None:
+        return None  # as JAX's: "uncommitted", i.e. typedax's one device
+
+    def devices(self) -> list[Device | None]:
+        return [None, *devices()]
+
+    def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
+        check_device("default_dtypes", device)
+        return {"real floating": default_float(), "integral": default_int(), "indexing": default_int()}
+
+    def dtypes(self, *, device: Device | None = None,
+               kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
+        check_device("dtypes", device)
+        table = _dtype_names()
+        kinds = ("numeric", "bool") if kind is None else (kind,) if isinstance(kind, str) else kind
+        out: dict[str, DType] = {}
+        for k in kinds:
+            if k not in table:
+                raise PrimitiveTypeError(f"dtypes: unknown kind {k!r}; the kinds are {sorted(table)}")
+            out.update((name, np.dtype(name)) for name in table[k])
+        return out
+
+
+def __array_namespace_info__() -> ArrayNamespaceInfo:  # noqa: N807 - the standard's name
+    return ArrayNamespaceInfo()
+
+
+class DLPackExporter(Protocol):
+    """What ``from_dlpack`` reads: an object with the DLPack protocol."""
+
+    def __dlpack__(self, *, stream: None = None) -> CapsuleType: ...
+    def __dlpack_device__(self) -> tuple[int, int]: ...
+
+
+def from_dlpack(x: DLPackExporter, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
+    """``jnp.from_dlpack``: an array from any DLPack exporter on the host
+    (NumPy arrays, typedax and JAX CPU arrays, ...), read through NumPy's
+    ``np.from_dlpack`` and copied (typedax arrays are immutable). ``copy=False``
+    is refused: the data is always copied."""
+    check_device("from_dlpack", device)
+    if copy is False:
+        raise DeviceError("from_dlpack: copy=False is not supported; typedax copies the data (arrays are immutable)")
+    try:
+        host = np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError) as e:
+        raise DeviceError(f"from_dlpack: cannot read a {type(x).__name__} on the host through DLPack: {e}") from e
+    value = np.array(host, dtype=canonicalize_dtype(host.dtype))
+    aval_of(value)  # refuses the dtypes typedax lacks
+    return from_numpy(value)

@@ -1,0 +1,126 @@
+"""``typedax.numpy`` as an array API standard namespace (issue 31), against
+``jax.numpy`` (JAX 0.10.2, x64 on) as the oracle: the silent wrong answers
+the conformance suite found (``arange``'s ``stop=None``, ``linalg.vecdot``),
+the smaller fixes, and the array API surface (``copy=``, ``device=``,
+``.mT``, DLPack, ``__array_namespace_info__``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax.core.errors import ArgumentValueError, PrimitiveTypeError
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+
+
+def _same(got: Any, want: Any) -> None:
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype, (g.dtype, w.dtype)
+    assert g.shape == w.shape, (g.shape, w.shape)
+    np.testing.assert_array_equal(g, w)
+
+
+# -- 1. silent wrong answers ------------------------------------------------------------
+
+#: (start, stop, step) with None where the argument is left out
+ARANGE_CASES: list[tuple[Any, Any, Any]] = [
+    (10, None, 3), (2, None, 5), (0, None, 2281926656), (-7, None, -2), (7.5, None, 0.5), (10, None, -1),
+    (1, 10, 3), (10, 1, -3), (0.5, 4, 0.7), (-2.5, 3.1, 0.5), (5, -5, -1.5), (3, 3, 1), (0, 1, 0.1),
+    (1, 2, 0.25), (2, 1, 1),
+    (-3, None, None), (4.5, None, None), (0, None, None), (6, None, None),
+    (1, 7, None), (2.5, 7.2, None), (7, 1, None), (-4, -1, None),
+]
+ARANGE_DTYPES = (None, np.int32, np.int64, np.float16, np.float32, np.float64)
+
+
+def _arange_calls(a: Any, b: Any, c: Any) -> list[Callable[[Any, Any], Any]]:
+    """Every way of spelling ``arange(a, b, c)`` (None: not given), as
+    functions of the namespace and the dtype."""
+    if b is None and c is None:
+        return [lambda ns, d: ns.arange(a, dtype=d), lambda ns, d: ns.arange(a, None, dtype=d),
+                lambda ns, d: ns.arange(a, stop=None, dtype=d), lambda ns, d: ns.arange(start=a, dtype=d)]
+    if b is None:
+        return [lambda ns, d: ns.arange(a, step=c, dtype=d), lambda ns, d: ns.arange(a, None, c, d),
+                lambda ns, d: ns.arange(a, stop=None, step=c, dtype=d),
+                lambda ns, d: ns.arange(start=a, step=c, dtype=d)]
+    if c is None:
+        return [lambda ns, d: ns.arange(a, b, dtype=d), lambda ns, d: ns.arange(a, stop=b, dtype=d),
+                lambda ns, d: ns.arange(start=a, stop=b, dtype=d), lambda ns, d: ns.arange(a, b, None, d)]
+    return [lambda ns, d: ns.arange(a, b, c, d), lambda ns, d: ns.arange(a, b, step=c, dtype=d),
+            lambda ns, d: ns.arange(a, stop=b, step=c, dtype=d),
+            lambda ns, d: ns.arange(start=a, stop=b, step=c, dtype=d)]
+
+
+@pytest.mark.parametrize("case", ARANGE_CASES, ids=str)
+def test_arange_every_spelling_and_dtype_as_jax(case: tuple[Any, Any, Any]) -> None:
+    for call in _arange_calls(*case):
+        for d in ARANGE_DTYPES:
+            try:
+                want = call(jnp, d)
+            except (ValueError, TypeError, OverflowError):
+                with pytest.raises((ValueError, TypeError, OverflowError)):
+                    call(tnp, d)
+                continue
+            _same(call(tnp, d), want)
+
+
+def test_arange_issue_examples() -> None:
+    _same(tnp.arange(10, step=3), np.array([0, 3, 6, 9]))
+    _same(tnp.arange(2, step=5), np.array([0]))
+    _same(tnp.arange(0, step=2281926656, dtype=np.float32), np.zeros(0, np.float32))  # was 2.28e9 elements
+
+
+@pytest.mark.parametrize("make", [np.float32, np.int16, np.uint8, tnp.asarray], ids=["f32", "i16", "u8", "Array"])
+def test_arange_numpy_scalar_and_array_bounds(make: Callable[[Any], Any]) -> None:
+    jmake = jnp.asarray if make is tnp.asarray else make
+    for a, b, c in [(1, 9, 2), (9, None, 4), (2, 7, None), (5, None, None)]:
+        ta = [None if v is None else make(v) for v in (a, b, c)]
+        ja = [None if v is None else jmake(v) for v in (a, b, c)]
+        _same(tnp.arange(make(a), stop=ta[1], step=ta[2]), jnp.arange(jmake(a), stop=ja[1], step=ja[2]))
+
+
+def test_arange_under_jit_and_vmap_as_eager() -> None:
+    f = tdx.jit(lambda x: x + tnp.arange(10, step=3, dtype=np.float32))
+    _same(f(np.float32(1)), jnp.arange(10, step=3, dtype=np.float32) + 1)
+    _same(tdx.jit(lambda: tnp.arange(0.5, 4, 0.7))(), jnp.arange(0.5, 4, 0.7))
+    g = tdx.vmap(lambda x: x * tnp.arange(7, step=2))
+    _same(g(np.arange(3)), jax.vmap(lambda x: x * jnp.arange(7, step=2))(np.arange(3)))
+
+
+def test_arange_errors() -> None:
+    with pytest.raises(ArgumentValueError, match="step must not be zero"):
+        tnp.arange(0, 5, 0)
+    with pytest.raises(PrimitiveTypeError, match="concrete scalar"):
+        tnp.arange(np.arange(3))
+    with pytest.raises(PrimitiveTypeError, match="concrete scalar"):
+        tdx.jit(lambda n: tnp.arange(n))(3)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.uint16, np.int32, np.uint64, np.float32])
+def test_linalg_vecdot_keeps_the_dtype(dtype: Any) -> None:
+    x = np.arange(6).reshape(2, 3).astype(dtype)
+    y = (np.arange(3) + 1).astype(dtype)
+    for f, jf in [(tnp.linalg.vecdot, jnp.linalg.vecdot), (tnp.vecdot, jnp.vecdot)]:
+        _same(f(x, y), jf(x, y))
+        _same(tdx.jit(f)(x, y), jf(x, y))
+
+
+def test_linalg_vecdot_checks_the_axes_before_broadcasting() -> None:
+    for f, jf in [(tnp.linalg.vecdot, jnp.linalg.vecdot), (tnp.vecdot, jnp.vecdot)]:
+        with pytest.raises(ValueError, match="axes must match"):
+            jf(jnp.ones((1, 2)), jnp.ones((1,)))
+        with pytest.raises(ArgumentValueError, match="axes must match"):
+            f(tnp.ones((1, 2)), tnp.ones((1,)))
+        _same(f(np.ones((4, 1, 3)), np.ones((2, 3)), axis=-1), jf(np.ones((4, 1, 3)), np.ones((2, 3)), axis=-1))
+        _same(f(np.ones((3, 2)), np.ones((3, 1)), axis=0), jf(np.ones((3, 2)), np.ones((3, 1)), axis=0))
+    x, y = np.arange(6.0).reshape(2, 3), np.arange(3.0)
+    _same(tdx.vmap(lambda a: tnp.linalg.vecdot(a, y))(x), jax.vmap(lambda a: jnp.linalg.vecdot(a, y))(x))
+    _same(tdx.grad(lambda a: tnp.linalg.vecdot(a, y).sum())(x), jax.grad(lambda a: jnp.linalg.vecdot(a, y).sum())(x))
