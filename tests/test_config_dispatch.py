@@ -66,7 +66,7 @@ def test_update_after_the_backend_started() -> None:
 
 def test_bad_values_and_names() -> None:
     with pytest.raises(TypeError, match="takes a bool"):
-        tdx.config.update("jax_cpu_enable_async_dispatch", 1)  # type: ignore[arg-type]  # the error under test
+        tdx.config.update("jax_cpu_enable_async_dispatch", 1)  # the error under test (an int: a bool option refuses it)
     with pytest.raises(AttributeError, match="Unrecognized config option"):
         tdx.config.update("jax_cpu_enable_async", True)
     assert "cpu_enable_async_dispatch=" in repr(tdx.config)

@@ -67,7 +67,7 @@ def test_config_errors() -> None:
     with pytest.raises(AttributeError, match="Unrecognized config option: jax_enable_x65"):
         tdx.config.update("jax_enable_x65", False)
     with pytest.raises(TypeError, match="takes a bool"):
-        tdx.config.update("jax_enable_x64", 0)  # type: ignore[arg-type]  # the wrong type on purpose
+        tdx.config.update("jax_enable_x64", 0)  # the wrong type on purpose (an int: a bool option refuses it)
     with pytest.raises(ValueError, match="different values"):
         with tdx.config.context(enable_x64=True, jax_enable_x64=False):
             pass

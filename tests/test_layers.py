@@ -43,6 +43,12 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
         "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
     ("typedax.core.array", "typedax.lowering.runtime"):
         "x.devices() and x.device of a concrete array (core) are the runtime's device",
+    ("typedax.core.sharded", "typedax.lowering"):
+        "a sharded array (core) gathers its shards and re-sends its value through jaxlib's calls",
+    ("typedax.core.sharded", "typedax.lowering.jaxlib_api"):
+        "a sharded array (core) reads its per-device pieces through jaxlib's private _arrays",
+    ("typedax.core.sharded", "typedax.lowering.sharding"):
+        "a sharded array (core) whose device value was dropped is laid out again by the runtime",
     ("typedax.core.array", "typedax.primitives"):
         "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
     ("typedax.core.array", "typedax.primitives.keys"):

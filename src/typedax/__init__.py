@@ -40,10 +40,15 @@ from .core.array import Array as Array
 from .core.config import config as config
 from .core.config import default_matmul_precision as default_matmul_precision
 from .core.array import ArrayLike as ArrayLike
-from .lowering import device_put as device_put
+from .lowering.sharding import device_put as device_put
+from .lowering.sharding import make_mesh as make_mesh
 from .lowering import default_backend as default_backend
 from .lowering import devices as devices
 from .lowering import local_devices as local_devices
+from .lowering.runtime import device_count as device_count
+from .lowering.runtime import local_device_count as local_device_count
+from .lowering.runtime import process_index as process_index
+from . import sharding as sharding
 from . import random as random
 from . import nn as nn
 from . import scipy as scipy

@@ -732,4 +732,5 @@ from ._lax_extra import stack as stack  # noqa: E402
 from ._lax_extra import tile as tile  # noqa: E402
 from ._lax_extra import unstack as unstack  # noqa: E402
 
+from .lowering.sharding import with_sharding_constraint as with_sharding_constraint  # noqa: E402
 from . import lax_linalg as linalg  # noqa: E402  (typedax.lax.linalg, as jax.lax.linalg)

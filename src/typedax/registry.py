@@ -20,6 +20,7 @@ from .primitives import bitcast, bitwise, special
 from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
+from .primitives import sharding_constraint
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
@@ -39,6 +40,7 @@ FAMILIES: tuple[Family, ...] = (
     keys.FAMILY,
     convolution.FAMILY,
     linalg.FAMILY,
+    sharding_constraint.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
     custom_calls.FAMILY,

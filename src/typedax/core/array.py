@@ -28,6 +28,7 @@ from .avals import ShapedArray
 from .dtypes import EXTENDED, KEY_NAME, DType, key_words, keys_of_words
 from .errors import DeletedArrayError, PrimitiveTypeError
 from .ir import NDArray
+from .sharding import Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from .._indexing import IndexUpdateHelper
@@ -528,6 +529,25 @@ class Array:
         )
 
     @property
+    def sharding(self) -> Sharding:
+        """``jax.Array.sharding``: how the array is laid out over devices. A
+        traced value has none here (a ``ConcretizationError``)."""
+        self.devices()  # raises for a tracer
+        raise NotImplementedError
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        """Whether every device holding the array holds all of it."""
+        return self.sharding.is_fully_replicated
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        """``jax.Array.addressable_shards``: each device's piece (``.data``,
+        ``.index``, ``.device``, ``.replica_id``)."""
+        self.devices()  # raises for a tracer
+        raise NotImplementedError
+
+    @property
     def device(self) -> Device:
         """``jax.Array.device``: the one device holding this array."""
         (d,) = self.devices()
@@ -670,11 +690,22 @@ class ArrayImpl(Array):
         return value
 
     def devices(self) -> set[Device]:
-        """The device typedax computes on (every array lives there, or is
+        """The default device (every unsharded array lives there, or is
         copied there on first use)."""
-        from ..lowering.runtime import devices  # upward, lazily: tests/test_layers.py
+        from ..lowering.runtime import backend  # upward, lazily: tests/test_layers.py
 
-        return set(devices())
+        return {backend().device}
+
+    @property
+    def sharding(self) -> Sharding:
+        """On the default device (``SingleDeviceSharding``)."""
+        from ..lowering.runtime import backend  # upward, lazily: tests/test_layers.py
+
+        return SingleDeviceSharding(backend().device)
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        return [Shard(next(iter(self.devices())), tuple(slice(None) for _ in self.aval.shape), 0, self)]
 
     def block_until_ready(self) -> Self:
         if self._dev is not None:

@@ -66,6 +66,8 @@ _NAMES: Final[dict[str, str]] = {
     "cpu_enable_async_dispatch": "cpu_enable_async_dispatch",
     "jax_default_matmul_precision": "default_matmul_precision",
     "default_matmul_precision": "default_matmul_precision",
+    "jax_num_cpu_devices": "num_cpu_devices",
+    "num_cpu_devices": "num_cpu_devices",
 }
 
 #: JAX's legacy precision names (``jax.lax.Precision``'s aliases): the values
@@ -94,6 +96,20 @@ def cpu_async_dispatch() -> bool:
     with _LOCK:
         _BACKEND_STARTED[0] = True
         return _CPU_ASYNC[0]
+
+
+#: ``num_cpu_devices`` (JAX's ``jax_num_cpu_devices``): how many host devices
+#: the CPU client has; -1 leaves it to ``XLA_FLAGS``'
+#: ``--xla_force_host_platform_device_count`` (default 1), as JAX's
+_CPU_DEVICES: list[int] = [-1]
+
+
+def num_cpu_devices() -> int:
+    """The ``num_cpu_devices`` setting (-1: unset); the runtime calls this as
+    it starts the backend, which fixes the value for the process."""
+    with _LOCK:
+        _BACKEND_STARTED[0] = True
+        return _CPU_DEVICES[0]
 
 
 def x64_enabled() -> bool:
@@ -166,9 +182,20 @@ class Config:
 
     __slots__ = ()
 
-    def update(self, name: str, value: bool | str | None) -> None:
+    def update(self, name: str, value: bool | str | int | None) -> None:
         """Set an option for the whole process (contexts still override it)."""
         option = _option(name)
+        if option == "num_cpu_devices":
+            if type(value) is not int or value < -1:
+                raise TypeError(f"config option {name} takes an int (-1 for the default), got {value!r}")
+            with _LOCK:
+                if _BACKEND_STARTED[0] and value != _CPU_DEVICES[0]:
+                    raise PlatformError(
+                        f"config.update({name!r}, {value}): {name} must be set before the "
+                        "backend starts (the first computation)"
+                    )
+                _CPU_DEVICES[0] = value
+            return
         if option == "default_matmul_precision":
             prec = _check_precision(name, value)
             with _LOCK:
@@ -188,9 +215,11 @@ class Config:
                 )
             _CPU_ASYNC[0] = flag
 
-    def read(self, name: str) -> bool | str | None:
+    def read(self, name: str) -> bool | str | int | None:
         """The value of an option in force here."""
         option = _option(name)
+        if option == "num_cpu_devices":
+            return _CPU_DEVICES[0]
         if option == "enable_x64":
             return x64_enabled()
         if option == "default_matmul_precision":
@@ -204,6 +233,14 @@ class Config:
     @property
     def jax_default_matmul_precision(self) -> str | None:
         return matmul_precision()
+
+    @property
+    def num_cpu_devices(self) -> int:
+        return _CPU_DEVICES[0]
+
+    @property
+    def jax_num_cpu_devices(self) -> int:
+        return _CPU_DEVICES[0]
 
     @property
     def enable_x64(self) -> bool:

@@ -216,3 +216,9 @@ class DeviceError(TypedaxError, ValueError):
     """A ``device=`` that is not one of typedax's devices (``tdx.devices()``),
     or a ``to_device``/DLPack request for a device typedax does not run on."""
 
+
+class ShardingError(TypedaxError, ValueError):
+    """A sharding that does not fit: a mesh axis name the mesh lacks, a
+    dimension not divisible by its mesh axes, a spec longer than the
+    array's rank, shardings of one program on different devices (JAX
+    raises ``ValueError`` for each)."""

@@ -39,7 +39,11 @@ from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import (
     Executable, HostPut, buffer_of, compile_module, host_putter, scalar_putter, to_buffer,
 )
+from ..core.sharding import Sharding
+from ..lowering.sharding import ShardingPlan, lower_sharded
+from . import sharded
 from .primitive import JitParams, jit_p
+from .sharded import ShardingTree
 
 __all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit"]
 
@@ -214,8 +218,12 @@ class Jitted(Generic[P, R]):
         static_argnames: str | Sequence[str] = (),
         donate_argnums: int | Sequence[int] = (),
         donate_argnames: str | Sequence[str] = (),
+        in_shardings: ShardingTree = None,
+        out_shardings: ShardingTree = None,
     ) -> None:
         self.fun = fun
+        # many devices (jitting/sharded.py): None leaves are unspecified
+        self.in_shardings, self.out_shardings = in_shardings, out_shardings
         self.name = fun_name(fun)
         try:
             self._signature: inspect.Signature | None = inspect.signature(fun)
@@ -344,6 +352,10 @@ class Jitted(Generic[P, R]):
             # Donation applies to a call on concrete values; under a
             # transformation or an outer jit the call is staged as usual.
             donated = (False,) * len(consts) + self._donated_leaves(args, kwargs)
+        plan = self._plan(staged, args, kwargs, [*consts, *leaves]) if evaluating else None
+        if plan is not None:  # many devices: never a fast-path entry
+            exe = sharded.executable(closed.jaxpr, staged.name, plan)
+            return cast(R, tree.unflatten(staged.out_tree, sharded.run(exe, [*consts, *leaves])))
         if any(donated):
             exe = compile_cache.get(closed.jaxpr, staged.name, donated=donated)
             values = [*consts, *leaves]
@@ -358,6 +370,32 @@ class Jitted(Generic[P, R]):
         if evaluating:
             self._install_fast_path(staged, args, kwargs, donated)
         return cast(R, tree.unflatten(staged.out_tree, list(outs)))
+
+    def _plan(
+        self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object], values: Sequence[object]
+    ) -> ShardingPlan | None:
+        """The sharding plan of this call (``None``: one device), from
+        ``in_shardings`` (a prefix of the positional arguments; static ones
+        skipped, keyword arguments unspecified), ``out_shardings`` (a prefix
+        of the result), committed sharded arguments and the constraints in
+        the traced function."""
+        n_consts = len(staged.closed.consts)
+        in_specs: list[Sharding | None] = [None] * (len(values) - n_consts)
+        if self.in_shardings is not None:
+            statics = self._static_positions(len(args))
+            dyn = [a for i, a in enumerate(args) if i not in statics]
+            spec = self.in_shardings
+            if isinstance(spec, (tuple, list)) and len(args) != len(dyn) and len(spec) == len(args):
+                spec = [s for i, s in enumerate(spec) if i not in statics]
+            per_leaf = sharded.prefix_leaves(
+                spec if not isinstance(spec, list) else tuple(spec), tuple(dyn), f"jit of '{self.name}': in_shardings"
+            )
+            in_specs[: len(per_leaf)] = per_leaf
+        out_specs: list[Sharding | None] = [None] * len(staged.closed.jaxpr.outs)
+        if self.out_shardings is not None:
+            skeleton = tree.unflatten(staged.out_tree, [0] * len(out_specs))
+            out_specs = sharded.prefix_leaves(self.out_shardings, skeleton, f"jit of '{self.name}': out_shardings")
+        return sharded.make_plan(staged.name, staged.closed.jaxpr, n_consts, values[n_consts:], in_specs, out_specs)
 
     def _donated_leaves(
         self, args: tuple[object, ...], kwargs: dict[str, object], abstract: bool = False
@@ -527,7 +565,9 @@ class Jitted(Generic[P, R]):
             donated = (False,) * len(staged.closed.consts) + self._donated_leaves(
                 args, kwargs, abstract=True
             )
-        return Traced(staged, self._signature, self.static_argnums, self.static_argnames, donated)
+        avals = [*staged.closed.in_avals]
+        plan = self._plan(staged, args, kwargs, avals)
+        return Traced(staged, self._signature, self.static_argnums, self.static_argnames, donated, plan)
 
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered[R]:
         """``self.trace(*args, **kwargs).lower()``."""
@@ -814,7 +854,7 @@ def _as_value(x: object, name: str, output: bool = False) -> Value:
 class Traced(Generic[R_co]):
     """A function staged at fixed input types: ``.jaxpr`` and ``.lower()``."""
 
-    __slots__ = ("_staged", "_signature", "_static_argnums", "_static_argnames", "_donated")
+    __slots__ = ("_staged", "_signature", "_static_argnums", "_static_argnames", "_donated", "_plan")
 
     def __init__(
         self,
@@ -823,7 +863,9 @@ class Traced(Generic[R_co]):
         static_argnums: tuple[int, ...],
         static_argnames: tuple[str, ...],
         donated: tuple[bool, ...] = (),
+        plan: ShardingPlan | None = None,
     ) -> None:
+        self._plan = plan  # many devices: the shardings given to jit
         self._staged = staged
         self._signature = signature
         self._static_argnums = static_argnums
@@ -847,7 +889,10 @@ class Traced(Generic[R_co]):
         return self._staged.closed.out_avals
 
     def lower(self) -> Lowered[R_co]:
-        module = lower_jaxpr(self._staged.closed.jaxpr, self._staged.name, self._donated)
+        if self._plan is not None:
+            module = lower_sharded(self._staged.closed.jaxpr, self._staged.name, self._plan)
+        else:
+            module = lower_jaxpr(self._staged.closed.jaxpr, self._staged.name, self._donated)
         return Lowered(self, module)
 
 
@@ -866,7 +911,11 @@ class Lowered(Generic[R_co]):
 
     def compile(self) -> Compiled[R_co]:
         staged = self.traced._staged
-        exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, self.traced._donated)
+        plan = self.traced._plan
+        if plan is not None:
+            exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, shardings=plan)
+        else:
+            exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, self.traced._donated)
         return Compiled(self.traced, exe)
 
 
@@ -883,7 +932,7 @@ class Compiled(Generic[R_co]):
         self._const_bufs = [
             to_buffer(cast(Value, c), a, f"constant {i} of '{staged.name}'")
             for i, (c, a) in enumerate(zip(staged.closed.consts, executable.in_avals))
-        ]
+        ] if not executable.in_shardings else []
 
     def as_text(self) -> str:
         """The optimized HLO XLA compiled."""
@@ -922,6 +971,9 @@ class Compiled(Generic[R_co]):
                     f"{want.str_short()}, got {got.str_short() if got else type(x).__name__}"
                 )
             bufs.append(to_buffer(cast(Value, x), want, f"compiled '{staged.name}'"))
+        if self.executable.in_shardings:  # many devices: each value laid out by its sharding
+            values = cast(list[Value], [*staged.closed.consts, *raw_leaves])
+            return cast(R_co, tree.unflatten(staged.out_tree, sharded.run(self.executable, values)))
         outs = self.executable.run(bufs)
         if self.executable.donated:
             _delete_donated([*staged.closed.consts, *raw_leaves], self.executable.donated)
@@ -965,6 +1017,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: ShardingTree = None,
+    out_shardings: ShardingTree = None,
 ) -> Jitted[P, R]: ...
 
 
@@ -976,6 +1030,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: ShardingTree = None,
+    out_shardings: ShardingTree = None,
 ) -> Callable[[Callable[P, R]], Jitted[P, R]]: ...
 
 
@@ -986,6 +1042,8 @@ def jit(
     static_argnames: str | Sequence[str] = (),
     donate_argnums: int | Sequence[int] = (),
     donate_argnames: str | Sequence[str] = (),
+    in_shardings: ShardingTree = None,
+    out_shardings: ShardingTree = None,
 ) -> Jitted[P, R] | Callable[[Callable[P, R]], Jitted[P, R]]:
     """Compile ``fun`` with XLA: ``jit(f)`` (or ``@jit``, or
     ``@jit(static_argnums=...)``) has ``f``'s signature and returns its
@@ -1004,12 +1062,22 @@ def jit(
     Donation applies to calls on concrete values; under a transformation or
     inside another ``jit`` the call is staged without it (as JAX's nested
     jits ignore theirs).
+
+    ``in_shardings`` / ``out_shardings`` (``typedax.sharding``; a sharding
+    for all, or a pytree prefix of the positional arguments / the result,
+    ``None`` unspecified) compile one program partitioned over a mesh's
+    devices by XLA's SPMD partitioner; an unspecified input is replicated
+    (or keeps its own sharding if it is a sharded array), an unspecified
+    output takes the layout XLA propagates. They apply to calls on concrete
+    values (as donation does); a sharded call ignores ``donate_argnums``.
     """
     if fun is None:
 
         def decorate(f: Callable[P, R]) -> Jitted[P, R]:
-            return Jitted(f, static_argnums, static_argnames, donate_argnums, donate_argnames)
+            return Jitted(f, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                          in_shardings, out_shardings)
 
         return decorate
-    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames)
+    return Jitted(fun, static_argnums, static_argnames, donate_argnums, donate_argnames,
+                  in_shardings, out_shardings)
 

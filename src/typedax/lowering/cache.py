@@ -34,6 +34,7 @@ from ..core.ir import Jaxpr
 from ..core.typecheck import typecheck_jaxpr
 from .lower import LoweredModule, lower_jaxpr
 from .runtime import Executable, compile_module
+from .sharding import ShardingPlan, compile_sharded, lower_sharded
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,18 +85,21 @@ class CompileCache:
         self._misses = 0
         self._compiles = 0
 
-    def peek(self, jaxpr: Jaxpr, donated: Sequence[bool] = ()) -> Executable | None:
+    def peek(
+        self, jaxpr: Jaxpr, donated: Sequence[bool] = (), shardings: ShardingPlan | None = None
+    ) -> Executable | None:
         """The cached executable for ``jaxpr``, without counting a lookup."""
-        entry = self._entries.get(_key(jaxpr, donated))
+        entry = self._entries.get(_key(jaxpr, donated, shardings))
         return None if entry is None else entry.exe
 
     def get(
         self, jaxpr: Jaxpr, name: str, lowered: LoweredModule | None = None,
-        donated: Sequence[bool] = (),
+        donated: Sequence[bool] = (), shardings: ShardingPlan | None = None,
     ) -> Executable:
         """The executable for ``jaxpr`` (whose inputs marked in ``donated``
-        are given up to it): cached, or lowered and compiled now."""
-        key = _key(jaxpr, donated)
+        are given up to it; partitioned over devices by ``shardings``):
+        cached, or lowered and compiled now."""
+        key = _key(jaxpr, donated, shardings)
         entry = self._entries.get(key)
         if entry is not None:
             with self._lock:
@@ -112,8 +116,12 @@ class CompileCache:
         # a hand-built jaxpr that is not well typed gets the type checker's
         # error naming the equation, not an MLIR verifier's (once per compile)
         typecheck_jaxpr(jaxpr)
-        module = lowered if lowered is not None else lower_jaxpr(jaxpr, name, donated)
-        exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
+        if shardings is None:
+            module = lowered if lowered is not None else lower_jaxpr(jaxpr, name, donated)
+            exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
+        else:
+            module = lowered if lowered is not None else lower_sharded(jaxpr, name, shardings, donated)
+            exe = compile_sharded(module, jaxpr.in_avals, jaxpr.out_avals, shardings)
         with self._lock:
             self._compiles += 1
             entry = self._entries.setdefault(key, _Entry(exe))
@@ -168,10 +176,14 @@ class CompileCache:
             self._hits = self._misses = self._compiles = 0
 
 
-def _key(jaxpr: Jaxpr, donated: Sequence[bool]) -> Hashable:
+def _key(jaxpr: Jaxpr, donated: Sequence[bool], shardings: ShardingPlan | None = None) -> Hashable:
     """The jaxpr's structure (``alpha_key``: what its equality compares),
-    not the jaxpr object, which the key would keep alive."""
+    not the jaxpr object, which the key would keep alive; with the donation
+    flags and the sharding plan when there are any (one jaxpr compiled for
+    other shardings is another program)."""
     key = jaxpr.alpha_key()
+    if shardings is not None:
+        return (key, tuple(map(bool, donated)), shardings)
     return (key, tuple(map(bool, donated))) if any(donated) else key
 
 

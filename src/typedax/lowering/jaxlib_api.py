@@ -41,6 +41,7 @@ from jaxlib._jax import ResultHandler as ResultHandler
 from jaxlib._jax import SingleDeviceSharding as SingleDeviceSharding
 from jaxlib._jax import GSPMDSharding as GSPMDSharding
 from jaxlib._jax import batched_device_put as batched_device_put
+from jaxlib._hlo import HloSharding as HloSharding
 
 #: (module, name) of every private jaxlib name read here.
 PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
@@ -69,6 +70,13 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "initialize_pjrt_plugin"),
     ("jaxlib._jax", "pytree"),
     ("jaxlib._hlo", "HloSharding"),
+    ("jaxlib._hlo", "HloSharding.iota_tile"),
+    ("jaxlib._hlo", "HloSharding.from_proto"),
+    ("jaxlib._hlo", "OpSharding.Type"),
+    ("jaxlib._jax", "ArrayImpl._arrays"),
+    ("jaxlib._jax", "ArrayImpl"),
+    ("jaxlib._jax", "DeviceAssignment"),
+    ("jaxlib._jax", "LoadedExecutable.get_output_shardings"),
     ("jaxlib.xla_client", "make_cpu_client"),
     ("jaxlib.xla_client", "register_custom_call_target"),
     ("jaxlib.cpu._lapack", "registrations"),
@@ -86,8 +94,55 @@ def replicated_hlo_sharding() -> _hlo.HloSharding:
     return _hlo.HloSharding.replicate()
 
 
-def make_cpu_client(asynchronous: bool) -> Client:
-    return xc.make_cpu_client(asynchronous=asynchronous)
+def make_cpu_client(asynchronous: bool, num_devices: int | None = None) -> Client:
+    """The CPU client; ``num_devices`` host devices, or (``None``) as many as
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` says (1 by
+    default: jaxlib reads the flag itself), as JAX's ``xla_bridge`` makes it."""
+    return xc.make_cpu_client(asynchronous=asynchronous, num_devices=num_devices)
+
+
+def iota_sharding(dims: list[int], mesh_sizes: list[int], perm: list[int], replicate_last: bool) -> _hlo.HloSharding:
+    """XLA's tiled sharding in its iota form (``NamedSharding.tile_assignment``)."""
+    last = [_hlo.OpSharding.Type.REPLICATED] if replicate_last else []
+    return _hlo.HloSharding.iota_tile(dims, mesh_sizes, perm, last)
+
+
+def output_hlo_shardings(loaded: LoadedExecutable) -> list[_hlo.HloSharding]:
+    """The sharding XLA chose for each output of an SPMD program."""
+    return [_hlo.HloSharding.from_proto(op) for op in loaded.get_output_shardings() or ()]
+
+
+def spmd_compile_options(device_ids: list[int], propagate_to_outputs: list[bool]) -> CompileOptions:
+    """Options for one program partitioned over these devices by XLA's SPMD
+    partitioner (GSPMD: the ``mhlo.sharding`` annotations), as JAX's
+    ``compiler.get_compile_options``: one replica, a partition per device;
+    XLA chooses the sharding of the outputs marked in ``propagate_to_outputs``
+    (JAX's unspecified ``out_shardings``)."""
+    options = CompileOptions()
+    options.num_replicas = 1
+    options.num_partitions = len(device_ids)
+    build = options.executable_build_options
+    build.use_spmd_partitioning = True
+    build.use_shardy_partitioner = False
+    build.allow_spmd_sharding_propagation_to_output = propagate_to_outputs
+    options.device_assignment = _jax.DeviceAssignment.create(
+        np.asarray(device_ids, dtype=np.int32).reshape(1, len(device_ids))
+    )
+    return options
+
+
+def assemble(aval: object, sharding: GSPMDSharding, pieces: list[Array]) -> Array:
+    """One array from its per-device pieces (in ``sharding``'s device
+    order), as JAX's ``make_array_from_single_device_arrays``.
+    (``batched_device_put`` with a partially replicated ``GSPMDSharding``
+    fails in jaxlib 0.10 with ``bad_function_call``.)"""
+    return _jax.ArrayImpl(aval, sharding, pieces, True, True)  # type: ignore[call-arg]  # the C++ constructor has no stub
+
+
+def single_device_arrays(dev: Array) -> list[Array]:
+    """The per-device pieces of a (sharded) jaxlib array, in the order of
+    its sharding's devices."""
+    return list(dev._arrays)  # type: ignore[attr-defined]  # jaxlib's ArrayImpl: no stub for _arrays
 
 
 def _takes_skip_checks() -> bool:

@@ -38,7 +38,11 @@ class LoweredModule:
         return buf.getvalue()
 
 
-def lower_jaxpr(jaxpr: Jaxpr, name: str = "main", donated: Sequence[bool] = ()) -> LoweredModule:
+def lower_jaxpr(
+    jaxpr: Jaxpr, name: str = "main", donated: Sequence[bool] = (),
+    arg_shardings: Sequence[str | None] = (), result_shardings: Sequence[str | None] = (),
+    num_partitions: int = 1,
+) -> LoweredModule:
     """A StableHLO module whose public ``@main`` computes ``jaxpr``.
 
     Its arguments are the jaxpr's input binders (constants included), in
@@ -51,6 +55,11 @@ def lower_jaxpr(jaxpr: Jaxpr, name: str = "main", donated: Sequence[bool] = ()) 
     (``tf.aliasing_output``), else offered to XLA to reuse for an output of
     its size (``jax.buffer_donor``), as JAX's ``mlir.py`` does; a donation
     nothing can use warns, as JAX's does.
+
+    A program partitioned over ``num_partitions`` devices (``jit`` with
+    shardings) carries JAX's annotations: ``mhlo.num_partitions`` and
+    ``mhlo.num_replicas`` on the module, and ``mhlo.sharding`` (XLA's
+    sharding text, ``None`` for none) on each argument and result of ``@main``.
     """
     from ..interpreters.dce import dce_jaxpr
 
@@ -64,7 +73,45 @@ def lower_jaxpr(jaxpr: Jaxpr, name: str = "main", donated: Sequence[bool] = ()) 
         consumed: tuple[int, ...] = ()
         if any(donated):
             consumed = _mark_donations(module, jaxpr.in_avals, jaxpr.out_avals, donated)
+        if num_partitions > 1 or any(s is not None for s in (*arg_shardings, *result_shardings)):
+            _mark_shardings(module, arg_shardings, result_shardings, num_partitions)
     return LoweredModule(context, module, name, consumed)
+
+
+def _main(module: ir.Module) -> ir.Operation:
+    return next(
+        op.operation for op in module.body.operations
+        if "sym_name" in op.attributes and ir.StringAttr(op.attributes["sym_name"]).value == "main"
+    )
+
+
+def _with(attrs: ir.Attribute | None, n: int, key: str, values: Sequence[str | None]) -> ir.ArrayAttr:
+    """``n`` argument (result) attribute dicts: those in ``attrs`` plus ``key``."""
+    out = []
+    for i in range(n):
+        entry: dict[str, ir.Attribute] = {}
+        if attrs is not None:
+            old = ir.DictAttr(ir.ArrayAttr(attrs)[i])
+            entry = {old[j].name: old[j].attr for j in range(len(old))}
+        value = values[i] if i < len(values) else None
+        if value is not None:
+            entry[key] = ir.StringAttr.get(value)
+        out.append(ir.DictAttr.get(entry))
+    return ir.ArrayAttr.get(out)
+
+
+def _mark_shardings(
+    module: ir.Module, args: Sequence[str | None], results: Sequence[str | None], partitions: int
+) -> None:
+    i32 = ir.IntegerType.get_signless(32)
+    module.operation.attributes["mhlo.num_partitions"] = ir.IntegerAttr.get(i32, partitions)
+    module.operation.attributes["mhlo.num_replicas"] = ir.IntegerAttr.get(i32, 1)
+    main = _main(module)
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    arg_attrs = main.attributes["arg_attrs"] if "arg_attrs" in main.attributes else None
+    res_attrs = main.attributes["res_attrs"] if "res_attrs" in main.attributes else None
+    main.attributes["arg_attrs"] = _with(arg_attrs, len(ftype.inputs), "mhlo.sharding", args)
+    main.attributes["res_attrs"] = _with(res_attrs, len(ftype.results), "mhlo.sharding", results)
 
 
 def set_up_aliases(

@@ -22,11 +22,13 @@ from typing import cast
 import numpy as np
 
 from ..core.avals import ShapedArray, physical_aval
-from ..core.config import cpu_async_dispatch, x64_enabled
+from ..core.config import cpu_async_dispatch, num_cpu_devices, x64_enabled
 from ..core.dtypes import EXTENDED, SUPPORTED, TO_32, key_words
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
 from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy
+from ..core.sharded import ShardedArrayImpl
+from ..core.sharding import Sharding
 from ..core.trace import Tracer, Value, aval_of
 from . import jaxlib_api as jx
 from .array import aval_key, from_buffer
@@ -55,6 +57,9 @@ class Backend:
     client: jx.Client
     device: jx.Device
     devices: jx.DeviceList
+    #: every device of the client (``devices()``); ``device`` is the first,
+    #: where unsharded arrays live and unsharded programs run
+    all_devices: tuple[jx.Device, ...]
     #: jaxlib's own sharding class (replicated on the one device): transfers
     #: and result handlers read it in C++, where a Python subclass of
     #: ``SingleDeviceSharding`` answered each transfer's questions through
@@ -101,7 +106,8 @@ def _requested_platform() -> str:
 def _make_client(name: str) -> jx.Client:
     if name == "cpu":
         # inline execution by default: docs/architecture.md ("Settings") has the why
-        return jx.make_cpu_client(asynchronous=cpu_async_dispatch())
+        n = num_cpu_devices()
+        return jx.make_cpu_client(asynchronous=cpu_async_dispatch(), num_devices=None if n < 0 else n)
     library = jx.cuda_plugin_library()
     if library is None:
         packages = " or ".join(pkg for _, pkg in jx.CUDA_PLUGINS)
@@ -117,24 +123,43 @@ def backend() -> Backend:
         if not _BACKEND:
             name = _requested_platform()
             client = _make_client(name)
-            device = client.local_devices()[0]
+            every = tuple(client.local_devices())
+            device = every[0]
             devices = jx.DeviceList((device,))
             _BACKEND.append(
-                Backend(name, client, device, devices,
+                Backend(name, client, device, devices, every,
                         jx.GSPMDSharding(devices, jx.replicated_hlo_sharding()))
             )
     return _BACKEND[0]
 
 
 def devices() -> list[jx.Device]:
-    """The devices typedax computes on (``jax.devices()``): one, the first of
-    the backend's (typedax places every array there)."""
-    return [backend().device]
+    """The backend's devices (``jax.devices()``): one CPU device unless
+    ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` or
+    ``config.update('jax_num_cpu_devices', N)`` asks for more; every local
+    GPU. Unsharded arrays and programs use the first (the default device);
+    the others are reached through shardings (``typedax.sharding``)."""
+    return list(backend().all_devices)
 
 
 def local_devices() -> list[jx.Device]:
     """``jax.local_devices()``: one process, so ``devices()``."""
     return devices()
+
+
+def device_count() -> int:
+    """``jax.device_count()``."""
+    return len(backend().all_devices)
+
+
+def local_device_count() -> int:
+    """``jax.local_device_count()``: one process, so ``device_count()``."""
+    return device_count()
+
+
+def process_index() -> int:
+    """``jax.process_index()``: typedax runs one process (0)."""
+    return 0
 
 
 #: JAX's backend names for typedax's platforms (``jax.default_backend()``
@@ -255,10 +280,18 @@ class Executable:
     #: inputs whose buffers the program consumes (donated: aliased to an
     #: output, or given to XLA to reuse); the caller deletes their arrays
     donated: tuple[int, ...] = ()
+    #: a program partitioned over devices: each input's and output's
+    #: sharding (``lowering/sharding.py: compile_sharded``); empty otherwise
+    in_shardings: tuple[Sharding, ...] = ()
+    out_shardings: tuple[Sharding, ...] = ()
 
     def run(self, bufs: Sequence[jx.Array]) -> list[ArrayImpl]:
         """Run on device buffers (of the right types: not checked here)."""
         outs = self.loaded.execute_sharded(bufs).consume_with_handlers(self.out_handlers)
+        if self.out_shardings:
+            return [
+                ShardedArrayImpl(a, None, o, s) for o, a, s in zip(outs, self.out_avals, self.out_shardings)
+            ]
         return [from_buffer(o, a, k) for o, a, k in zip(outs, self.out_avals, self.out_keys)]
 
 

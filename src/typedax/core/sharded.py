@@ -1,0 +1,84 @@
+"""``ShardedArrayImpl``: a concrete array laid out over devices by a
+``Sharding`` (``typedax.sharding``), or committed to a device other than
+the default one.
+
+A subclass, so that every fast path, which tests ``type(x) is ArrayImpl``,
+leaves sharded arrays to the general path: eager operations read their value
+through NumPy (``to_numpy`` gathers the shards to the host once, as eager
+operations are NumPy's), and ``jit`` sees their shardings
+(``jitting/sharded.py``). Its device value is one jaxlib array holding a
+buffer per device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .array import ArrayImpl, DeviceBuffer
+from .avals import ShapedArray
+from .ir import NDArray
+from .sharding import Shard, Sharding, SingleDeviceSharding
+
+if TYPE_CHECKING:
+    from ..lowering.jaxlib_api import Device
+
+
+class ShardedArrayImpl(ArrayImpl):
+    """An ``ArrayImpl`` whose device value is split (or copied) over the
+    devices of ``sharding``."""
+
+    __slots__ = ("_sharding",)
+    _sharding: Sharding
+
+    def __init__(
+        self, aval: ShapedArray, host: NDArray | None, dev: DeviceBuffer | None, sharding: Sharding
+    ) -> None:
+        super().__init__(aval, host, dev)
+        self._sharding = sharding
+
+    @property
+    def sharding(self) -> Sharding:
+        return self._sharding
+
+    def devices(self) -> set[Device]:
+        return self._sharding.device_set
+
+    def _pieces(self) -> Sequence[DeviceBuffer]:
+        from ..lowering.jaxlib_api import single_device_arrays  # upward, lazily: tests/test_layers.py
+
+        if self._dev is None:
+            if self._host is None:
+                self.to_numpy()  # raises DeletedArrayError
+            from ..lowering.sharding import put_sharded  # upward, lazily: tests/test_layers.py
+
+            self._dev = put_sharded(self.to_numpy(), self.aval, self._sharding)
+        return single_device_arrays(self._dev)  # type: ignore[arg-type]  # a jaxlib Array (DeviceBuffer is its protocol)
+
+    def to_numpy(self) -> NDArray:
+        """The whole value, gathered from the shards to the host once."""
+        if self._host is None and self._dev is not None:
+            from ..lowering.jaxlib_api import device_to_numpy  # upward, lazily: tests/test_layers.py
+
+            out = np.empty(self.aval.shape, dtype=self.aval.dtype)
+            index_map = self._sharding.devices_indices_map(self.aval.shape)
+            for index, piece in zip(index_map.values(), self._pieces()):
+                out[index] = device_to_numpy(piece)  # type: ignore[arg-type]  # a jaxlib array
+            self._host = out
+        return super().to_numpy()
+
+    @property
+    def addressable_shards(self) -> list[Shard]:
+        index_map = self._sharding.devices_indices_map(self.aval.shape)
+        seen: dict[tuple[tuple[int | None, int | None], ...], int] = {}
+        shards: list[Shard] = []
+        sub = self._sharding.shard_shape(self.aval.shape)
+        for (device, index), piece in zip(index_map.items(), self._pieces()):
+            key = tuple((s.start, s.stop) for s in index)
+            replica = seen[key] = seen.get(key, -1) + 1
+            data = ShardedArrayImpl(ShapedArray(sub, self.aval.dtype, self.aval.weak_type), None, piece,
+                                    SingleDeviceSharding(device))
+            shards.append(Shard(device, index, replica, data))
+        return shards

@@ -1,0 +1,315 @@
+"""Shardings: how an array's elements are laid out over devices
+(``typedax.sharding``; JAX's ``jax.sharding``).
+
+Plain values, compared by value: a ``Mesh`` (devices in an n-d grid with
+named axes), a ``PartitionSpec`` (per array dimension, the mesh axes it is
+split over), a ``NamedSharding`` (the two together) and a
+``SingleDeviceSharding``. They know which piece of an array each device
+holds (``devices_indices_map``) and, for the compiler, the tiling XLA's
+``HloSharding`` needs (``tile_assignment``); turning that into jaxlib's
+objects is ``lowering/sharding.py``'s job. Devices are jaxlib's ``Device``
+objects (typed here, never imported).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias, Union
+
+import numpy as np
+
+from .errors import ShardingError
+
+if TYPE_CHECKING:
+    from ..lowering.jaxlib_api import Device
+    from .array import Array
+
+#: One entry of a ``PartitionSpec``: unsplit, one mesh axis, or several.
+AxisEntry: TypeAlias = Union[str, tuple[str, ...], None]
+
+#: An array dimension's piece on one device: ``slice(None)`` when unsplit.
+Index: TypeAlias = tuple[slice, ...]
+
+
+def _entry(e: object) -> AxisEntry:
+    """JAX's canonical form: a one-name tuple (or list) is the name."""
+    if e is None or isinstance(e, str):
+        return e
+    if isinstance(e, (tuple, list)) and all(isinstance(n, str) for n in e):
+        names = tuple(e)
+        return names[0] if len(names) == 1 else names
+    raise ShardingError(
+        f"PartitionSpec entries are None, a mesh axis name or a tuple of names, got {e!r}"
+    )
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class PartitionSpec:
+    """``P('data', None)``: per array dimension, the mesh axes splitting it
+    (``None``: not split); dimensions past its length are not split."""
+
+    partitions: tuple[AxisEntry, ...]
+
+    def __init__(self, *partitions: AxisEntry | list[str]) -> None:
+        object.__setattr__(self, "partitions", tuple(_entry(p) for p in partitions))
+
+    def __len__(self) -> int:
+        return len(self.partitions)
+
+    def __getitem__(self, i: int) -> AxisEntry:
+        return self.partitions[i]
+
+    def __iter__(self) -> Iterator[AxisEntry]:
+        return iter(self.partitions)
+
+    def __repr__(self) -> str:
+        return f"P({repr(self.partitions)[1:-1]})"
+
+    def axes(self) -> list[str]:
+        """The mesh axes used, in order."""
+        out: list[str] = []
+        for p in self.partitions:
+            out.extend(() if p is None else (p,) if isinstance(p, str) else p)
+        return out
+
+
+P = PartitionSpec
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Mesh:
+    """``Mesh(devices, axis_names)``: the devices as an n-d grid (a nested
+    sequence or NumPy array of them) with one name per grid axis."""
+
+    axis_names: tuple[str, ...]
+    axis_sizes: tuple[int, ...]
+    #: the devices in C order of the grid: the program's device assignment
+    flat_devices: tuple[Device, ...]
+
+    def __init__(self, devices: Sequence[object] | np.ndarray[tuple[int, ...], np.dtype[np.object_]],
+                 axis_names: str | Sequence[str]) -> None:
+        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        grid = np.asarray(devices, dtype=object)
+        if grid.ndim != len(names):
+            raise ShardingError(
+                "Mesh requires the ndim of its first argument (`devices`) to equal the length "
+                "of its second argument (`axis_names`), but got "
+                f"devices.ndim == {grid.ndim} and len(axis_names) == {len(names)}."
+            )
+        if len(set(names)) != len(names) or not all(isinstance(n, str) for n in names):
+            raise ShardingError(f"Mesh axis names must be distinct strings, got {names}")
+        flat = tuple(grid.flat)
+        if len({id(d) for d in flat}) != len(flat):
+            raise ShardingError("Mesh: a device appears more than once")
+        object.__setattr__(self, "axis_names", names)
+        object.__setattr__(self, "axis_sizes", tuple(int(s) for s in grid.shape))
+        object.__setattr__(self, "flat_devices", flat)
+
+    @property
+    def devices(self) -> np.ndarray[tuple[int, ...], np.dtype[np.object_]]:
+        """The device grid (a new NumPy array: the mesh does not change)."""
+        grid = np.empty(len(self.flat_devices), dtype=object)
+        grid[:] = self.flat_devices
+        return grid.reshape(self.axis_sizes)
+
+    @property
+    def shape(self) -> dict[str, int]:
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
+
+    @property
+    def device_ids(self) -> np.ndarray[tuple[int, ...], np.dtype[np.int64]]:
+        return np.array([d.id for d in self.flat_devices], dtype=np.int64).reshape(self.axis_sizes)
+
+    def __repr__(self) -> str:
+        # typedax has JAX's Auto axes only (JAX 0.10's ``make_mesh`` makes
+        # Explicit ones by default; typedax's has no explicit-sharding mode)
+        auto = ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(self.axis_names) == 1 else "")
+        return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types=({auto}))"
+
+    def __str__(self) -> str:
+        auto = ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(self.axis_names) == 1 else "")
+        axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        return f"Mesh({axes}, axis_types=({auto}))"
+
+
+@dataclass(frozen=True, slots=True)
+class SingleDeviceSharding:
+    """The whole array on one device."""
+
+    device: Device
+
+    @property
+    def device_set(self) -> set[Device]:
+        return {self.device}
+
+    @property
+    def device_assignment(self) -> tuple[Device, ...]:
+        return (self.device,)
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        return True
+
+    @property
+    def num_devices(self) -> int:
+        return 1
+
+    def devices_indices_map(self, shape: tuple[int, ...]) -> dict[Device, Index]:
+        return {self.device: tuple(slice(None) for _ in shape)}
+
+    def shard_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        return shape
+
+    def check(self, shape: tuple[int, ...], what: str) -> None:
+        """Every shape fits on one device."""
+
+    def __repr__(self) -> str:
+        return f"SingleDeviceSharding(device={self.device!r}, memory_kind=device)"
+
+
+@dataclass(frozen=True, slots=True)
+class NamedSharding:
+    """``NamedSharding(mesh, spec)``: dimension ``i`` of an array split in
+    ``prod(mesh sizes of spec[i])`` equal blocks, block ``k`` on the devices
+    whose mesh coordinates along those axes (major first) number ``k``;
+    the array is replicated over the mesh axes the spec does not name."""
+
+    mesh: Mesh
+    spec: PartitionSpec
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.spec, PartitionSpec):
+            raise ShardingError(f"NamedSharding: spec must be a PartitionSpec, got {self.spec!r}")
+        used = self.spec.axes()
+        for name in used:
+            if name not in self.mesh.axis_names:
+                raise ShardingError(
+                    f"Resource axis: {name} of {self.spec!r} is not found in mesh: {self.mesh.axis_names}."
+                )
+        for name in used:
+            if used.count(name) > 1:
+                raise ShardingError(
+                    "A single NamedSharding spec specification can map every mesh axis to at most "
+                    f"one positional dimension, but {self.spec!r} has duplicate entries for `{name}`"
+                )
+
+    def __repr__(self) -> str:
+        return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
+
+    @property
+    def device_set(self) -> set[Device]:
+        return set(self.mesh.flat_devices)
+
+    @property
+    def device_assignment(self) -> tuple[Device, ...]:
+        return self.mesh.flat_devices
+
+    @property
+    def num_devices(self) -> int:
+        return self.mesh.size
+
+    @property
+    def is_fully_replicated(self) -> bool:
+        sizes = self.mesh.shape
+        return all(sizes[a] == 1 for a in self.spec.axes())
+
+    def _splits(self, ndim: int) -> list[tuple[str, ...]]:
+        """Per dimension, the mesh axes splitting it."""
+        out: list[tuple[str, ...]] = []
+        for i in range(ndim):
+            p = self.spec.partitions[i] if i < len(self.spec) else None
+            out.append(() if p is None else (p,) if isinstance(p, str) else p)
+        return out
+
+    def check(self, shape: tuple[int, ...], what: str) -> None:
+        """Refuse a shape this sharding cannot split (JAX's errors), naming
+        the operation ``what``."""
+        if len(self.spec) > len(shape):
+            raise ShardingError(
+                f"{what}: sharding {self!r} is only valid for values of rank at least "
+                f"{len(self.spec)}, but was applied to a value of rank {len(shape)}"
+            )
+        sizes = self.mesh.shape
+        for i, axes in enumerate(self._splits(len(shape))):
+            n = math.prod(sizes[a] for a in axes)
+            if shape[i] % n:
+                raise ShardingError(
+                    f"{what}: sharding {self!r} implies that the global size of its dimension {i} "
+                    f"should be divisible by {n}, but it is equal to {shape[i]} (full shape: {shape})"
+                )
+
+    def shard_shape(self, shape: tuple[int, ...]) -> tuple[int, ...]:
+        sizes = self.mesh.shape
+        return tuple(
+            d // math.prod(sizes[a] for a in axes) for d, axes in zip(shape, self._splits(len(shape)))
+        )
+
+    def devices_indices_map(self, shape: tuple[int, ...]) -> dict[Device, Index]:
+        """Each device's piece of an array of ``shape``, as JAX's: a
+        ``slice(start, stop)`` per split dimension, ``slice(None)`` per other."""
+        self.check(shape, "devices_indices_map")
+        pos = {n: i for i, n in enumerate(self.mesh.axis_names)}
+        sizes = self.mesh.shape
+        splits = self._splits(len(shape))
+        block = self.shard_shape(shape)
+        out: dict[Device, Index] = {}
+        for flat, device in enumerate(self.mesh.flat_devices):
+            coords = np.unravel_index(flat, self.mesh.axis_sizes)
+            index: list[slice] = []
+            for d, axes in enumerate(splits):
+                if not axes:
+                    index.append(slice(None))
+                    continue
+                k = 0
+                for a in axes:  # mixed radix, the first axis major
+                    k = k * sizes[a] + int(coords[pos[a]])
+                index.append(slice(k * block[d], (k + 1) * block[d]))
+            out[device] = tuple(index)
+        return out
+
+    def tile_assignment(self, ndim: int) -> tuple[list[int], list[int], list[int], bool] | None:
+        """XLA's tiling, as JAX's ``named_sharding_to_xla_hlo_sharding``:
+        (tiles per dimension, plus the replicated count last when some mesh
+        axes are unused; the mesh's axis sizes; the permutation of mesh axes
+        that orders the devices tile by tile; whether the last tile
+        dimension is replication), or ``None`` when fully replicated. Axes of
+        size 1 are left out, as JAX does, so the text matches JAX's."""
+        names = [n for n, s in zip(self.mesh.axis_names, self.mesh.axis_sizes) if s != 1]
+        sizes = {n: self.mesh.shape[n] for n in names}
+        splits = [tuple(a for a in axes if a in sizes) for axes in self._splits(ndim)]
+        used = [a for axes in splits for a in axes]
+        if not used:
+            return None
+        dims = [math.prod(sizes[a] for a in axes) for axes in splits]
+        perm = [names.index(a) for a in used]
+        rest = [i for i, n in enumerate(names) if n not in used]
+        if rest:
+            dims.append(math.prod(sizes[names[i]] for i in rest))
+            perm.extend(rest)
+        return dims, [sizes[n] for n in names], perm, bool(rest)
+
+
+#: A sharding typedax knows.
+Sharding: TypeAlias = Union[NamedSharding, SingleDeviceSharding]
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """One device's piece of an array (``jax.Shard``): ``data`` is that
+    piece as an array on ``device``; ``index`` where it sits in the whole;
+    ``replica_id`` which copy it is among the devices holding that piece."""
+
+    device: Device
+    index: Index
+    replica_id: int
+    data: Array
+
+    def __repr__(self) -> str:
+        return (f"Shard(device={self.device!r}, index={self.index}, replica_id={self.replica_id}, "
+                f"data={np.asarray(self.data)})")

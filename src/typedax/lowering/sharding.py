@@ -1,0 +1,256 @@
+"""Shardings on the runtime: jaxlib's ``HloSharding``/``GSPMDSharding`` for
+a ``typedax.sharding`` value, transfers of a host value split over devices,
+``device_put(x, sharding)``, and the way back from the sharding XLA chose
+for an output to a ``NamedSharding``."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+import numpy as np
+
+from .. import tree
+from ..core.array import ArrayImpl, ArrayLike
+from ..core.avals import ShapedArray, physical_aval
+from ..core.dtypes import EXTENDED
+from ..core.errors import PrimitiveTypeError, ShardingError
+from ..core.ir import Jaxpr, NDArray
+from ..core.sharded import ShardedArrayImpl
+from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from ..core.array import aval_key
+from ..core.trace import Tracer, Value, aval_of, bind1
+from ..primitives.sharding_constraint import constraint_params, sharding_constraint_p
+from . import jaxlib_api as jx
+from .lower import LoweredModule, lower_jaxpr
+from .runtime import Executable, _PutType, backend
+
+
+T = TypeVar("T")
+
+
+@functools.lru_cache(maxsize=4096)
+def hlo_sharding(s: Sharding, ndim: int) -> jx.HloSharding:
+    """XLA's sharding of an array of rank ``ndim`` laid out by ``s``; its
+    device numbers are positions in ``s.device_assignment``."""
+    tiles = s.tile_assignment(ndim) if isinstance(s, NamedSharding) else None
+    if tiles is None:
+        return jx.replicated_hlo_sharding()
+    return jx.iota_sharding(*tiles)
+
+
+def hlo_text(s: Sharding, ndim: int) -> str:
+    """The ``mhlo.sharding`` attribute text (``{devices=[4,1,2]<=[8] ...}``)."""
+    return str(hlo_sharding(s, ndim))
+
+
+@functools.lru_cache(maxsize=4096)
+def xla_sharding(s: Sharding, ndim: int) -> jx.GSPMDSharding:
+    """jaxlib's sharding object for transfers and result handlers."""
+    return jx.GSPMDSharding(jx.DeviceList(s.device_assignment), hlo_sharding(s, ndim))
+
+
+def put_sharded(host: NDArray, aval: ShapedArray, s: Sharding) -> jx.Array:
+    """Copy a host value of type ``aval`` to the devices of ``s``, each its piece."""
+    index_map = s.devices_indices_map(aval.shape)
+    piece_type = _PutType(ShapedArray(s.shard_shape(aval.shape), aval.dtype))
+    pieces = [
+        jx.batched_device_put(
+            piece_type, _on(device), [np.ascontiguousarray(host[index])], [device],
+            True, False, jx.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, True,
+        )
+        for device, index in index_map.items()
+    ]
+    return jx.assemble(_PutType(aval), xla_sharding(s, len(aval.shape)), pieces)
+
+
+@functools.lru_cache(maxsize=None)
+def _on(device: jx.Device) -> jx.GSPMDSharding:
+    """jaxlib's sharding for a whole array on ``device`` (one per device)."""
+    return jx.GSPMDSharding(jx.DeviceList((device,)), jx.replicated_hlo_sharding())
+
+
+def device_put(x: ArrayLike, device: Sharding | jx.Device | None = None) -> ArrayImpl:
+    """``jax.device_put(x, device)``: ``x`` on the device (the default one
+    for ``None``), or laid out over devices by a sharding. A typedax array
+    already there is returned as it is; otherwise the value is copied
+    (gathered to the host first when it is sharded differently)."""
+    from .runtime import device_put as put_default
+
+    if isinstance(x, Tracer):
+        raise PrimitiveTypeError("device_put: a tracer cannot be sent to a device")
+    if device is None:
+        return put_default(x)
+    s: Sharding = device if isinstance(device, (NamedSharding, SingleDeviceSharding)) else SingleDeviceSharding(device)
+    if not all(isinstance(d, jx.Device) for d in s.device_assignment):
+        raise ShardingError(f"device_put: expected a device or a sharding, got {device!r}")
+    if type(x) is ShardedArrayImpl and x.sharding == s:
+        return x
+    b = backend()
+    if s == SingleDeviceSharding(b.device) and type(x) is not ShardedArrayImpl:
+        return put_default(x)
+    aval = aval_of(x)
+    if aval.dtype in EXTENDED:
+        raise ShardingError("device_put: typed PRNG key arrays cannot be sharded yet; shard their key_data")
+    missing = [d for d in s.device_assignment if d not in b.all_devices]
+    if missing:
+        raise ShardingError(f"device_put: {s!r} names devices typedax does not have: {missing}")
+    s.check(aval.shape, "device_put")
+    host = np.array(x, dtype=aval.dtype)  # a copy: the caller may change theirs
+    return ShardedArrayImpl(aval, host, put_sharded(host, physical_aval(aval), s), s)
+
+
+def output_sharding(hlo: jx.HloSharding, mesh: Mesh, ndim: int) -> Sharding | None:
+    """The ``NamedSharding`` over ``mesh`` whose XLA sharding is ``hlo`` (the
+    sharding XLA chose for an output nothing constrained), or ``None``.
+    Searches the specs that use each mesh axis at most once (few, for the
+    meshes people write), trying the replicated and the simplest first."""
+    if hlo.is_replicated():
+        return NamedSharding(mesh, PartitionSpec())
+    return _search(hlo, mesh, ndim)
+
+
+@functools.lru_cache(maxsize=1024)
+def _search(hlo: jx.HloSharding, mesh: Mesh, ndim: int) -> Sharding | None:
+    axes = [n for n, size in zip(mesh.axis_names, mesh.axis_sizes) if size > 1]
+    # each axis on one dimension (or none: -1); within a dimension, in the order of a permutation
+    for order in itertools.permutations(axes):
+        for dims in itertools.product(range(-1, ndim), repeat=len(order)):
+            parts: list[list[str]] = [[] for _ in range(ndim)]
+            for a, d in zip(order, dims):
+                if d >= 0:
+                    parts[d].append(a)
+            spec = PartitionSpec(*[None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts])
+            candidate = NamedSharding(mesh, spec)
+            if hlo_sharding(candidate, ndim) == hlo:
+                return candidate
+    return None
+
+
+def make_mesh(
+    axis_shapes: tuple[int, ...] | list[int], axis_names: tuple[str, ...] | list[str] | str,
+    *, devices: list[jx.Device] | tuple[jx.Device, ...] | None = None,
+) -> Mesh:
+    """``jax.make_mesh``: the first ``prod(axis_shapes)`` devices (of
+    ``devices()`` by default) as a grid of that shape, in order. (JAX 0.10
+    gives its axes the Explicit type by default; typedax has Auto axes only.)"""
+    names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+    shape = tuple(int(s) for s in axis_shapes)
+    if len(shape) != len(names):
+        raise ShardingError(f"make_mesh: {len(shape)} axis sizes {shape} for {len(names)} names {names}")
+    pool = list(backend().all_devices if devices is None else devices)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size > len(pool):
+        raise ShardingError(f"Number of devices {len(pool)} must be >= the product of mesh_shape {shape}")
+    grid = np.empty(size, dtype=object)
+    grid[:] = pool[:size]
+    return Mesh(grid.reshape(shape), names)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardingPlan:
+    """How one program is partitioned: the sharding of each input and
+    output (``None``: unspecified -- an input is replicated, an output
+    laid out as XLA's propagation chooses), the devices it runs on (the
+    device assignment: positions in XLA's shardings index it) and the mesh
+    an output's chosen sharding is named on. Part of the compile cache's
+    key: a jaxpr compiled for other shardings is another executable."""
+
+    in_shardings: tuple[Sharding | None, ...]
+    out_shardings: tuple[Sharding | None, ...]
+    devices: tuple[jx.Device, ...]
+    mesh: Mesh | None
+
+    def input_sharding(self, i: int) -> Sharding:
+        """Input ``i``'s sharding, replicated when unspecified."""
+        s = self.in_shardings[i]
+        if s is not None:
+            return s
+        if self.mesh is not None:
+            return NamedSharding(self.mesh, PartitionSpec())
+        return SingleDeviceSharding(self.devices[0])
+
+
+def lower_sharded(jaxpr: Jaxpr, name: str, plan: ShardingPlan, donated: Sequence[bool] = ()) -> LoweredModule:
+    """``lower_jaxpr`` with ``plan``'s annotations (JAX's ``mhlo.sharding``)."""
+    args = [hlo_text(plan.input_sharding(i), len(a.shape)) for i, a in enumerate(jaxpr.in_avals)]
+    results = [
+        None if s is None else hlo_text(s, len(a.shape)) for s, a in zip(plan.out_shardings, jaxpr.out_avals)
+    ]
+    return lower_jaxpr(jaxpr, name, donated, args, results, len(plan.devices))
+
+
+def compile_sharded(
+    lowered: LoweredModule, in_avals: Sequence[ShapedArray], out_avals: Sequence[ShapedArray], plan: ShardingPlan,
+) -> Executable:
+    """Compile with XLA's SPMD partitioner over ``plan.devices``; outputs
+    whose sharding was left open take the one XLA chose (named on the mesh)."""
+    b = backend()
+    ids = [d.id for d in plan.devices]
+    loaded = b.client.compile_and_load(
+        lowered.as_bytecode(), jx.DeviceList(plan.devices), jx.spmd_compile_options(ids, [s is None for s in plan.out_shardings])
+    )
+    outs: list[Sharding] = []
+    chosen = jx.output_hlo_shardings(loaded) if None in plan.out_shardings else []
+    for i, (s, a) in enumerate(zip(plan.out_shardings, out_avals)):
+        if s is None:
+            found = None if plan.mesh is None else output_sharding(chosen[i], plan.mesh, len(a.shape))
+            if found is None:
+                raise ShardingError(
+                    f"jit of '{lowered.name}': XLA laid output {i} ({a.str_short()}) out as {chosen[i]}, "
+                    "which no NamedSharding on the mesh names; give it an out_sharding"
+                )
+            s = found
+        outs.append(s)
+    handlers = tuple(jx.array_result_handler(_PutType(a), xla_sharding(s, len(a.shape))) for a, s in zip(out_avals, outs))
+    keys = tuple(aval_key(a) for a in out_avals)
+    ins = tuple(plan.input_sharding(i) for i in range(len(in_avals)))
+    return Executable(
+        lowered.name, loaded, tuple(in_avals), tuple(out_avals), keys, handlers, lowered.donated_inputs, ins, tuple(outs)
+    )
+
+
+def sharded_buffer(x: Value, aval: ShapedArray, s: Sharding) -> jx.Array:
+    """``x``'s device value laid out by ``s``: its own buffer when it is
+    already so, else its value (gathered to the host) copied there."""
+    if type(x) is ShardedArrayImpl and x.sharding == s and x._dev is not None:
+        return x._dev  # type: ignore[return-value]  # a jaxlib array
+    if isinstance(x, Tracer):
+        raise PrimitiveTypeError("jit: a tracer cannot be sent to the device")
+    host = np.asarray(x, dtype=aval.dtype)
+    if host.shape != aval.shape:
+        raise PrimitiveTypeError(f"jit: expected {aval.str_short()}, got shape {host.shape}")
+    return put_sharded(host, aval, s)
+
+
+def with_sharding_constraint(x: T, shardings: object) -> T:
+    """``jax.lax.with_sharding_constraint``: ``x`` (a pytree of arrays) laid
+    out by ``shardings`` (a ``NamedSharding``, or a pytree prefix of ``x`` of
+    them). Inside ``jit`` it binds ``sharding_constraint`` for XLA's
+    partitioner; on concrete arrays it is ``device_put``."""
+    leaves, treedef = tree.flatten(x)
+    per_leaf = _prefix(shardings, x)
+    out: list[object] = []
+    for leaf, s in zip(leaves, per_leaf):
+        if not isinstance(s, NamedSharding):
+            raise ShardingError(f"with_sharding_constraint: expected a NamedSharding, got {s!r}")
+        aval = aval_of(leaf)
+        s.check(aval.shape, "with_sharding_constraint")
+        if isinstance(leaf, Tracer):
+            out.append(bind1(sharding_constraint_p, (leaf,), constraint_params(s, len(aval.shape))))
+        else:
+            out.append(device_put(leaf, s))  # type: ignore[arg-type]  # a leaf of an array pytree
+    return cast(T, tree.unflatten(treedef, out))  # the structure of x, leaves laid out
+
+
+def _prefix(spec: object, value: object) -> list[object]:
+    if not isinstance(spec, (tuple, list, dict)):
+        return [spec] * len(tree.leaves(value))
+    if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and len(spec) == len(value):
+        return [s for sp, v in zip(spec, value) for s in _prefix(sp, v)]
+    if isinstance(spec, dict) and isinstance(value, dict) and sorted(spec) == sorted(value):
+        return [s for k in sorted(value) for s in _prefix(spec[k], value[k])]
+    raise ShardingError(f"with_sharding_constraint: shardings {spec!r} are not a pytree prefix of the value")
