@@ -23,6 +23,7 @@ BENCHMARKS: tuple[str, ...] = (
     "numpy_block",
     "random",
     "gpu",
+    "checkpoint",
 )
 
 

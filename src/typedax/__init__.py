@@ -26,6 +26,10 @@ from .api_reverse import value_and_grad as value_and_grad
 from .api_reverse import vjp as vjp
 from .custom_derivatives import custom_jvp as custom_jvp
 from .custom_derivatives import custom_vjp as custom_vjp
+from . import ad_checkpoint as ad_checkpoint
+from .ad_checkpoint import checkpoint as checkpoint
+from .ad_checkpoint import checkpoint_policies as checkpoint_policies
+from .ad_checkpoint import remat as remat
 from .core import ClosedJaxpr as ClosedJaxpr
 from .core import ConcretizationError as ConcretizationError
 from .core import EscapedTracerError as EscapedTracerError

@@ -10,7 +10,7 @@ value and this module collects them.
 from __future__ import annotations
 
 from .control_flow import cond_p, scan_p, while_p
-from .control_flow import custom_calls
+from .control_flow import checkpoints, custom_calls
 from .core.rules import Family, Registry
 from .jitting import jit_p
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
@@ -44,6 +44,7 @@ FAMILIES: tuple[Family, ...] = (
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
     custom_calls.FAMILY,
+    checkpoints.FAMILY,
 )
 
 REGISTRY: Registry = Registry(FAMILIES)

@@ -222,3 +222,8 @@ class ShardingError(TypedaxError, ValueError):
     dimension not divisible by its mesh axes, a spec longer than the
     array's rank, shardings of one program on different devices (JAX
     raises ``ValueError`` for each)."""
+
+
+class CheckpointError(TypedaxError, TypeError, ValueError):
+    """``checkpoint``/``remat`` misused: an unknown policy, bad ``static_argnums``
+    or ``prevent_cse`` (a ``TypeError`` or ``ValueError`` as JAX's)."""
