@@ -124,3 +124,71 @@ def test_linalg_vecdot_checks_the_axes_before_broadcasting() -> None:
     x, y = np.arange(6.0).reshape(2, 3), np.arange(3.0)
     _same(tdx.vmap(lambda a: tnp.linalg.vecdot(a, y))(x), jax.vmap(lambda a: jnp.linalg.vecdot(a, y))(x))
     _same(tdx.grad(lambda a: tnp.linalg.vecdot(a, y).sum())(x), jax.grad(lambda a: jnp.linalg.vecdot(a, y).sum())(x))
+
+
+# -- 2. the smaller fixes --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [2**31, -(2**31), 2**40, 3, -2, 1, 0])
+def test_eye_and_tri_with_any_offset_as_jax(k: int) -> None:
+    for n, m in [(2, None), (3, 5), (4, 2)]:
+        _same(tnp.eye(n, m, k=k), jnp.eye(n, m, k=k))
+        _same(tnp.tri(n, m, k=k), jnp.tri(n, m, k=k))
+    _same(tdx.jit(lambda: tnp.eye(3, k=k))(), jnp.eye(3, k=k))
+
+
+def test_squeeze_of_a_longer_axis_is_a_value_error() -> None:
+    with pytest.raises(ValueError):
+        jnp.squeeze(jnp.ones((2, 1)), 0)
+    with pytest.raises(ArgumentValueError, match="squeeze"):
+        tnp.squeeze(tnp.ones((2, 1)), 0)
+    with pytest.raises(ArgumentValueError, match="squeeze"):
+        tdx.jit(lambda x: tnp.squeeze(x, 0))(np.ones((2, 1)))
+
+
+def test_slogdet_is_a_named_tuple() -> None:
+    a = np.array([[2.0, 1.0], [1.0, -3.0]])
+    got, want = tnp.linalg.slogdet(a), jnp.linalg.slogdet(a)
+    assert type(got).__name__ == type(want).__name__ == "SlogdetResult"
+    assert got._fields == want._fields == ("sign", "logabsdet")
+    np.testing.assert_allclose(np.asarray(got.logabsdet), np.asarray(want.logabsdet))
+    _same(got.sign, want.sign)
+    jitted = tdx.jit(tnp.linalg.slogdet)(a)
+    np.testing.assert_allclose(np.asarray(jitted.logabsdet), np.asarray(want.logabsdet))
+
+
+@pytest.mark.parametrize("dtype", [None, np.int8, np.int64, np.float32])
+def test_linalg_trace_dtype(dtype: Any) -> None:
+    x = np.arange(2 * 3 * 3).reshape(2, 3, 3).astype(np.int8)
+    for offset in (0, 1, -1):
+        _same(tnp.linalg.trace(x, offset=offset, dtype=dtype), jnp.linalg.trace(x, offset=offset, dtype=dtype))
+
+
+def test_bool_and_the_version() -> None:
+    assert getattr(tnp, "bool") is tnp.bool_  # (served to callers; the module's builtin bool is untouched)
+    from typedax.numpy import bool as b  # type: ignore[attr-defined]  # runtime-only name, see numpy.py's __getattr__
+    assert b is tnp.bool_
+    assert tnp.zeros(2, dtype=getattr(tnp, "bool")).dtype == np.bool_
+    assert tnp.__array_api_version__ == jnp.__array_api_version__ == "2024.12"
+    with pytest.raises(AttributeError, match="no attribute 'not_a_function'"):
+        getattr(tnp, "not_a_function")
+
+
+def test_linalg_cross_outer_tensordot_as_jax() -> None:
+    x, y = np.arange(12.0).reshape(4, 3), np.array([1.0, -2.0, 0.5])
+    _same(tnp.linalg.cross(x, y), jnp.linalg.cross(x, y))
+    _same(tnp.linalg.cross(x.T, y[:, None], axis=0), jnp.linalg.cross(x.T, y[:, None], axis=0))
+    _same(tnp.linalg.outer(x[0], y), jnp.linalg.outer(x[0], y))
+    a, b = np.arange(24.0).reshape(2, 3, 4), np.arange(12.0).reshape(3, 4)
+    for axes in (2, 0, ((1, 2), (0, 1))):
+        _same(tnp.linalg.tensordot(a, b, axes=axes), jnp.linalg.tensordot(a, b, axes=axes))
+    _same(tdx.jit(lambda u, v: tnp.linalg.cross(u, v))(x, y), jnp.linalg.cross(x, y))
+    _same(tdx.grad(lambda u: tnp.linalg.outer(u, y).sum())(x[0]), jax.grad(lambda u: jnp.linalg.outer(u, y).sum())(x[0]))
+    with pytest.raises(ValueError):
+        jnp.linalg.cross(np.ones(2), np.ones(2))
+    with pytest.raises(ArgumentValueError, match="3-dimensional vectors"):
+        tnp.linalg.cross(np.ones(2), np.ones(2))
+    with pytest.raises(ValueError):
+        jnp.linalg.outer(np.ones((2, 2)), np.ones(2))
+    with pytest.raises(ArgumentValueError, match="one-dimensional"):
+        tnp.linalg.outer(np.ones((2, 2)), np.ones(2))

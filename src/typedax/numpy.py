@@ -14,7 +14,7 @@ import builtins
 import functools
 import operator
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeAlias, cast, overload
+from typing import TYPE_CHECKING, ParamSpec, TypeAlias, cast, overload
 
 import numpy as np
 
@@ -1190,7 +1190,7 @@ def squeeze(a: ArrayLike, axis: int | Sequence[int] | None = None) -> Array:
         return lax.squeeze(a, tuple(i for i, n in enumerate(shape) if n == 1))
     axes = _axes("squeeze", len(shape), axis)
     if builtins.any(shape[i] != 1 for i in axes):
-        raise PrimitiveTypeError(
+        raise ArgumentValueError(
             f"squeeze: cannot select an axis to squeeze out which has size not equal to one, "
             f"got shape={shape} and axis={axis}"
         )
@@ -2113,3 +2113,20 @@ from ._numpy.scalar_types import uint64 as uint64  # noqa: E402
 
 _SCALAR_CLASSES.update((bfloat16, bool_, float16, float32, float64, int8, int16, int32, int64, uint8, uint16,
                         uint32, uint64))
+
+# -- the array API standard (2024.12) namespace, as jax.numpy (issue 31): _numpy/array_api.py --
+from ._numpy.array_api import __array_api_version__ as __array_api_version__  # noqa: E402
+from ._numpy.array_api import __array_namespace_info__ as __array_namespace_info__  # noqa: E402
+from ._numpy.array_api import from_dlpack as from_dlpack  # noqa: E402
+
+__all__ += ["from_dlpack"]
+
+if not TYPE_CHECKING:
+    # ``tnp.bool`` (the standard's and jax.numpy's name for ``bool_``) is
+    # served here rather than bound as a global: a module-level ``bool``
+    # would replace the builtin in every function and annotation of this
+    # module. Type checkers do not see it; typed code can use ``bool_``.
+    def __getattr__(name: str) -> object:
+        if name == "bool":
+            return bool_
+        raise AttributeError(f"module 'typedax.numpy' has no attribute {name!r}")

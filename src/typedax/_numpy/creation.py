@@ -37,6 +37,7 @@ def _dtype(op: str, dtype: DType | type | None, default: DType) -> DType:
 
 def _tri_mask(n: int, m: int, k: int) -> Array:
     """``i + k >= j`` for the (n, m) grid: True on and below the k-th diagonal."""
+    k = max(-n, min(m, k))  # the same mask, and k in int32 (eye(2, k=2**31): no diagonal)
     rows = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
     cols = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
     return lax.ge(lax.add(rows, np.asarray(k, np.int32)), cols)
@@ -46,7 +47,7 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = N
     """``jnp.eye``: ones on the k-th diagonal of an (N, M) matrix."""
     n = _dim("eye", "N", N)
     m = n if M is None else _dim("eye", "M", M)
-    off = _offset("eye", k)
+    off = max(-n, min(m, _offset("eye", k)))  # the same matrix, and the offset in int32 (k=2**31: zeros, as JAX)
     rows = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 0)
     cols = lax.broadcasted_iota(np.dtype(np.int32), (n, m), 1)
     mask = lax.eq(lax.add(rows, np.asarray(off, np.int32)), cols)

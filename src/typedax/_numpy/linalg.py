@@ -203,15 +203,16 @@ def det(a: ArrayLike) -> Array:
     return lax.mul(sign, tnp.prod(_diag(u), axis=-1))
 
 
-def slogdet(a: ArrayLike, *, method: str | None = None) -> tuple[Array, Array]:
-    """``jnp.linalg.slogdet``: the sign and the log of the absolute value of the determinant."""
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
+    """``jnp.linalg.slogdet``: the sign and the log of the absolute value of
+    the determinant, a named tuple ``(sign, logabsdet)`` as JAX's."""
     from .. import numpy as tnp
 
     x = _square("slogdet", a)
     u, _, sign = _eliminate(x, _no_rhs(x), False)
     diag = _diag(u)
     s = lax.mul(sign, tnp.prod(tnp.sign(diag), axis=-1))
-    return s, tnp.sum(tnp.log(lax.abs(diag)), axis=-1)
+    return SlogdetResult(s, tnp.sum(tnp.log(lax.abs(diag)), axis=-1))
 
 
 def inv(a: ArrayLike) -> Array:
@@ -254,8 +255,10 @@ from .linalg_decomp import (  # noqa: E402  (after the functions they use)
     EighResult as EighResult,
     QRResult as QRResult,
     SVDResult as SVDResult,
+    SlogdetResult as SlogdetResult,
     cholesky as cholesky,
     cond as cond,
+    cross as cross,
     diagonal as diagonal,
     eigh as eigh,
     eigvalsh as eigvalsh,
@@ -265,10 +268,12 @@ from .linalg_decomp import (  # noqa: E402  (after the functions they use)
     matrix_rank as matrix_rank,
     matrix_transpose as matrix_transpose,
     multi_dot as multi_dot,
+    outer as outer,
     pinv as pinv,
     qr as qr,
     svd as svd,
     svdvals as svdvals,
+    tensordot as tensordot,
     tensorinv as tensorinv,
     tensorsolve as tensorsolve,
     trace as trace,
@@ -279,8 +284,10 @@ __all__ += [
     "EighResult",
     "QRResult",
     "SVDResult",
+    "SlogdetResult",
     "cholesky",
     "cond",
+    "cross",
     "diagonal",
     "eigh",
     "eigvalsh",
@@ -290,10 +297,12 @@ __all__ += [
     "matrix_rank",
     "matrix_transpose",
     "multi_dot",
+    "outer",
     "pinv",
     "qr",
     "svd",
     "svdvals",
+    "tensordot",
     "tensorinv",
     "tensorsolve",
     "trace",

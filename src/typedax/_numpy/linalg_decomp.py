@@ -26,7 +26,7 @@ from .. import lax_linalg
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType
 from ..primitives._precision import PrecisionLike
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "cholesky", "cond", "diagonal", "eigh", "eigvalsh",
@@ -43,6 +43,11 @@ class EighResult(NamedTuple):
 class QRResult(NamedTuple):
     Q: Array
     R: Array
+
+
+class SlogdetResult(NamedTuple):
+    sign: Array
+    logabsdet: Array
 
 
 class SVDResult(NamedTuple):
@@ -413,11 +418,42 @@ def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     return tnp.diagonal(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1)
 
 
-def trace(x: ArrayLike, /, *, offset: int = 0) -> Array:
-    """``jnp.linalg.trace``: the traces of the last two axes."""
+def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DType | type | None = None) -> Array:
+    """``jnp.linalg.trace``: the traces of the last two axes (summed in ``dtype`` when given)."""
     from .. import numpy as tnp
 
-    return tnp.trace(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1)
+    return tnp.trace(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
+    """``jnp.linalg.cross``: ``jnp.cross`` of 3-component vectors only (as the standard)."""
+    from .. import numpy as tnp
+
+    a, b = tnp.asarray(x1), tnp.asarray(x2)
+    if a.ndim == 0 or b.ndim == 0 or a.shape[axis] != 3 or b.shape[axis] != 3:
+        raise ArgumentValueError(
+            "linalg.cross: both input arrays must be (arrays of) 3-dimensional vectors, "
+            f"but they have shapes {a.shape} and {b.shape} with axis={axis}"
+        )
+    return tnp.cross(a, b, axis=axis)
+
+
+def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
+    """``jnp.linalg.outer``: the outer product of two 1-d arrays (``tnp.outer`` flattens; this refuses)."""
+    from .. import numpy as tnp
+
+    a, b = tnp.asarray(x1), tnp.asarray(x2)
+    if a.ndim != 1 or b.ndim != 1:
+        raise ArgumentValueError(f"linalg.outer: input arrays must be one-dimensional, got shapes {a.shape} and {b.shape}")
+    return tnp.outer(a, b)
+
+
+def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2,
+              precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
+    """``jnp.linalg.tensordot``: ``jnp.tensordot`` with keyword-only ``axes``."""
+    from .. import numpy as tnp
+
+    return tnp.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
