@@ -197,10 +197,12 @@ def compile_sharded(
     chosen = jx.output_hlo_shardings(loaded) if None in plan.out_shardings else []
     for i, (s, a) in enumerate(zip(plan.out_shardings, out_avals)):
         if s is None:
-            found = None if plan.mesh is None else output_sharding(chosen[i], plan.mesh, len(a.shape))
+            # one device: XLA reports no output shardings (all are whole)
+            hlo = chosen[i] if i < len(chosen) else jx.replicated_hlo_sharding()
+            found = None if plan.mesh is None else output_sharding(hlo, plan.mesh, len(a.shape))
             if found is None:
                 raise ShardingError(
-                    f"jit of '{lowered.name}': XLA laid output {i} ({a.str_short()}) out as {chosen[i]}, "
+                    f"jit of '{lowered.name}': XLA laid output {i} ({a.str_short()}) out as {hlo}, "
                     "which no NamedSharding on the mesh names; give it an out_sharding"
                 )
             s = found
