@@ -16,7 +16,7 @@ from typedax import lax
 from typedax import numpy as tnp
 from typedax.core import ConcretizationError, Jaxpr, eval_jaxpr, parse_jaxpr, typecheck_jaxpr
 from typedax.core.ir import NDArray
-from typedax.core.trace import Value
+from typedax.core.trace import Value, bind
 from typedax.interpreters.dce import dce_jaxpr
 from typedax.interpreters.partial_eval import partial_eval_jaxpr
 from typedax.interpreters.transpose import transpose_jaxpr
@@ -406,8 +406,12 @@ def test_non_array_argument_is_refused() -> None:
 def test_jit_operand_type_mismatch_in_a_jaxpr() -> None:
     inner = tdx.jit(lambda v: v * 2.0)
     cj = tdx.make_jaxpr(lambda v: inner(v))(np.ones(2))
-    with pytest.raises(tdx.core.PrimitiveTypeError, match="operand 0 has type float64\\[3\\]"):
+    # eval_jaxpr checks its own inputs first; the jit equation, bound alone, its operands
+    with pytest.raises(tdx.core.JaxprTypeError, match="input 0 has type float64\\[3\\]"):
         eval_jaxpr(cj.jaxpr, [np.ones(3)])
+    eqn = cj.jaxpr.eqns[0]
+    with pytest.raises(tdx.core.PrimitiveTypeError, match="operand 0 has type float64\\[3\\]"):
+        bind(eqn.primitive, [np.ones(3)], eqn.params)
 
 
 def test_jit_returns_shared_outputs_and_literals() -> None:
