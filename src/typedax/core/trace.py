@@ -134,8 +134,8 @@ class EvalTrace(Trace):
         for o, oa in zip(results, out_avals):
             if type(o) is not np.ndarray:
                 o = np.asarray(o)
-            elif borrowed and o.base is not None:
-                o = o.copy()  # a view of the caller's mutable array would change with it
+            elif borrowed and (o.base is not None or any(o is v for v in vals)):
+                o = o.copy()  # the caller's mutable array, or a view of it, would change with it
             out.append(from_numpy(o, weak and oa.weak_type))
         return out
 
