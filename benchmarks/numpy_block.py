@@ -120,6 +120,37 @@ def eager() -> list[tuple[str, float, float]]:
             for name, t, j in cases]
 
 
+def eager_numerics() -> list[tuple[str, float, float]]:
+    """Eager reductions and a float power on float32[1000] and [100, 100]
+    (issue 23: the ones whose eager value is XLA's, through a one-equation
+    program, so that it equals ``jit``'s bit for bit)."""
+    rng = np.random.default_rng(3)
+    rows: list[tuple[str, float, float]] = []
+    for shape in ((1000,), (100, 100)):
+        a = np.abs(rng.normal(size=shape)).astype(np.float32)
+        ta, ja = tnp.asarray(a), jnp.asarray(a)
+        label = f"[{','.join(map(str, shape))}]"
+        cases: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = [
+            ("x.sum()", lambda: ta.sum(), lambda: ja.sum()),
+            ("x.mean()", lambda: ta.mean(), lambda: ja.mean()),
+            ("x.sum(axis=0)", lambda: ta.sum(axis=0), lambda: ja.sum(axis=0)),
+            ("nn.softmax(x)", lambda: nn.softmax(ta), lambda: jax.nn.softmax(ja)),
+            ("x ** 1.5", lambda: ta ** 1.5, lambda: ja ** 1.5),
+        ]
+        rows += [(f"{name} {label}", *per_call_pair(lambda: t().block_until_ready(),
+                                                     lambda: j().block_until_ready(), 200))
+                 for name, t, j in cases]
+    return rows
+
+
+def main_numerics() -> None:
+    """Only the ``eager_numerics`` rows:
+    ``python -c 'from benchmarks.numpy_block import main_numerics; main_numerics()'``."""
+    print(f"{'eager numerics, float32':28} {'typedax':>10} {'jax':>10} {'tdx/jax':>8}")
+    for name, t, j in eager_numerics():
+        print(f"{name:28} {t * 1e6:8.2f}us {j * 1e6:8.2f}us {t / j:8.3f}")
+
+
 def jit_grad() -> tuple[float, float]:
     p = _params(np.random.default_rng(0))
     x = np.random.default_rng(1).normal(size=(B, T, D)).astype(np.float32)
@@ -139,6 +170,8 @@ def main() -> None:
     print(f"{'eager':28} {'typedax':>10} {'jax':>10} {'tdx/jax':>8}  target")
     for name, t, j in eager():
         print(f"{name:28} {t * 1e6:8.2f}us {j * 1e6:8.2f}us {t / j:8.3f}  <= {TARGET_EAGER}")
+    for name, t, j in eager_numerics():
+        print(f"{name:28} {t * 1e6:8.2f}us {j * 1e6:8.2f}us {t / j:8.3f}")
     t, j = jit_grad()
     print(f"{'jit(grad(block)) step':28} {t * 1e3:8.2f}ms {j * 1e3:8.2f}ms {t / j:8.3f}  <= {TARGET_JIT}")
 

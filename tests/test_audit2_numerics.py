@@ -1,6 +1,8 @@
-"""Issue 23, second audit: eager evaluation (NumPy on the host) and ``jit``
-(XLA on the CPU) give the same bits for reductions, cumulative reductions and
-powers, and the answer JAX 0.10.2 gives."""
+"""Issue 23, second audit: eager evaluation and ``jit`` give the same bits for
+reductions, cumulative reductions and powers, and the answer JAX 0.10.2
+gives: NumPy on the host where it computes XLA's value (max/min, integer
+powers, integer sums), XLA's one-equation programs where the value is XLA's
+own (float sums and products, running sums, ``pow``: ``Rules.eval_on_device``)."""
 
 from __future__ import annotations
 
@@ -11,11 +13,15 @@ import jax.numpy as jnp
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import EmptyReductionError
+
+from _examples import ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -190,3 +196,175 @@ def test_softmax_and_logsumexp_of_an_empty_axis() -> None:
                   np.zeros((2, 0), np.float32))
     eager_jit_jax(lambda v: tdx.nn.logsumexp(v, axis=1), lambda v: jax.nn.logsumexp(v, axis=1),
                   np.zeros((3, 0), np.float64))
+
+
+# -- 4. float sums, products, running sums and pow: XLA's own, eagerly too ------------------
+def test_float_sum_is_xlas() -> None:
+    """A float32 sum of 1000 values: NumPy's pairwise sum gave 2937.4976
+    eagerly, XLA 2937.497 under jit; now both are XLA's (and JAX's)."""
+    x = np.random.default_rng(23).standard_normal(1000).astype(np.float32) * 3 + 2.93
+    y = x.reshape(10, 100)
+    eager_jit_jax(lambda v: (v.sum(), v.mean(), tnp.prod(v[:50] / 2 + 1), tnp.sum(v * v)),
+                  lambda v: (v.sum(), v.mean(), jnp.prod(v[:50] / 2 + 1), jnp.sum(v * v)), x)
+    # a composite is its primitives' values one by one, as JAX's eager one; under
+    # jit XLA fuses var's (x - mean)**2 into its sum (9.004291, not 9.00429)
+    assert canonical(tnp.var(x)) == canonical(jnp.var(x))
+    eager_jit_jax(lambda v: (v.sum(axis=0), v.sum(axis=1), v.mean(axis=0), v.mean(axis=1, keepdims=True)),
+                  lambda v: (v.sum(axis=0), v.sum(axis=1), v.mean(axis=0), v.mean(axis=1, keepdims=True)), y)
+    # JAX's eager sum is its one-primitive program too
+    assert canonical(tnp.asarray(x).sum()) == canonical(jnp.asarray(x).sum())
+    assert canonical(tdx.vmap(tnp.sum)(y)) == canonical(tdx.jit(tdx.vmap(tnp.sum))(y))
+    assert canonical(tdx.vmap(tnp.sum)(y)) == canonical(jax.vmap(jnp.sum)(y))
+
+
+def test_softmax_sum_is_xlas() -> None:
+    """``nn.softmax``'s eager fast path sums as the primitive does (through
+    XLA), so it still equals the general path; eager ``mean`` is one XLA
+    program, as under jit and as JAX's (jitted) ``jnp.mean``."""
+    x = np.random.default_rng(5).standard_normal((7, 300)).astype(np.float32)
+    assert tnp.EAGER_FAST[0]
+    fast = canonical((tdx.nn.softmax(x), tnp.mean(x, -1, keepdims=True), tnp.mean(x)))
+    tnp.EAGER_FAST[0] = False
+    try:
+        slow = canonical((tdx.nn.softmax(x), tnp.mean(x, -1, keepdims=True), tnp.mean(x)))
+    finally:
+        tnp.EAGER_FAST[0] = True
+    assert fast == slow
+    assert canonical(tnp.mean(x, -1)) == canonical(jnp.mean(x, -1))
+    assert canonical(tnp.mean(x, 0)) == canonical(tdx.jit(lambda v: tnp.mean(v, 0))(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32, np.float64])
+def test_float_pow_is_libms(dtype: type) -> None:
+    """``pow`` with a float exponent is XLA's (the C library's pow/powf, not
+    NumPy's SIMD one); constant exponents XLA rewrites (2, 3, -1, 0.5) are
+    rewritten eagerly too; ``(-0.0) ** 0.5`` is +0 and ``(-inf) ** 0.5`` +inf."""
+    rng = np.random.default_rng(7)
+    x: NDArray = np.abs(rng.standard_normal(500) * 10).astype(dtype)
+    x[:4] = np.array([-0.0, -np.inf, 0.0, np.inf]).astype(dtype)
+    exps = (1.5, 0.5, 2.0, 3.0, -1.0, -0.5, 1 / 3, 0.0, 1.0, 2.5)
+    eager_jit_jax(lambda v: tuple(v ** e for e in exps), lambda v: tuple(v ** e for e in exps), x)
+    got = np.asarray(tnp.asarray(x[:2]) ** 0.5).astype(np.float64)
+    assert got[0] == 0.0 and not np.signbit(got[0]) and got[1] == np.inf
+    y: NDArray = rng.uniform(-3, 3, 500).astype(dtype)
+    eager_jit_jax(lambda v: lax.pow(v, tnp.asarray(y)), lambda v: jax.lax.pow(v, jnp.asarray(y)), x)
+
+
+def test_pow_under_grad_and_vmap() -> None:
+    x = np.array([0.5, 2.0, 3.7, 11.0], np.float32)
+    def f(v: tdx.ArrayLike) -> tdx.Array:  # (its derivative computes v ** 0.5)
+        return tnp.sum(tnp.asarray(v) ** 1.5)
+
+    assert canonical(tdx.grad(f)(x)) == canonical(tdx.jit(tdx.grad(f))(x))
+    assert canonical(tdx.grad(f)(x)) == canonical(jax.jit(jax.grad(lambda v: jnp.sum(v ** 1.5)))(x))
+    def g(v: tdx.ArrayLike) -> tdx.Array:
+        return tnp.asarray(v) ** 2.5
+
+    assert canonical(tdx.vmap(g)(x)) == canonical(tdx.jit(tdx.vmap(g))(x)) == canonical(jax.vmap(g)(x))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32, np.float64])
+def test_running_sums_are_xlas(dtype: type) -> None:
+    """Float cumsum/cumprod/cumlogsumexp run XLA's program eagerly (the CPU's
+    blocks of 16, or a GPU's order), 16-bit types as ``jit`` runs them."""
+    rng = np.random.default_rng(11)
+    x: NDArray = rng.standard_normal((2, 3, 70)).astype(dtype)
+    x[1] = (x[1] / 8 + 1).astype(dtype)  # (for cumprod)
+
+    def ops(a: tdx.ArrayLike) -> tuple[tdx.Array, ...]:
+        v = tnp.asarray(a)
+        return (lax.cumsum(v[0], 1), lax.cumsum(v[0], 1, True), lax.cumprod(v[1], 1),
+                lax.cumlogsumexp(v[0], 1), lax.cumlogsumexp(v[0], 0, True))
+
+    eager = canonical(ops(tnp.asarray(x)))
+    assert isinstance(eager, tuple)
+    assert eager == canonical(tdx.jit(ops)(x))
+    if dtype in (np.float32, np.float64):  # (typedax folds 16-bit running sums in float32, JAX in 16 bits)
+        jops = lambda v: (jax.lax.cumsum(v[0], 1), jax.lax.cumsum(v[0], 1, True), jax.lax.cumprod(v[1], 1))  # noqa: E731
+        assert eager[:3] == canonical(jax.jit(jops)(x))
+
+
+def test_half_sums_run_the_16_bit_program() -> None:
+    x = np.random.default_rng(2).standard_normal(3000).astype(np.float16)
+    eager_jit_jax(lambda v: (v.sum(), tnp.prod(v[:40]), v.reshape(30, 100).sum(1)),
+                  lambda v: (v.sum(), jnp.prod(v[:40]), v.reshape(30, 100).sum(1)), x)
+
+
+def test_one_equation_programs_are_bounded() -> None:
+    """The eager programs live in an LRU of ``MAX_PROGRAMS`` (each holds its
+    jaxpr, which keeps its executable in the compile cache)."""
+    from typedax.lowering import eager
+
+    old = eager.MAX_PROGRAMS
+    eager.MAX_PROGRAMS = 3
+    try:
+        for n in range(2, 8):
+            assert float(tnp.ones(n, np.float32).sum()) == n
+        assert eager.programs() <= 3
+    finally:
+        eager.MAX_PROGRAMS = old
+    x = tnp.ones(5, np.float32)
+    x.sum()
+    before = tdx.lowering.cache_stats().compiles
+    for _ in range(3):
+        x.sum()
+    assert tdx.lowering.cache_stats().compiles == before  # compiled once, then kept
+
+
+# -- 5. the acceptance property: eager equals jit bit for bit ---------------------------------
+_DTYPES = [np.dtype(np.float16), bfloat16, np.dtype(np.float32), np.dtype(np.float64)]
+
+
+def _edges(dtype: np.dtype[np.generic]) -> list[float]:
+    info = ml_dtypes.finfo(dtype)
+    huge, tiny = float(info.max), float(info.smallest_normal)
+    return [0.0, -0.0, np.inf, -np.inf, np.nan, huge, -huge, tiny, -tiny, 1.0, -1.0, huge / 4]
+
+
+@st.composite
+def _operands(draw: st.DrawFn) -> tuple[NDArray, int | None, float, int]:
+    """An array of edge values (+-0, +-inf, NaN, huge, the smallest normal,
+    +-1) and random normals, rank 0-2; an axis; a float and an int exponent."""
+    dtype = draw(st.sampled_from(_DTYPES))
+    shape = tuple(draw(st.lists(st.integers(1, 5), min_size=0, max_size=2)))
+    size = int(np.prod(shape))
+    edges = _edges(dtype)
+    normals = np.random.default_rng(draw(st.integers(0, 2**16))).standard_normal(size) * 3
+    picks = draw(st.lists(st.integers(-1, len(edges) - 1), min_size=size, max_size=size))
+    values = np.array([normals[i] if k < 0 else edges[k] for i, k in enumerate(picks)])
+    x = values.astype(dtype).reshape(shape)
+    axis = draw(st.none() | st.integers(0, len(shape) - 1)) if shape else None
+    e = draw(st.sampled_from([1.5, 0.5, 2.0, 3.0, -1.0, -0.5, 0.0, 1.0, -2.5]) | st.sampled_from(edges))
+    return x, axis, e, draw(st.integers(-3, 5))
+
+
+@given(_operands())
+@ci_examples(25, otherwise=150, deadline=None)
+def test_eager_equals_jit_bit_for_bit(case: tuple[NDArray, int | None, float, int]) -> None:
+    """Eager against ``jit``, bit for bit (NaN == NaN, -0 != +0), over the
+    reductions, running reductions and powers of float16/bfloat16/float32/
+    float64 edge values. Subnormals are left out: XLA on the CPU flushes them
+    to zero and eager NumPy keeps them (docs/architecture.md, a documented
+    difference). The exponent array of ``lax.pow`` has distinct values or a
+    non-specialized one (an all-2.0 array is a constant eagerly, an argument
+    under jit: the documented limit of docs/architecture.md)."""
+    x, axis, e, k = case
+    ax = 0 if axis is None else axis
+    y = np.roll(x, 1) if x.ndim else x  # lax.pow's exponent array: x's values shifted
+    uniform_special = y.size and np.all(y == y.reshape(-1)[0]) and float(y.reshape(-1)[0]) in {
+        j / 2 for j in range(-8, 9)}
+
+    def f(a: tdx.ArrayLike) -> tuple[tdx.Array, ...]:
+        v = tnp.asarray(a)
+        outs = [tnp.sum(v, axis), tnp.prod(v, axis), tnp.max(v, axis), tnp.min(v, axis), tnp.mean(v, axis),
+                v ** e, v ** k, lax.integer_pow(v, k), lax.integer_pow(v, 2)]
+        if not uniform_special:
+            outs.append(lax.pow(v, tnp.asarray(y)))
+        if v.ndim:
+            outs += [tnp.argmax(v, axis), tnp.argmin(v, axis), tnp.cumsum(v, axis), tnp.cumprod(v, axis),
+                     lax.cummax(v, ax), lax.cummin(v, ax, True), lax.cumsum(v, ax, True)]
+        return tuple(outs)
+
+    with np.errstate(all="ignore"):
+        eager = canonical(f(x))
+    assert eager == canonical(tdx.jit(f)(x))

@@ -56,6 +56,12 @@ LAZY_UPWARD: dict[tuple[str, str], str] = {
     ("typedax.jitting.api", "typedax.lax"):
         "jit's packed host arguments (one transfer for several NumPy arrays) are sliced back "
         "out by a program staged with lax.slice and lax.reshape",
+    ("typedax.core.trace", "typedax.lowering.eager"):
+        "the eval trace (core) runs the primitives whose value is XLA's own (Rules.eval_on_device: "
+        "float sums, running sums, pow) through their one-equation programs",
+    ("typedax.core.trace", "typedax.lowering"):
+        "the eval trace (core) runs the primitives whose value is XLA's own (Rules.eval_on_device: "
+        "float sums, running sums, pow) through their one-equation programs",
     ("typedax.core.parse", "typedax.registry"):
         "parse_jaxpr reads the library's registry of primitives unless given one",
     ("typedax.primitives.windowed", "typedax.interpreters"):

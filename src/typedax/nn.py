@@ -28,6 +28,9 @@ from .core.dtypes import HALF, DType, canonicalize_explicit, default_float, is_f
 from .core.ir import NDArray
 from .core.errors import PrimitiveTypeError
 from .core.trace import Value, aval_of
+from .lowering.eager import eval_on_host
+from .primitives._params import params_of
+from .primitives.structural import reduce_sum_p
 from . import nn_initializers as initializers
 from .scipy.special import logsumexp as logsumexp
 
@@ -162,8 +165,12 @@ def _softmax_host(v: NDArray, axes: tuple[int, ...]) -> NDArray:
     each with its impl's NumPy call: ``reduce_max``, ``reshape`` (keepdims),
     ``sub`` (NumPy broadcasting the maximum as the ``broadcast`` equation
     does), ``exp``, ``reduce_sum``, ``reshape``, ``div``. A 16-bit float
-    computes each in float32 and rounds its result (the eval trace's rule)."""
+    computes each in float32 and rounds its result (the eval trace's rule).
+    The sum is XLA's, as the primitive's eager evaluation is
+    (``Rules.eval_on_device``): its one-equation program."""
     d = v.dtype
+    keep = tuple(1 if i in axes else k for i, k in enumerate(v.shape))
+    sum_params = params_of(("axis", axes))
     if d not in HALF:
         # (ufuncs keep float32/float64; a 0-d operand's NumPy scalars are made
         # an array once, at the end; the sum is at least 1 -- the maximum's
@@ -171,15 +178,14 @@ def _softmax_host(v: NDArray, axes: tuple[int, ...]) -> NDArray:
         m = np.maximum.reduce(v, axis=axes, keepdims=True)  # np.max's reduction, its keepdims the reshape's values
         e = np.asarray(np.subtract(v, m))  # a new array: exp and div write into it
         np.exp(e, out=e)
-        total = np.add.reduce(e, axis=axes, dtype=d, keepdims=True)
+        total = eval_on_host(reduce_sum_p, sum_params, [e])[0].reshape(keep)
         np.divide(e, total, out=e)
         return e
-    keep = tuple(1 if i in axes else k for i, k in enumerate(v.shape))
     f = np.dtype(np.float32)
     m = np.asarray(np.max(v.astype(f), axis=axes)).astype(d).reshape(keep)
     shifted = np.asarray(np.subtract(v.astype(f), m.astype(f)), dtype=f).astype(d)
     e = np.asarray(np.exp(shifted.astype(f)), dtype=f).astype(d)
-    total = np.asarray(np.add.reduce(e.astype(f), axis=axes, dtype=f)).astype(d).reshape(keep)
+    total = eval_on_host(reduce_sum_p, sum_params, [e])[0].reshape(keep)  # (in 16 bits: the program widens)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.asarray(np.divide(e.astype(f), total.astype(f)), dtype=f).astype(d)
 

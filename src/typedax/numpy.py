@@ -41,6 +41,7 @@ from .primitives import (
     add_p, broadcast_p, div_p, dot_general_p, mul_p, reduce_sum_p, reshape_p, squeeze_p, sub_p, transpose_p,
 )
 from .primitives._params import params_of as _params_of
+from .lowering.eager import eval_program
 from .primitives._precision import CanonicalPrecision, PrecisionLike, canonicalize_precision
 from .primitives.dot import dot_params as _dot_params
 from .primitives.dot import host_matmul
@@ -757,28 +758,6 @@ def _eager_host(x: object) -> NDArray | None:
     return v if current_trace() is EVAL_TRACE else None
 
 
-def _mean_host(v: NDArray, axes: tuple[int, ...], n: int, keepdims: bool) -> NDArray:
-    """``mean``'s equations on a host value (``n`` > 0 elements per mean):
-    converted to its float type (float32 for 16-bit floats, whose sum and
-    division XLA computes in float32), ``reduce_sum`` in that type,
-    ``reshape`` for ``keepdims``, ``div`` by ``n`` in that type, and the
-    16-bit result rounded once -- the impls' own NumPy calls."""
-    d = v.dtype
-    if d is _float32 or d is _float64:  # (the common case, first)
-        half, f, w = False, d, v
-    else:
-        half = d in HALF
-        f = _float32 if half else _inexact(d)
-        w = v if d == f else v.astype(f)
-    total: NDArray | np.generic = (  # (keepdims: the reshape's values)
-        np.add.reduce(w, axis=axes, dtype=f, keepdims=True) if keepdims else np.add.reduce(w, axis=axes, dtype=f)
-    )
-    quotient: object = np.divide(total, float(n))  # n cast to f (NEP 50), as the literal of div's equation
-    # (all axes reduced: a NumPy scalar)
-    out: NDArray = quotient if type(quotient) is np.ndarray else np.asarray(quotient, dtype=f)
-    return out.astype(d) if half else out
-
-
 def mean(
     x: ArrayLike, axis: int | Sequence[int] | None = None, dtype: DType | type | None = None,
     keepdims: bool = False,
@@ -788,10 +767,22 @@ def mean(
     n = 1
     for i in axes:
         n *= a.shape[i]
+    if n and current_trace() is EVAL_TRACE and not X32_POSSIBLE[0] and (
+        type(x) is np.ndarray or (type(x) is ArrayImpl and not a.weak_type and a.dtype not in _EXTENDED)
+    ):
+        # Eagerly one XLA program, as under jit: there XLA fuses the division
+        # into the sum, and a fused sum over an axis adds in another order
+        # than the sum alone (jax.numpy.mean is a jitted function too).
+        def body(xs: list[Value]) -> list[Value]:
+            return [_mean(xs[0], axes, n, dtype, keepdims)]
+
+        return eval_program("mean", (axes, dtype, keepdims), body, [x])[0]
+    return _mean(x, axes, n, dtype, keepdims)
+
+
+def _mean(x: Value, axes: tuple[int, ...], n: int, dtype: DType | type | None, keepdims: bool) -> Array:
+    a = aval_of(x)
     if dtype is None and n:
-        v = _eager_host(x)
-        if v is not None:
-            return from_numpy(_mean_host(v, axes, n, keepdims))
         if not a.weak_type and a.dtype in _HOST_FLOATS and (not X32_POSSIBLE[0] or a.dtype not in TO_32):
             # a strong float32/float64 operand: the equations of the general
             # path below (sum, its keepdims reshape, div by n), bound directly

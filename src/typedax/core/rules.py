@@ -26,11 +26,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from .avals import ShapedArray
+from .dtypes import is_float
 from .errors import MissingRuleError
 
 if TYPE_CHECKING:
     from ..hlo import HloValue, LoweringContext
-    from .ir import Eqn, Params, Primitive, Var
+    from .ir import Eqn, NDArray, Params, Primitive, Var
     from .trace import Value
 
 
@@ -111,6 +112,26 @@ for higher-order primitives such as ``jit``; others evaluate ``impl`` on
 NumPy arrays."""
 
 
+EvalOnDevice: TypeAlias = "Callable[[Sequence[NDArray], Sequence[ShapedArray], Params], tuple[int, ...] | None]"
+"""``rule(values, avals, params)``: whether eager evaluation runs this
+application through XLA on the current device (a one-equation program,
+``typedax.lowering.eager``) instead of ``impl``: ``None`` for ``impl``, or
+the positions of the operands the program takes as constants (their value
+is uniform, and XLA specializes on it under ``jit`` too); the others are
+its arguments. For primitives whose value depends on XLA's evaluation order
+or its C library (float sums and products, running sums, ``pow``): so eager
+equals ``jit`` on every platform by construction."""
+
+
+def floats_on_device(
+    values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Params
+) -> tuple[int, ...] | None:
+    """The ``eval_on_device`` rule of a float reduction: float operands run
+    through XLA (the order of the sum is XLA's), others with ``impl``
+    (integer and bool results do not depend on the order)."""
+    return () if is_float(avals[0].dtype) else None
+
+
 @dataclass(frozen=True, slots=True)
 class Rules:
     """The rules of one primitive beyond evaluation and abstract evaluation.
@@ -119,7 +140,8 @@ class Rules:
     ``lower`` that is an error when the interpretation meets it; ``transpose``
     exists for primitives that can be linear in an operand; ``partial_eval``,
     ``dce`` and ``eval_values`` only where a primitive needs special handling
-    (the interpreters have a general behaviour for the others).
+    (the interpreters have a general behaviour for the others);
+    ``eval_on_device`` where eager evaluation must be XLA's own.
     """
 
     jvp: JvpRule | None = None
@@ -129,6 +151,7 @@ class Rules:
     partial_eval: PartialEvalRule | None = None
     dce: DceRule | None = None
     eval_values: ValueImpl | None = None
+    eval_on_device: EvalOnDevice | None = None
 
 
 NO_RULES = Rules()

@@ -25,7 +25,7 @@ from typing import Self, TypeAlias, cast
 
 import numpy as np
 
-from .array import Array, ArrayImpl, ArrayLike, HostArray, from_numpy, host_aval
+from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import X32_POSSIBLE, x64_enabled
 from .dtypes import HALF, TO_32, DType, is_float
@@ -125,6 +125,16 @@ class EvalTrace(Trace):
             avals.append(aval)
         # the same type errors as under staging (impl would broadcast or cast silently)
         out_avals = prim.abstract_eval(avals, params)
+        on_device = prim.rules.eval_on_device
+        consts = None if on_device is None else on_device(vals, avals, params)
+        if consts is not None:  # XLA's own value (Rules.eval_on_device), 16-bit types as they are
+            if weak_in or prim.name in ALWAYS_ASK:
+                out_avals = with_weak(prim.name, avals, params, out_avals)
+            device_outs = _device_eval()(prim, params, args, vals, avals, consts)
+            for d, da in zip(device_outs, out_avals):
+                if da.weak_type:
+                    d.aval, d._tdx_key = da, aval_key(da)
+            return list(device_outs)
         results = prim.impl(vals, params) if not _has_half(avals) else _impl_in_float32(prim, vals, params, out_avals)
         weak = False  # whether a result is weakly typed (core/weak.py)
         if weak_in or prim.name in ALWAYS_ASK:
@@ -141,6 +151,24 @@ class EvalTrace(Trace):
 
     def describe(self) -> str:
         return "evaluation"
+
+
+DeviceEval: TypeAlias = Callable[
+    [Primitive, Params, Sequence[Value], Sequence[NDArray], Sequence[ShapedArray], tuple[int, ...]],
+    list[ArrayImpl],
+]
+_DEVICE_EVAL: list[DeviceEval] = []
+
+
+def _device_eval() -> DeviceEval:
+    """``typedax.lowering.eager.eval_on_device``, imported on first use: the
+    eval trace (core) runs a primitive through XLA for ``Rules.eval_on_device``
+    (an import up the layers, listed in tests/test_layers.py)."""
+    if not _DEVICE_EVAL:
+        from ..lowering.eager import eval_on_device
+
+        _DEVICE_EVAL.append(eval_on_device)
+    return _DEVICE_EVAL[0]
 
 
 def _has_half(avals: Sequence[ShapedArray]) -> bool:

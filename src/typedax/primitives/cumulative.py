@@ -5,10 +5,13 @@
 Lowering is what XLA on CPU gets from JAX: a ``stablehlo.reduce_window``
 (built by ``windowed.hlo_reduce_window``) with a window of the whole axis,
 padded ``(n - 1, 0)`` (``(0, n - 1)`` reversed) with the reduction's
-identity. ``impl`` computes what XLA makes of it (``_blocked_scan``: windows
-folded in order up to 16 elements, blocks of 16 beyond), so eager and
-``jit`` agree bit for bit at every length (except ``cumlogsumexp``, whose
-``exp`` and ``log1p`` are NumPy's on the host and XLA's own under ``jit``).
+identity. Eagerly, float ``cumsum``, ``cumprod`` and ``cumlogsumexp`` run
+that program through XLA (``Rules.eval_on_device``): their values depend on
+the order XLA folds in (on the CPU, blocks of 16: ``ReduceWindowRewriter``;
+another order on a GPU) and on its ``exp``/``log1p``. ``impl`` serves the
+rest -- integers, whose sums and products wrap the same in any order, and
+``cummax``/``cummin``, exact in any order -- folding in XLA's CPU blocks
+(``_blocked_scan``), which also keeps a long reversed scan vectorized.
 
 JVPs: ``cumsum`` is linear (its transpose is ``cumsum`` the other way). The
 others differentiate the parallel prefix scan JAX uses
@@ -33,7 +36,7 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, HALF, INTEGER, DType, float32
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
-from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero
+from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero, floats_on_device
 from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, full, tensor_type
 from ._params import get_bool, get_int, params_of
@@ -137,7 +140,10 @@ def _cumulative(
     body: Callable[[HloValue, HloValue, DType], HloValue],
     jvp_for: Callable[[Primitive], JvpRule],
     transpose_for: Callable[[Primitive], Callable[[Sequence[Value], Sequence[Primal], Params], list[Value | None]]] | None = None,
+    order_dependent: bool = True,
 ) -> Primitive:
+    """A cumulative primitive; ``order_dependent``: whether its float values
+    depend on the order of the fold (then they are XLA's, eagerly too)."""
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         axis, reverse = _params(name, params)
         x = args[0]
@@ -192,6 +198,7 @@ def _cumulative(
         return Rules(
             jvp=jvp_for(p), transpose=transpose_for(p) if transpose_for else None,
             batch=batch, lower=lower,
+            eval_on_device=floats_on_device if order_dependent else None,
         )
 
     prim = Primitive(name, impl, abstract, rules_for=rules)
@@ -349,9 +356,9 @@ cumsum_p = _cumulative("cumsum", NUMERIC, _np_add, lambda d: 0,
 cumprod_p = _cumulative("cumprod", NUMERIC, _np_mul, lambda d: 1,
                         lambda a, b, d: hlo.multiply(a, b), _scan_jvp("cumprod", _mul_pair))
 cummax_p = _cumulative("cummax", NUMERIC, _np_max, dtype_min, _hlo_max,
-                       _scan_jvp("cummax", _jvp_of(max_p)))
+                       _scan_jvp("cummax", _jvp_of(max_p)), order_dependent=False)
 cummin_p = _cumulative("cummin", NUMERIC, _np_min, dtype_max, _hlo_min,
-                       _scan_jvp("cummin", _jvp_of(min_p)))
+                       _scan_jvp("cummin", _jvp_of(min_p)), order_dependent=False)
 cumlogsumexp_p = _cumulative("cumlogsumexp", FLOATING, _logaddexp, lambda d: float("-inf"),
                              _hlo_logaddexp, _scan_jvp("cumlogsumexp", _logaddexp_pair))
 

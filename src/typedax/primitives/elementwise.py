@@ -23,6 +23,7 @@ from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
     BatchDim,
     BatchRule,
+    EvalOnDevice,
     Family,
     JvpRule,
     LoweringRule,
@@ -312,6 +313,7 @@ def _binary_rules(
     jvp: JvpRule | None,
     op: Callable[[HloValue, HloValue], HloValue],
     transpose: TransposeRule | None = None,
+    on_device: EvalOnDevice | None = None,
 ) -> Callable[[Primitive], Rules]:
     def rules(prim: Primitive) -> Rules:
         return Rules(
@@ -319,6 +321,7 @@ def _binary_rules(
             transpose=transpose,
             batch=_binary_batch(prim),
             lower=lower_binary(op),
+            eval_on_device=on_device,
         )
 
     return rules
@@ -473,6 +476,33 @@ def _pow_jvp(
     return [out], [add_tangents(a, b)]
 
 
+#: Exponents XLA's algebraic simplifier may rewrite when they are constants:
+#: ``pow`` by 2, 3, -1 and 0.5 becomes ``x*x``, ``x*x*x``, ``1/x`` and
+#: ``sqrt(x)`` (measured with jaxlib 0.10.2, ~1e-3 to 25% of results differ
+#: from ``pow``'s; 0 and 1 give ``pow``'s value anyway); every half-integer
+#: in [-4, 4], a margin for rewrites of a later XLA. A bounded set: one
+#: compiled program per value.
+_SPECIALIZED_EXPONENTS: frozenset[float] = frozenset(k / 2 for k in range(-8, 9))
+
+
+def _pow_on_device(
+    values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Params
+) -> tuple[int, ...] | None:
+    """Eager ``pow`` is XLA's (it calls the C library's ``pow``/``powf``;
+    NumPy's own differ on 5-20% of inputs, and give -0 for ``(-0.0) ** 0.5``
+    and NaN for ``(-inf) ** 0.5``, XLA +0 and +inf). A uniform exponent in
+    ``_SPECIALIZED_EXPONENTS`` is a constant of the eager program, as a
+    Python or NumPy scalar's broadcast literal is of a staged one, so XLA
+    rewrites it as it does under ``jit``; any other is an argument (one
+    program for all its values)."""
+    y = values[1]
+    if y.size:
+        first = y.reshape(-1)[0]
+        if float(first) in _SPECIALIZED_EXPONENTS and bool(np.all(y == first)):
+            return (1,)
+    return ()
+
+
 def _add_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
     (ct,) = cts
     return [_unbroadcast(ct, p) if isinstance(p, UndefPrimal) else None for p in ps]
@@ -558,7 +588,7 @@ mul_p = _binary("mul", np.multiply, NUMERIC, None, _binary_rules(_mul_jvp, hlo.m
 div_p = _binary("div", _div, NUMERIC, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
 max_p = _binary("max", _max, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
 min_p = _binary("min", _min, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
-pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power))
+pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power, on_device=_pow_on_device))
 rem_p = _binary("rem", _rem, NUMERIC, None, _binary_rules(_rem_jvp, hlo.remainder))
 
 greater_p = _binary("greater", np.greater, ANY_DTYPE, bool_, _comparison_rules("GT"))

@@ -13,7 +13,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType
 from ..core.ir import Eqn, NDArray, Params, Primitive
-from ..core.rules import BatchDim, Family, JvpRule, Rules, Tangent, Zero
+from ..core.rules import BatchDim, Family, JvpRule, Rules, Tangent, Zero, floats_on_device
 from ..core.trace import Value, aval_of, bind1, memo_abstract
 from jaxlib.mlir import ir
 
@@ -156,7 +156,10 @@ def _reduce_prod_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue])
 
 reduce_prod_p = Primitive(
     "reduce_prod", _reduce_prod_impl, _reduce_prod_abstract,
-    rules_for=lambda p: Rules(jvp=_reduce_prod_jvp, batch=reduction_batch(p), lower=_reduce_prod_lower),
+    rules_for=lambda p: Rules(
+        jvp=_reduce_prod_jvp, batch=reduction_batch(p), lower=_reduce_prod_lower,
+        eval_on_device=floats_on_device,  # a float product's order is XLA's
+    ),
 )
 
 

@@ -31,6 +31,7 @@ from ..core.rules import (
     Tangent,
     UndefPrimal,
     Zero,
+    floats_on_device,
 )
 from ..core.trace import EVAL_TRACE, Value, aval_of, bind1, current_trace, exact, memo_abstract
 from ..hlo import HloValue, LoweringContext, reduce, tensor_type
@@ -387,6 +388,7 @@ reduce_sum_p = Primitive(
     rules_for=lambda p: Rules(
         jvp=linear_jvp(p), transpose=_reduce_sum_t, batch=reduction_batch(p),
         lower=_reduce_sum_lower,
+        eval_on_device=floats_on_device,  # a float sum's order is XLA's
     ),
 )
 
