@@ -21,7 +21,12 @@ step() {  # step NAME SECONDS COMMAND...: run, report PASS/FAIL with the exit st
   grep -h '^RESULT' "$OUT/$name.log" | sed 's/^/    /' | tee -a "$LOG"
 }
 
-say "== gpu_check $(date -u +%FT%TZ)"
+# GPU_CHECK_STEPS picks the sections (default all): mem,share,order,precision,bench,tests;
+# GPU_CHECK_TESTS the test files of the tests section.
+STEPS=",${GPU_CHECK_STEPS:-mem,share,order,precision,bench,tests},"
+want() { case "$STEPS" in *",$1,"*) return 0;; *) return 1;; esac; }
+
+say "== gpu_check $(date -u +%FT%TZ) steps $STEPS"
 ( nvidia-smi --query-gpu=name,memory.total,memory.used --format=csv,noheader ) 2>&1 | sed 's/^/INFO gpu: /' | tee -a "$LOG"
 ( timeout 60 "$PY" -c 'import jax, jaxlib; print("jax", jax.__version__, "jaxlib", jaxlib.__version__)' ) 2>&1 | tail -1 | sed 's/^/INFO /' | tee -a "$LOG"
 
@@ -43,7 +48,7 @@ q = subprocess.run(["nvidia-smi", "--query-compute-apps=pid,used_memory", "--for
 used = [int(l.split(",")[1]) for l in q.strip().splitlines() if l.split(",")[0].strip() == str(os.getpid())]
 print(f"RESULT {lib} {os.environ.get('SETTING', '')}: device={dev} used_MiB={used[0] if used else 'unknown'}")
 PYEOF
-for lib in typedax jax; do
+want mem && for lib in typedax jax; do
   step "mem_${lib}_default" 60 env TYPEDAX_PLATFORM=cuda SETTING=default "$PY" "$OUT/mem_probe.py" $lib
   step "mem_${lib}_noprealloc" 60 env TYPEDAX_PLATFORM=cuda SETTING=PREALLOCATE=false XLA_PYTHON_CLIENT_PREALLOCATE=false "$PY" "$OUT/mem_probe.py" $lib
   step "mem_${lib}_fraction02" 60 env TYPEDAX_PLATFORM=cuda SETTING=MEM_FRACTION=.2 XLA_PYTHON_CLIENT_MEM_FRACTION=.2 "$PY" "$OUT/mem_probe.py" $lib
@@ -61,7 +66,7 @@ while time.time() - t < 8:
     v = float(f(x))
 print(f"RESULT share {sys.argv[1]}: device={tdx.devices()[0]} value={v:.4f}")
 PYEOF
-step two_processes 60 bash -c "export TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false; \"$PY\" \"$OUT/share.py\" 1 & a=\$!; \"$PY\" \"$OUT/share.py\" 2 & b=\$!; wait \$a && wait \$b"
+want share && step two_processes 60 bash -c "export TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false; \"$PY\" \"$OUT/share.py\" 1 & a=\$!; \"$PY\" \"$OUT/share.py\" 2 & b=\$!; wait \$a && wait \$b"
 
 # -- 3. both import orders land on the GPU
 cat > "$OUT/order.py" <<'PYEOF'
@@ -82,8 +87,8 @@ t, j = (a, b) if sys.argv[1] == "typedax-first" else (b, a)
 print(f"RESULT {sys.argv[1]}: typedax={t} jax={j}")
 assert t[0] == "gpu" and j[0] == "gpu", (t, j)
 PYEOF
-step order_typedax_first 90 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/order.py" typedax-first
-step order_jax_first 90 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/order.py" jax-first
+want order && step order_typedax_first 90 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/order.py" typedax-first
+want order && step order_jax_first 90 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/order.py" jax-first
 
 # -- 4. precision: jit(grad(MLP)) at widths 256 and 2048, typedax vs JAX, default and highest
 cat > "$OUT/precision.py" <<'PYEOF'
@@ -117,10 +122,14 @@ for width in (256, 2048):
           f"jax {rel(('jax', None), ('jax', 'highest')):.3g}")
     assert rel(("tdx", "highest"), ("jax", "highest")) <= 1e-5, width
 PYEOF
-step precision_mlp 120 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/precision.py"
+want precision && step precision_mlp 120 env TYPEDAX_PLATFORM=cuda "$PY" "$OUT/precision.py"
 
-# -- 5. targeted test files on the GPU (JAX, the oracle, on the same GPU)
-for t in test_precision test_gpu_options test_lowering test_matmul test_audit2_cache test_audit2_x64_eval; do
+# -- 5. typedax beside JAX on the GPU: benchmarks/gpu.py (steady step, first call, dispatch)
+want bench && step bench_gpu 150 env TYPEDAX_PLATFORM=cuda "$PY" -m benchmarks gpu
+want bench && grep -E "ratio|typedax on" "$OUT/bench_gpu.log" | sed 's/^/    /' | tee -a "$LOG"
+
+# -- 6. targeted test files on the GPU (JAX, the oracle, on the same GPU)
+want tests && for t in ${GPU_CHECK_TESTS:-test_precision test_gpu_options test_lowering test_matmul test_audit2_cache test_audit2_x64_eval}; do
   if [ -f "tests/$t.py" ]; then
     step "pytest_$t" 50 env TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false HYPOTHESIS_PROFILE=ci \
       "$PY" -m pytest -q -x -p no:cacheprovider "tests/$t.py"
