@@ -734,3 +734,13 @@ from ._lax_extra import unstack as unstack  # noqa: E402
 
 from .lowering.sharding import with_sharding_constraint as with_sharding_constraint  # noqa: E402
 from . import lax_linalg as linalg  # noqa: E402  (typedax.lax.linalg, as jax.lax.linalg)
+from .primitives.collectives import all_gather as all_gather  # noqa: E402
+from .primitives.collectives import all_to_all as all_to_all  # noqa: E402
+from .primitives.collectives import axis_index as axis_index  # noqa: E402
+from .primitives.collectives import axis_size as axis_size  # noqa: E402
+from .primitives.collectives import pmax as pmax  # noqa: E402
+from .primitives.collectives import pmean as pmean  # noqa: E402
+from .primitives.collectives import pmin as pmin  # noqa: E402
+from .primitives.collectives import ppermute as ppermute  # noqa: E402
+from .primitives.collectives import psum as psum  # noqa: E402
+from .primitives.collectives import psum_scatter as psum_scatter  # noqa: E402

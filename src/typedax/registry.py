@@ -13,6 +13,7 @@ from .control_flow import cond_p, scan_p, while_p
 from .control_flow import checkpoints, custom_calls
 from .core.rules import Family, Registry
 from .jitting import jit_p
+from .jitting import shard_map
 from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
 from .primitives import windowed
@@ -21,6 +22,7 @@ from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
 from .primitives import sharding_constraint
+from .primitives import collectives
 
 FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
@@ -41,8 +43,10 @@ FAMILIES: tuple[Family, ...] = (
     convolution.FAMILY,
     linalg.FAMILY,
     sharding_constraint.FAMILY,
+    collectives.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
+    shard_map.FAMILY,
     custom_calls.FAMILY,
     checkpoints.FAMILY,
 )

@@ -227,3 +227,9 @@ class ShardingError(TypedaxError, ValueError):
 class CheckpointError(TypedaxError, TypeError, ValueError):
     """``checkpoint``/``remat`` misused: an unknown policy, bad ``static_argnums``
     or ``prevent_cse`` (a ``TypeError`` or ``ValueError`` as JAX's)."""
+
+
+class AxisNameError(TypedaxError, NameError):
+    """A collective (``psum``, ``all_gather``, ``axis_index``, ...) names an
+    axis no enclosing ``shard_map`` (or ``vmap(axis_name=...)``) binds (JAX's
+    ``NameError: unbound axis name``)."""

@@ -15,13 +15,17 @@ class LoweringContext:
     jaxpr (jaxprs compare up to renaming), so the same body lowers once.
     """
 
-    __slots__ = ("context", "module", "functions", "_names")
+    __slots__ = ("context", "module", "functions", "_names", "mesh_axes")
 
     def __init__(self, context: ir.Context, module: ir.Module) -> None:
         self.context = context
         self.module = module
         self.functions: dict[tuple[Jaxpr, str], str] = {}
         self._names: set[str] = {"main"}
+        #: Inside a ``shard_map`` body: its mesh's axes (names and sizes, in
+        #: the mesh's order), which collectives compute their replica groups
+        #: from (JAX's ``SPMDAxisContext``); ``None`` elsewhere.
+        self.mesh_axes: tuple[tuple[str, int], ...] | None = None
 
     def fresh_name(self, base: str) -> str:
         """A function name not used yet in this module, based on ``base``."""

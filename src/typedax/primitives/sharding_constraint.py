@@ -185,10 +185,11 @@ sharding_constraint_p = Primitive(
 
 
 def constraint_devices(jaxpr: Jaxpr) -> Iterator[tuple[int, ...]]:
-    """The device ids of each ``sharding_constraint`` in ``jaxpr``, nested
-    jaxprs included."""
+    """The device ids of each ``sharding_constraint`` and ``shard_map`` in
+    ``jaxpr`` (an equation naming a mesh by value: a ``mesh_devices``
+    param), nested jaxprs included."""
     for eqn in _all_eqns(jaxpr):
-        if eqn.primitive is sharding_constraint_p:
+        if "mesh_devices" in eqn.params:  # a constraint or a shard_map
             yield get_ints(NAME, eqn.params, "mesh_devices")
 
 
@@ -196,10 +197,10 @@ FAMILY = Family("sharding", (sharding_constraint_p,))
 
 
 def constraint_mesh(jaxpr: Jaxpr, devices: dict[int, Device]) -> Mesh | None:
-    """The mesh of the first ``sharding_constraint`` in ``jaxpr`` (its
+    """The mesh of the first ``sharding_constraint`` or ``shard_map`` in ``jaxpr`` (its
     devices looked up by id in ``devices``)."""
     for eqn in _all_eqns(jaxpr):
-        if eqn.primitive is sharding_constraint_p:
+        if "mesh_devices" in eqn.params:  # a constraint or a shard_map
             grid = np.empty(len(get_ints(NAME, eqn.params, "mesh_devices")), dtype=object)
             grid[:] = [devices[i] for i in get_ints(NAME, eqn.params, "mesh_devices")]
             return Mesh(grid.reshape(get_ints(NAME, eqn.params, "mesh_shape")), _strs(eqn.params, "mesh_axes"))
