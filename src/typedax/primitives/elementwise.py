@@ -498,7 +498,7 @@ def _pow_on_device(
     y = values[1]
     if y.size:
         first = y.reshape(-1)[0]
-        if float(first) in _SPECIALIZED_EXPONENTS and bool(np.all(y == first)):
+        if float(first) in _SPECIALIZED_EXPONENTS and (y.ndim == 0 or bool((y == first).all())):
             return (1,)
     return ()
 
