@@ -55,6 +55,7 @@ def test_generator_covers_every_first_order_primitive() -> None:
     names = set(REGISTRY) - {"jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call", "custom_lin",
                              "cholesky", "triangular_solve", "qr", "eigh", "svd",  # tests/test_linalg_decomp.py
                              "sharding_constraint",  # needs a mesh: tests/test_sharding.py
+                             "pure_callback", "io_callback", "debug_callback",  # host functions: tests/test_callbacks.py
                              *KEY_PRIMITIVES}  # tests/test_typed_keys.py
     assert names <= covered_primitives()
 

@@ -30,6 +30,9 @@ from . import ad_checkpoint as ad_checkpoint
 from .ad_checkpoint import checkpoint as checkpoint
 from .ad_checkpoint import checkpoint_policies as checkpoint_policies
 from .ad_checkpoint import remat as remat
+from .control_flow.callbacks import pure_callback as pure_callback
+from . import debug as debug
+from . import experimental as experimental
 from .core import ClosedJaxpr as ClosedJaxpr
 from .core import ConcretizationError as ConcretizationError
 from .core import EscapedTracerError as EscapedTracerError

@@ -10,7 +10,7 @@ value and this module collects them.
 from __future__ import annotations
 
 from .control_flow import cond_p, scan_p, while_p
-from .control_flow import checkpoints, custom_calls
+from .control_flow import callbacks, checkpoints, custom_calls
 from .core.rules import Family, Registry
 from .jitting import jit_p
 from .jitting import shard_map
@@ -49,6 +49,7 @@ FAMILIES: tuple[Family, ...] = (
     shard_map.FAMILY,
     custom_calls.FAMILY,
     checkpoints.FAMILY,
+    callbacks.FAMILY,
 )
 
 REGISTRY: Registry = Registry(FAMILIES)

@@ -7,6 +7,7 @@ import numpy as np
 import numpy.typing as npt
 
 from jaxlib import _hlo
+from jaxlib.mlir import ir as _ir
 
 class JaxRuntimeError(RuntimeError): ...
 
@@ -97,7 +98,7 @@ class Client:
     def device_count(self) -> int: ...
     def compile_and_load(
         self,
-        computation: str | bytes,
+        computation: str | bytes | _ir.Module,
         executable_devices: DeviceList,
         compile_options: CompileOptions = ...,
         host_callbacks: Sequence[Callable[..., object]] = ...,

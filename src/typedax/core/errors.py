@@ -233,3 +233,20 @@ class AxisNameError(TypedaxError, NameError):
     """A collective (``psum``, ``all_gather``, ``axis_index``, ...) names an
     axis no enclosing ``shard_map`` (or ``vmap(axis_name=...)``) binds (JAX's
     ``NameError: unbound axis name``)."""
+
+
+class CallbackError(TypedaxError, ValueError):
+    """A host callback (``pure_callback``, ``io_callback``, ``debug.callback``,
+    ``debug.print``) misused: no JVP, ``vmap`` of an ordered ``io_callback``,
+    a bad ``vmap_method`` or ``result_shape_dtypes`` (JAX's ``ValueError``s)."""
+
+
+class CallbackResultError(CallbackError, RuntimeError):
+    """A host callback returned results of other shapes or dtypes (or another
+    number of them) than its ``result_shape_dtypes`` declare (JAX's
+    ``RuntimeError``)."""
+
+
+class CallbackVmapError(CallbackError, NotImplementedError):
+    """``vmap`` of a ``pure_callback`` without a ``vmap_method`` (JAX's
+    ``NotImplementedError``)."""

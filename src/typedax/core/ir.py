@@ -51,6 +51,10 @@ class Primitive:
     abstract_eval: AbstractEvalRule = field(repr=False)
     rules: Rules = field(default=NO_RULES, repr=False)
     rules_for: InitVar[Callable[[Primitive], Rules] | None] = None
+    #: an application has a side effect (a host callback that prints or does
+    #: I/O): dead-code elimination keeps it even when no output is used
+    #: (JAX's effects); ``has_effects`` also sees one nested in a body
+    effectful: bool = field(default=False, repr=False)
 
     def __post_init__(self, rules_for: Callable[[Primitive], Rules] | None) -> None:
         if self.name not in KEY_NATIVE and self.name not in KEY_STRUCTURAL:

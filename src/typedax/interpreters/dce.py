@@ -1,7 +1,8 @@
 """Dead-code elimination: ``dce_jaxpr``.
 
 A backward pass over the equations: an equation is kept when one of its
-outputs is used (first-order primitives have no effects). Higher-order
+outputs is used, or when it has a side effect (``core.effects``: a host
+callback, or a body holding one), as JAX keeps effectful equations. Higher-order
 primitives that can prune their own bodies have a ``DceRule`` in their
 ``rules.dce``.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..core.effects import eqn_has_effects
 from ..core.errors import JaxprTypeError
 from ..core.ir import Eqn, Jaxpr, Var
 from ..core.memo import IdentityMemo
@@ -59,9 +61,10 @@ def _dce(
     for eqn in reversed(jaxpr.eqns):
         used_outs = [v in live for v in eqn.out_binders]
         if not any(used_outs):
-            continue
-        rule = eqn.primitive.rules.dce
-        if rule is not None:
+            if not eqn_has_effects(eqn):
+                continue
+            # kept whole for its effect (a rule is asked only about used outputs)
+        elif (rule := eqn.primitive.rules.dce) is not None:
             new_eqn = rule(used_outs, eqn)
             if new_eqn is None:
                 continue

@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from dataclasses import dataclass
 from typing import NamedTuple, TypeAlias
@@ -28,6 +28,7 @@ from typing import NamedTuple, TypeAlias
 import numpy as np
 
 from jaxlib import _hlo, _jax
+from jaxlib.mlir import ir
 from jaxlib import xla_client as xc
 from jaxlib._jax import Array as Array
 from jaxlib._jax import Client as Client
@@ -92,6 +93,28 @@ CUDA_PLUGINS: tuple[tuple[str, str], ...] = (
 
 def replicated_hlo_sharding() -> _hlo.HloSharding:
     return _hlo.HloSharding.replicate()
+
+
+#: the ``custom_call`` target of a Python host callback (XLA FFI, ``api_version
+#: = 4``, ``backend_config = {index = N : ui64}``: the N-th function given to
+#: ``compile_and_load``), by platform; JAX's ``emit_python_callback`` names
+#: the same targets in jaxlib 0.10 and 0.11
+PYTHON_CALLBACK_TARGETS: Mapping[str, str] = {
+    "cpu": "xla_ffi_python_cpu_callback",
+    "cuda": "xla_ffi_python_gpu_callback",
+}
+
+
+def compile_and_load(
+    client: Client, module: ir.Module, bytecode: bytes, devices: DeviceList,
+    options: CompileOptions, host_callbacks: Sequence[Callable[..., object]],
+) -> LoadedExecutable:
+    """Compile a module. With host callbacks, jaxlib's overload that takes
+    them accepts only the MLIR module object (not its bytecode or text);
+    without, the bytecode (the context that owns ``module`` may be gone)."""
+    if host_callbacks:
+        return client.compile_and_load(module, devices, options, host_callbacks=list(host_callbacks))
+    return client.compile_and_load(bytecode, devices, options)
 
 
 def make_cpu_client(asynchronous: bool, num_devices: int | None = None) -> Client:

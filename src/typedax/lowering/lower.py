@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict, deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from jaxlib.mlir import ir
@@ -14,6 +14,7 @@ from jaxlib.mlir import ir
 from ..core.avals import ShapedArray
 from ..core.ir import Jaxpr
 from ..hlo import LoweringContext, lower_function, make_context
+from . import jaxlib_api as jx
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -25,6 +26,9 @@ class LoweredModule:
     name: str
     #: inputs of ``@main`` whose buffers the program consumes (donation)
     donated_inputs: tuple[int, ...] = ()
+    #: the Python functions its host-callback ``custom_call``s call, by index
+    #: (``LoweringContext.host_callbacks``); compiled with the module
+    host_callbacks: tuple[Callable[..., object], ...] = ()
 
     def as_text(self) -> str:
         """The module in StableHLO's readable text form."""
@@ -69,13 +73,20 @@ def lower_jaxpr(
         module = ir.Module.create()
         clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "main"
         module.operation.attributes["sym_name"] = ir.StringAttr.get(f"jit_{clean}")
-        lower_function(LoweringContext(context, module), jaxpr, "main", public=True)
+        lctx = LoweringContext(context, module, jx.PYTHON_CALLBACK_TARGETS[_platform()])
+        lower_function(lctx, jaxpr, "main", public=True)
         consumed: tuple[int, ...] = ()
         if any(donated):
             consumed = _mark_donations(module, jaxpr.in_avals, jaxpr.out_avals, donated)
         if num_partitions > 1 or any(s is not None for s in (*arg_shardings, *result_shardings)):
             _mark_shardings(module, arg_shardings, result_shardings, num_partitions)
-    return LoweredModule(context, module, name, consumed)
+    return LoweredModule(context, module, name, consumed, tuple(lctx.host_callbacks))
+
+
+def _platform() -> str:
+    from .runtime import platform  # the runtime imports this module
+
+    return platform()
 
 
 def _main(module: ir.Module) -> ir.Operation:

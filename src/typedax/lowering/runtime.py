@@ -300,7 +300,8 @@ def compile_module(
 ) -> Executable:
     """Compile a StableHLO module for the backend's device."""
     b = backend()
-    loaded = b.client.compile_and_load(lowered.as_bytecode(), b.devices, jx.CompileOptions())
+    loaded = jx.compile_and_load(b.client, lowered.module, lowered.as_bytecode(), b.devices,
+                                 jx.CompileOptions(), lowered.host_callbacks)
     outs = tuple(out_avals)
     # Result handlers give the outputs our sharding (the default path would
     # build one through Python code outside jaxlib).
