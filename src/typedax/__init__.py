@@ -49,7 +49,7 @@ from .core.config import default_matmul_precision as default_matmul_precision
 from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put
 from .lowering.sharding import make_mesh as make_mesh
-from .jitting.shard_map import jax_shard_map as shard_map
+from .jitting.shard_map import jax_shard_map as _jax_shard_map
 from .lowering import default_backend as default_backend
 from .lowering import devices as devices
 from .lowering import local_devices as local_devices
@@ -61,3 +61,5 @@ from . import random as random
 from . import nn as nn
 from . import scipy as scipy
 from . import tree_util as tree_util
+
+shard_map = _jax_shard_map  # jax.shard_map (a renaming import would not re-export it)

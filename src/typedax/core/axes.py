@@ -54,3 +54,14 @@ def axes_size(names: Sequence[str], op: str) -> int:
     for n in names:
         out *= axis_size(n, op)
     return out
+
+
+def checked_size(names: Sequence[str], op: str) -> int | None:
+    """For abstract evaluation: the named axes' size where some axes are
+    bound (a wrong name is then an ``AxisNameError``), and ``None`` where
+    none are. A jaxpr parsed from text checks a ``shard_map`` body's
+    equations before it reads the mesh (its param after ``jaxpr``), so they
+    are accepted there and checked again, with the axes bound, by
+    ``shard_map``'s own abstract evaluation; the ``lax`` functions check
+    their names when called (``axes_size``)."""
+    return axes_size(names, op) if _ENV.get() else None

@@ -47,7 +47,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NamedTuple, TypeVar, cast
+from typing import NamedTuple, TypeVar, cast, overload
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -58,7 +58,7 @@ from .. import tree
 from ..control_flow.common import batch_jaxpr, dims0, forward_deps, jvp_jaxpr_nz, nonzero, tangents_out, to_front, trace_callable
 from ..core.avals import ShapedArray
 from ..core.axes import binding
-from ..core.errors import PrimitiveTypeError, ShardingError
+from ..core.errors import AxisNameError, PrimitiveTypeError, ShardingError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Eqn, Jaxpr, NDArray, Param, Params, Primitive, Var
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -73,12 +73,13 @@ from ..lowering import compile_cache
 from ..lowering.runtime import backend
 from ..lowering.sharding import ShardingPlan
 from ..primitives._params import _get, get_bool, get_ints, get_jaxpr
+from ..primitives.collectives import FAMILY as COLLECTIVES
 from ..primitives.collectives import psum
 from ..primitives.elementwise import div_p
 from ..primitives.sharding_constraint import hlo_sharding_text
 from .sharded import run
 
-__all__ = ["ShardMapParams", "shard_map", "shard_map_p"]
+__all__ = ["ShardMapParams", "jax_shard_map", "shard_map", "shard_map_p"]
 
 NAME = "shard_map"
 #: Per array dimension, the mesh axes splitting it (outermost first).
@@ -185,6 +186,7 @@ def _abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]
             f"and a body of {len(p.jaxpr.outs)} results"
         )
     per_device = [shard_aval(a, s, p.sizes, NAME) for a, s in zip(avals, p.in_specs)]
+    _check_axis_names(p.jaxpr, p.mesh_axes)
     with p.axes_bound():
         t = typecheck_jaxpr(p.jaxpr)
     if t.in_types != tuple(per_device):
@@ -198,6 +200,24 @@ def _abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]
             raise PrimitiveTypeError(f"{NAME}: an out spec of {len(s)} dimensions for {a.str_short()}")
         outs.append(unshard_aval(a, s, p.sizes))
     return outs
+
+
+def _check_axis_names(jaxpr: Jaxpr, mesh_axes: tuple[str, ...]) -> None:
+    """Every collective of the body names axes of the mesh. (Its own
+    abstract evaluation checks this too, but a body parsed from text was
+    checked before the mesh was known, and ``typecheck_jaxpr`` remembers
+    that result.)"""
+    for eqn in jaxpr.eqns:
+        if eqn.primitive in COLLECTIVES.primitives:
+            for key in ("axes", "axis_name"):
+                v = eqn.params.get(key)
+                for name in (v,) if isinstance(v, str) else v if isinstance(v, tuple) else ():
+                    if name not in mesh_axes:
+                        raise AxisNameError(
+                            f"{eqn.primitive.name}: unbound axis name: {name!r}; the shard_map's mesh has axes {mesh_axes}")
+        for v in eqn.params.values():
+            if isinstance(v, Jaxpr):
+                _check_axis_names(v, mesh_axes)
 
 
 def _mesh(p: ShardMapParams) -> Mesh:
@@ -459,6 +479,16 @@ def shard_map(
     return cast(F, wrapped)
 
 
+@overload
+def jax_shard_map(
+    f: F, /, *, out_specs: object, in_specs: object, mesh: Mesh | None = None,
+    axis_names: frozenset[str] | set[str] = frozenset(), check_vma: bool = True,
+) -> F: ...
+@overload
+def jax_shard_map(
+    f: None = None, /, *, out_specs: object, in_specs: object, mesh: Mesh | None = None,
+    axis_names: frozenset[str] | set[str] = frozenset(), check_vma: bool = True,
+) -> Callable[[F], F]: ...
 def jax_shard_map(
     f: F | None = None, /, *, out_specs: object, in_specs: object, mesh: Mesh | None = None,
     axis_names: frozenset[str] | set[str] = frozenset(), check_vma: bool = True,

@@ -34,7 +34,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.axes import axes_size, axis_size as bound_axis_size
+from ..core.axes import axes_size, checked_size
 from ..core.dtypes import bool_, int32, uint32
 from ..core.errors import AxisNameError, MissingRuleError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, ImplRule, NDArray, Param, Params, Primitive
@@ -113,7 +113,7 @@ def _reducer_block(op: ir.OpView, dtype: np.dtype[np.generic], kind: str) -> Non
 def _allreduce(name: str, kind: str) -> Primitive:
     def abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         x = _one_array(name, avals)
-        axes_size(names_of(name, params, "axes"), name)
+        checked_size(names_of(name, params, "axes"), name)
         return [ShapedArray(x.shape, x.dtype)]
 
     def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
@@ -131,7 +131,7 @@ def _allreduce(name: str, kind: str) -> Primitive:
     def no_jvp(primals: Sequence[Value], tangents: Sequence[Tangent], params: Params) -> tuple[list[Value], list[Tangent]]:
         # JAX defines no derivative of pmax/pmin ("Differentiation rule for
         # 'pmax' not implemented", a NotImplementedError): the same here
-        raise MissingRuleError(name, "JVP (JAX does not differentiate it either)")
+        raise MissingRuleError(name, "JVP")
 
     def rules(p: Primitive) -> Rules:
         if kind != "add":
@@ -158,8 +158,8 @@ def _gather_params(prim: str, params: Params, dim_key: str) -> tuple[int, tuple[
 
 
 def _check_size(prim: str, names: tuple[str, ...], size: int) -> None:
-    bound = axes_size(names, prim)
-    if bound != size:
+    bound = checked_size(names, prim)
+    if bound is not None and bound != size:
         raise PrimitiveTypeError(f"{prim}: param axis_size={size} but the axes {names} have size {bound}")
 
 
@@ -283,6 +283,14 @@ def _a2a_params(params: Params) -> tuple[int, int, tuple[str, ...]]:
             names_of("all_to_all", params, "axis_name"))
 
 
+def _a2a_size(params: Params) -> int:
+    """``all_to_all``'s ``axis_size`` param (JAX's primitive has none: it asks
+    the axis env, which a parsed body does not have yet; see ``checked_size``)."""
+    names, size = names_of("all_to_all", params, "axis_name"), get_int("all_to_all", params, "axis_size")
+    _check_size("all_to_all", names, size)
+    return size
+
+
 def _all_to_all_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     """The primitive's meaning is JAX's: ``split_axis`` is cut into the axis
     size's chunks, sent one to each member, and the received ones are
@@ -290,7 +298,7 @@ def _all_to_all_abstract(avals: Sequence[ShapedArray], params: Params) -> list[S
     function reshaped around it)."""
     x = _one_array("all_to_all", avals)
     split, concat, names = _a2a_params(params)
-    size = axes_size(names, "all_to_all")
+    size = _a2a_size(params)
     shape = list(x.shape)
     if not (0 <= split < len(shape) and 0 <= concat < len(shape)):
         raise PrimitiveTypeError(f"all_to_all: split_axis {split} or concat_axis {concat} out of range for {x.str_short()}")
@@ -342,12 +350,12 @@ def perm_of(params: Params) -> tuple[tuple[int, int], ...]:
 
 def _ppermute_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     x = _one_array("ppermute", avals)
-    size = axes_size(names_of("ppermute", params, "axis_name"), "ppermute")
+    size = checked_size(names_of("ppermute", params, "axis_name"), "ppermute")
     perm = perm_of(params)
     srcs, dsts = [s for s, _ in perm], [d for _, d in perm]
     if len(set(srcs)) != len(srcs) or len(set(dsts)) != len(dsts):
         raise PrimitiveTypeError(f"ppermute sources and destinations must be unique, got {perm}")
-    if any(not 0 <= i < size for i in srcs + dsts):
+    if size is not None and any(not 0 <= i < size for i in srcs + dsts):
         raise PrimitiveTypeError(f"ppermute: every index of perm={perm} must be in [0, {size}) (the axis size)")
     return [ShapedArray(x.shape, x.dtype)]
 
@@ -385,7 +393,7 @@ def _axis_index_name(params: Params) -> str:
 
 def _axis_index_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     check_arity("axis_index", avals, 0)
-    bound_axis_size(_axis_index_name(params), "axis_index")
+    checked_size((_axis_index_name(params),), "axis_index")
     return [ShapedArray((), int32)]
 
 
@@ -457,6 +465,7 @@ def _allreduce_fn(prim: Primitive, x: T, names: tuple[str, ...]) -> T:
             with using_trace(EVAL_TRACE):
                 return bind1(mul_p, (leaf, np.asarray(axes_size(names, "psum"), aval_of(leaf).dtype)), NO_PARAMS)
         return bind1(prim, (leaf,), params_for_axes(names))
+    axes_size(names, prim.name)  # the names must be bound where the function is called
     return _tree_map(one, x)
 
 
@@ -502,6 +511,7 @@ def axis_index(axis_name: str) -> Array:
     """``jax.lax.axis_index``: this device's position along the mesh axis, int32."""
     if not isinstance(axis_name, str):
         raise AxisNameError(f"axis_index: takes one axis name, got {axis_name!r}")
+    axes_size((axis_name,), "axis_index")
     items: dict[str, Param] = {"axis_name": axis_name}
     out = bind1(axis_index_p, (), pmap(items))
     assert isinstance(out, Array)
@@ -564,12 +574,17 @@ def all_to_all(
                 raise PrimitiveTypeError(
                     f"all_to_all: the size of split_axis ({shape[split]}) must equal the axis size ({size}) "
                     "when tiled=False")
-            if split < concat:
-                concat += 1
-            elif concat < split:
-                split += 1
-            leaf = expand_dims(leaf, (concat,))
-        params: dict[str, Param] = {"split_axis": split, "concat_axis": concat, "axis_name": names, "tiled": tiled}
+            # as JAX: a new axis for the received pieces (none when the split
+            # axis is also the concat axis: it keeps its size)
+            if split != concat:
+                if split < concat:
+                    concat += 1
+                else:
+                    split += 1
+                leaf = expand_dims(leaf, (concat,))
+        params: dict[str, Param] = {
+            "split_axis": split, "concat_axis": concat, "axis_name": names, "axis_size": size, "tiled": tiled,
+        }
         out = bind1(all_to_all_p, (leaf,), pmap(params))
         if not tiled and split != concat:
             out = squeeze(out, (split,))
@@ -582,6 +597,7 @@ def ppermute(x: T, axis_name: AxisName, perm: Sequence[tuple[int, int]]) -> T:
     each pair of ``perm`` (positions along the named axes); a device no pair
     sends to gets zeros."""
     names = _names(axis_name, "ppermute")
+    axes_size(names, "ppermute")
     pairs: tuple[Param, ...] = tuple((int(s), int(d)) for s, d in perm)
     items: dict[str, Param] = {"axis_name": names, "perm": pairs}
     return _tree_map(lambda leaf: bind1(ppermute_p, (leaf,), pmap(items)), x)
