@@ -7,7 +7,7 @@ the smaller fixes, and the array API surface (``copy=``, ``device=``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -192,3 +192,105 @@ def test_linalg_cross_outer_tensordot_as_jax() -> None:
         jnp.linalg.outer(np.ones((2, 2)), np.ones(2))
     with pytest.raises(ArgumentValueError, match="one-dimensional"):
         tnp.linalg.outer(np.ones((2, 2)), np.ones(2))
+
+
+# -- 3. the array API surface ---------------------------------------------------------------
+
+
+def test_copy_keywords_as_jax() -> None:
+    x, jx = tnp.arange(6.0), jnp.arange(6.0)
+    for copy in (None, True, False):
+        _same(tnp.asarray(np.arange(3), copy=copy), jnp.asarray(np.arange(3), copy=copy))
+        _same(tnp.asarray(x, copy=copy), jnp.asarray(jx, copy=copy))
+        _same(tnp.reshape(x, (2, 3), copy=copy), jnp.reshape(jx, (2, 3), copy=copy))
+    for copy in (True, False):
+        _same(tnp.astype(x, np.int32, copy=copy), jnp.astype(jx, np.int32, copy=copy))
+        _same(x.astype(np.float32, copy=copy), jx.astype(np.float32, copy=copy))
+    assert tnp.asarray(x, copy=False) is x  # (as JAX: the array itself)
+    _same(tdx.jit(lambda a: tnp.astype(tnp.reshape(a, (3, 2), copy=True), np.float32, copy=True))(x),
+          jnp.arange(6.0, dtype=np.float32).reshape(3, 2))
+
+
+def test_mT_to_device_and_the_namespace() -> None:
+    a = np.arange(24.0).reshape(2, 3, 4)
+    _same(tnp.asarray(a).mT, jnp.asarray(a).mT)
+    _same(tdx.jit(lambda x: x.mT)(a), jnp.asarray(a).mT)
+    _same(tdx.vmap(lambda x: x.mT)(a), jax.vmap(lambda x: x.mT)(a))
+    with pytest.raises(PrimitiveTypeError, match="matrix_transpose"):
+        tnp.ones(3).mT
+    x = tnp.asarray(a)
+    (dev,) = tdx.devices()
+    assert x.device == dev and x.to_device(dev) is x
+    _same(tdx.jit(lambda y: y.to_device(dev) * 2)(a), a * 2)
+    assert x.__array_namespace__() is tnp and x.__array_namespace__(api_version="2024.12") is tnp
+    with pytest.raises(ArgumentValueError, match="api_version='2021.12' is not available"):
+        x.__array_namespace__(api_version="2021.12")
+
+
+def test_a_foreign_device_is_a_device_error() -> None:
+    from typedax.core.errors import DeviceError
+
+    (jdev,) = jax.devices()  # JAX's device: another client's, not typedax's
+    (dev,) = tdx.devices()
+    calls: list[tuple[str, Callable[..., Any]]] = [
+        ("arange", lambda d: tnp.arange(3, device=d)), ("asarray", lambda d: tnp.asarray([1.0], device=d)),
+        ("eye", lambda d: tnp.eye(2, device=d)), ("full", lambda d: tnp.full(2, 1.0, device=d)),
+        ("full_like", lambda d: tnp.full_like(np.ones(2), 3, device=d)),
+        ("linspace", lambda d: tnp.linspace(0, 1, 5, device=d)), ("ones", lambda d: tnp.ones(2, device=d)),
+        ("ones_like", lambda d: tnp.ones_like(np.ones(2), device=d)), ("zeros", lambda d: tnp.zeros(2, device=d)),
+        ("zeros_like", lambda d: tnp.zeros_like(np.ones(2), device=d)),
+        ("astype", lambda d: tnp.astype(np.ones(2), np.int8, device=d)),
+        ("empty", lambda d: tnp.empty(2, device=d)), ("empty_like", lambda d: tnp.empty_like(np.ones(2), device=d)),
+    ]
+    for name, call in calls:
+        for d in (None, dev):
+            out = call(d)
+            assert out.device == dev, name
+        with pytest.raises(DeviceError, match="not a typedax device"):
+            call(jdev)
+        with pytest.raises(DeviceError, match="not a typedax device"):
+            call("cpu")
+    for bad in (jdev, "cpu", None):
+        with pytest.raises(DeviceError, match="not a typedax device"):
+            tnp.ones(2).to_device(bad)  # type: ignore[arg-type]  # the wrong types, on purpose
+    _same(tnp.full_like(np.ones(2), 3, shape=(2, 3)), jnp.full_like(np.ones(2), 3, shape=(2, 3)))
+    _same(tnp.zeros_like(np.ones(2, np.int8), shape=4), jnp.zeros_like(np.ones(2, np.int8), shape=4))
+
+
+def test_dlpack_both_ways() -> None:
+    from typedax.core.errors import DeviceError
+
+    x = tnp.arange(6.0).reshape(2, 3)
+    assert x.__dlpack_device__() == (1, 0)
+    _same(np.from_dlpack(x), np.asarray(x))
+    _same(jnp.from_dlpack(x), np.asarray(x))  # JAX reads typedax's export
+    _same(tnp.from_dlpack(np.arange(4, dtype=np.uint16)), np.arange(4, dtype=np.uint16))
+    _same(tnp.from_dlpack(jnp.arange(3.0)), np.arange(3.0))  # type: ignore[arg-type]  # jax's stub: __dlpack__ only
+    _same(tnp.from_dlpack(x), np.asarray(x))
+    legacy = x.__dlpack__()  # (a pre-1.0 consumer: a writable copy is exported)
+    assert type(legacy).__name__ == "PyCapsule"
+    with pytest.raises(DeviceError, match="copy=False"):
+        tnp.from_dlpack(np.ones(2), copy=False)
+    with pytest.raises(DeviceError, match="stream"):
+        x.__dlpack__(stream=1)
+    with pytest.raises(tdx.core.errors.ConcretizationError):
+        tdx.jit(lambda y: np.from_dlpack(y))(x)
+
+
+def test_namespace_info_as_jax_without_complex() -> None:
+    info, jinfo = tnp.__array_namespace_info__(), cast(Any, jnp.__array_namespace_info__())  # (untyped)
+    assert info.capabilities() == jinfo.capabilities()
+    assert jinfo.default_device() is None
+    info.default_device()  # (None: "uncommitted", i.e. typedax's one device)
+    assert info.devices() == [None, *tdx.devices()]
+    want = {k: v for k, v in jinfo.default_dtypes().items() if k != "complex floating"}
+    assert info.default_dtypes() == want
+    for kind in (None, "bool", "signed integer", "unsigned integer", "integral", "real floating", "numeric",
+                 ("bool", "real floating")):
+        jd = {k: v for k, v in jinfo.dtypes(kind=kind).items() if not k.startswith("complex")}
+        assert info.dtypes(kind=kind) == jd, kind
+    assert info.dtypes(kind="complex floating") == {}
+    with tdx.config.context(enable_x64=False):  # (JAX in 32-bit mode: no 64-bit types)
+        assert "float64" not in info.dtypes() and info.default_dtypes()["integral"] == np.int32
+    with pytest.raises(PrimitiveTypeError, match="unknown kind 'floating'"):
+        info.dtypes(kind="floating")

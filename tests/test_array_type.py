@@ -65,6 +65,7 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.array": lambda A: tnp.array(A(F)),
     "tnp.asarray": lambda A: tnp.asarray(A(F)),
     "tnp.asarray(dtype)": lambda A: tnp.asarray(A(F), np.float32),
+    "tnp.from_dlpack": lambda A: tnp.from_dlpack(A(F)),
     "tnp.astype": lambda A: tnp.astype(A(F), np.int32),
     "tnp.astype(same)": lambda A: tnp.astype(A(F), np.float64),
     "tnp.cos": lambda A: tnp.cos(A(F)),

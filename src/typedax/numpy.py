@@ -31,6 +31,7 @@ from .core.dtypes import uint64 as _uint64
 from .core.dtypes import finfo as finfo
 from .core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
 from .core.errors import ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
+from .lowering.jaxlib_api import Device
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
@@ -117,9 +118,17 @@ def result_type(*xs: ArrayLike | DType | type | str) -> DType:
 
 
 
-def asarray(a: ArrayLike | Sequence[object], dtype: DType | type | None = None) -> Array:
+def asarray(
+    a: ArrayLike | Sequence[object], dtype: DType | type | None = None, order: None = None, *,
+    copy: builtins.bool | None = None, device: Device | None = None,
+) -> Array:
     """``a`` as a typedax ``Array`` (an ``Array`` of that dtype is returned as
-    it is; a NumPy array is copied: arrays are immutable, NumPy's are not)."""
+    it is; a NumPy array is copied: arrays are immutable, NumPy's are not).
+    ``copy`` as JAX's: arrays are immutable, so ``copy=True`` gives the same
+    value and ``copy=False`` never raises (JAX's does not either, where the
+    standard would). ``device``: typedax's device or ``None``."""
+    if device is not None:
+        _check_device("asarray", device)
     if isinstance(a, Array):
         return a if dtype is None else astype(a, dtype)
     # Python values go straight into an explicit dtype (NumPy refuses ints out
@@ -584,7 +593,12 @@ def _where3(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
 
 
-def astype(x: ArrayLike, dtype: DType | type) -> Array:
+def astype(x: ArrayLike, dtype: DType | type, /, *, copy: builtins.bool = False,
+           device: Device | None = None) -> Array:
+    """``jnp.astype``: ``x`` converted to ``dtype`` (``x`` itself when it is
+    of that dtype already and strong). ``copy``: see ``asarray``."""
+    if device is not None:
+        _check_device("astype", device)
     d = canonicalize_explicit(np.dtype(dtype), "astype")
     aval = aval_of(x)
     if aval.dtype == d and not aval.weak_type:
@@ -623,7 +637,11 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
     return lax.transpose(x, perm)
 
 
-def reshape(x: ArrayLike, shape: Sequence[int] | int) -> Array:
+def reshape(x: ArrayLike, shape: Sequence[int] | int, order: str = "C", *,
+            copy: builtins.bool | None = None) -> Array:
+    """``jnp.reshape`` (row-major only; ``copy``: see ``asarray``)."""
+    if order != "C":
+        raise NotImplementedError(f"reshape: order={order!r} is not supported (only 'C')")
     if not isinstance(shape, (int, np.integer, list, tuple)):
         _refuse_traced_dims("reshape", shape)  # (only off the common path)
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
@@ -1043,9 +1061,12 @@ def _shape(op: str, shape: int | Sequence[int]) -> tuple[int, ...]:
     return tuple(out)
 
 
-def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
+def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type | None = None, *,
+         device: Device | None = None) -> Array:
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar,
     so under a trace it is a literal in the jaxpr, not an array constant."""
+    if device is not None:
+        _check_device("full", device)
     d = result_type(fill_value) if dtype is None else canonicalize_explicit(np.dtype(dtype), "full")
     value: ArrayLike
     if dtype is None and _node(fill_value) in _WEAK_PY:
@@ -1059,31 +1080,43 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
     return lax.broadcast_in_dim(value, _shape("full", shape), ())
 
 
-def zeros(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
+def zeros(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
+    if device is not None:
+        _check_device("zeros", device)
     return full(shape, 0.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "zeros"))
 
 
-def ones(shape: int | Sequence[int], dtype: DType | type | None = None) -> Array:
+def ones(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
+    if device is not None:
+        _check_device("ones", device)
     return full(shape, 1.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "ones"))
 
 
-def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = None) -> Array:
-    """An array of ``x``'s shape and dtype filled with ``fill_value``; weakly
-    typed when ``x`` is and no dtype is given (JAX's ``lax.full_like``)."""
+def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = None,
+              shape: int | Sequence[int] | None = None, *, device: Device | None = None) -> Array:
+    """An array of ``x``'s shape (or ``shape``) and dtype filled with
+    ``fill_value``; weakly typed when ``x`` is and no dtype is given (JAX's
+    ``lax.full_like``)."""
+    if device is not None:
+        _check_device("full_like", device)
+    if shape is not None:
+        return full(shape, fill_value, aval_of(x).dtype if dtype is None else dtype)
     a = aval_of(x)
     if dtype is None and a.weak_type and type(fill_value) in _SCALAR_TYPES:
         return full(a.shape, scalar_as(fill_value, a))  # type: ignore[arg-type]  # a Python scalar, checked above
     return full(a.shape, fill_value, a.dtype if dtype is None else dtype)
 
 
-def zeros_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
+def zeros_like(x: ArrayLike, dtype: DType | type | None = None, shape: int | Sequence[int] | None = None, *,
+               device: Device | None = None) -> Array:
     """Zeros of ``x``'s type: a broadcast scalar, so a traced ``x`` of any
     size costs nothing at trace time (a literal in the jaxpr)."""
-    return full_like(x, 0, dtype)
+    return full_like(x, 0, dtype, shape, device=device)
 
 
-def ones_like(x: ArrayLike, dtype: DType | type | None = None) -> Array:
-    return full_like(x, 1, dtype)
+def ones_like(x: ArrayLike, dtype: DType | type | None = None, shape: int | Sequence[int] | None = None, *,
+              device: Device | None = None) -> Array:
+    return full_like(x, 1, dtype, shape, device=device)
 
 
 # -- joining, padding, flipping, squeezing, ranges, clipping (issue 11) ----------------
@@ -1220,7 +1253,7 @@ def _check_device(op: str, device: object) -> None:
 
 def arange(
     start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
-    dtype: DType | type | None = None, *, device: object = None,
+    dtype: DType | type | None = None, *, device: Device | None = None,
 ) -> Array:
     """``jnp.arange``: ``arange(stop)``, ``arange(start, stop)``,
     ``arange(start, stop, step)``, and with ``stop=None`` the first argument
@@ -1751,12 +1784,14 @@ def correlate(
 
 def linspace(
     start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
-    dtype: DType | type | None = None, axis: int = 0,
+    dtype: DType | type | None = None, axis: int = 0, *, device: Device | None = None,
 ) -> Array:
     """``jnp.linspace``: ``num`` evenly spaced values from ``start`` to ``stop``
     (included when ``endpoint``), computed as JAX does --
     ``start * (1 - t) + stop * t`` for ``t = i / div`` -- so the ends are
     exact and ``start``/``stop`` may be traced (and differentiated)."""
+    if device is not None:
+        _check_device("linspace", device)
     try:
         n = operator.index(num)  # refuses the floats of untyped callers
     except TypeError:

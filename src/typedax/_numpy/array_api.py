@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
-from ..core.array import Array, from_numpy
+from ..core.array import ARRAY_API_VERSION, Array, from_numpy
 from ..core.dtypes import DType, canonicalize_dtype, default_float, default_int
 from ..core.errors import DeviceError, PrimitiveTypeError
 from ..core.trace import aval_of
@@ -26,7 +26,7 @@ from ..lowering.runtime import devices
 if TYPE_CHECKING:
     from typing_extensions import CapsuleType  # (types.CapsuleType is Python 3.13's)
 
-__array_api_version__: Final = "2024.12"
+__array_api_version__: Final = ARRAY_API_VERSION
 
 
 def check_device(op: str, device: object) -> None:

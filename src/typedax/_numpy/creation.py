@@ -15,6 +15,8 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, canonicalize_explicit, default_float, default_int, float32
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
+from ..lowering.jaxlib_api import Device
+from .array_api import check_device
 
 
 def _dim(op: str, what: str, n: object) -> int:
@@ -43,8 +45,11 @@ def _tri_mask(n: int, m: int, k: int) -> Array:
     return lax.ge(lax.add(rows, np.asarray(k, np.int32)), cols)
 
 
-def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = None) -> Array:
+def eye(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = None, *,
+        device: Device | None = None) -> Array:
     """``jnp.eye``: ones on the k-th diagonal of an (N, M) matrix."""
+    if device is not None:
+        check_device("eye", device)
     n = _dim("eye", "N", N)
     m = n if M is None else _dim("eye", "M", M)
     off = max(-n, min(m, _offset("eye", k)))  # the same matrix, and the offset in int32 (k=2**31: zeros, as JAX)
@@ -188,21 +193,19 @@ def indices(dimensions: Sequence[int], dtype: DType | type | None = None,
     return tnp.stack([lax.broadcasted_iota(d, dims, i) for i in range(len(dims))])
 
 
-def empty(shape: int | Sequence[int], dtype: DType | type | None = None, device: None = None) -> Array:
+def empty(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
     """``jnp.empty``: zeros (arrays are immutable; JAX gives zeros too)."""
     from .. import numpy as tnp
 
-    return tnp.zeros(shape, dtype)
+    return tnp.zeros(shape, dtype, device=device)
 
 
 def empty_like(prototype: ArrayLike, dtype: DType | type | None = None,
-               shape: int | Sequence[int] | None = None, device: None = None) -> Array:
+               shape: int | Sequence[int] | None = None, *, device: Device | None = None) -> Array:
     """``jnp.empty_like``: zeros like ``prototype`` (of ``shape`` if given)."""
     from .. import numpy as tnp
 
-    if shape is not None:
-        return tnp.zeros(shape, aval_of(prototype).dtype if dtype is None else dtype)
-    return tnp.zeros_like(prototype, dtype)
+    return tnp.zeros_like(prototype, dtype, shape, device=device)
 
 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,

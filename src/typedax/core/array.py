@@ -20,18 +20,21 @@ from __future__ import annotations
 import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Protocol, Self, TypeAlias, Union
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeAlias, Union, cast
 
 import numpy as np
 
 from .avals import ShapedArray
 from .dtypes import EXTENDED, KEY_NAME, DType, key_words, keys_of_words
-from .errors import DeletedArrayError, PrimitiveTypeError
+from .errors import ArgumentValueError, DeletedArrayError, DeviceError, PrimitiveTypeError
 from .ir import NDArray
 from .sharding import Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from .._indexing import IndexUpdateHelper
+    from typing_extensions import CapsuleType  # (types.CapsuleType is Python 3.13's)
+
     from ..lowering.jaxlib_api import Device
 
 #: What ``np.asarray(x)`` gives for an ``Array``: a NumPy array whose dtype is
@@ -43,6 +46,10 @@ HostArray: TypeAlias = "np.ndarray[tuple[int, ...], np.dtype[Any]]"
 ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
 
 _OPERAND_TYPES = (np.ndarray, np.generic, bool, int, float)
+
+#: The array API standard's version ``typedax.numpy`` implements (its
+#: ``__array_api_version__``, as ``jax.numpy``'s).
+ARRAY_API_VERSION: Final = "2024.12"
 
 
 class _NumpyOps(Protocol):
@@ -81,7 +88,9 @@ class _NumpyOps(Protocol):
             keepdims: bool = False) -> Array: ...
     def min(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
             keepdims: bool = False) -> Array: ...
-    def astype(self, x: ArrayLike, dtype: DType | type, /) -> Array: ...
+    def astype(self, x: ArrayLike, dtype: DType | type, /, *, copy: bool = False,
+               device: Device | None = None) -> Array: ...
+    def matrix_transpose(self, x: ArrayLike, /) -> Array: ...
     # the methods of issue 12 (typedax/_numpy/): x.std(), x.clip(), x.cumsum(), ...
     def all(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
     def any(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
@@ -381,6 +390,50 @@ class Array:
     def T(self) -> Array:
         return (_TNP or _load_numpy()).transpose(self)
 
+    @property
+    def mT(self) -> Array:  # noqa: N802 - the array API's name
+        """The last two axes swapped (the array API's matrix transpose)."""
+        return (_TNP or _load_numpy()).matrix_transpose(self)
+
+    # -- the array API standard (issue 31) ---------------------------------
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """``typedax.numpy``, the array API namespace of typedax arrays (the
+        2024.12 version, as ``jax.numpy``'s)."""
+        if api_version is not None and api_version != ARRAY_API_VERSION:
+            raise ArgumentValueError(
+                f"__array_namespace__: api_version={api_version!r} is not available; typedax.numpy "
+                f"implements {ARRAY_API_VERSION!r}"
+            )
+        return cast(ModuleType, _TNP or _load_numpy())
+
+    def to_device(self, device: Device, /, *, stream: int | None = None) -> Self:
+        """``jax.Array.to_device``: typedax computes on one device, so the
+        array itself (or a ``DeviceError`` for another device)."""
+        from ..lowering.runtime import devices  # upward, lazily: tests/test_layers.py
+
+        if stream is not None:
+            raise DeviceError(f"to_device: stream={stream!r} is not supported (typedax has no streams)")
+        if device not in devices():
+            raise DeviceError(f"to_device: {device!r} is not a typedax device; typedax computes on {devices()}")
+        return self
+
+    def __dlpack__(self, /, *, stream: object = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> CapsuleType:
+        """The array's value on the host, exported through NumPy's DLPack
+        (so ``np.from_dlpack(x)`` and ``tnp.from_dlpack`` read it). A
+        consumer of the pre-1.0 protocol gets a writable copy: DLPack
+        before 1.0 cannot mark the read-only host value as such."""
+        if stream is not None:
+            raise DeviceError(f"__dlpack__: stream={stream!r} is not supported (the export is host memory)")
+        host = np.asarray(self)  # (a tracer refuses, as in __array__)
+        if max_version is None or max_version < (1, 0):
+            return np.array(host).__dlpack__()
+        return host.__dlpack__(max_version=max_version, dl_device=dl_device, copy=copy)
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        """``(kDLCPU, 0)``: ``__dlpack__`` exports the host value."""
+        return (1, 0)
+
     def reshape(self, *shape: int | Sequence[int], order: str = "C", copy: bool | None = None) -> Array:
         """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; row-major order only
         (``order="C"``, as NumPy's ``np.reshape(x, ...)`` passes it)."""
@@ -427,8 +480,8 @@ class Array:
         _no_out("min", out)
         return (_TNP or _load_numpy()).min(self, axis, keepdims=keepdims)
 
-    def astype(self, dtype: DType | type) -> Array:
-        return (_TNP or _load_numpy()).astype(self, dtype)
+    def astype(self, dtype: DType | type, copy: bool = False, device: Device | None = None) -> Array:
+        return (_TNP or _load_numpy()).astype(self, dtype, copy=copy, device=device)
 
     # -- methods that call typedax.numpy's functions of issue 12 (as jax.Array's) --
     def all(self, axis: int | Sequence[int] | None = None, out: None = None, keepdims: bool = False) -> Array:
