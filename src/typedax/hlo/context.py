@@ -26,7 +26,7 @@ class LoweringContext:
     """
 
     __slots__ = (
-        "context", "module", "functions", "_names", "host_callbacks", "_tokens", "callback_target",
+        "context", "module", "functions", "_names", "mesh_axes", "host_callbacks", "_tokens", "callback_target",
     )
 
     def __init__(
@@ -39,6 +39,10 @@ class LoweringContext:
         self.module = module
         self.functions: dict[tuple[Jaxpr, str], str] = {}
         self._names: set[str] = {"main"}
+        #: Inside a ``shard_map`` body: its mesh's axes (names and sizes, in
+        #: the mesh's order), which collectives compute their replica groups
+        #: from (JAX's ``SPMDAxisContext``); ``None`` elsewhere.
+        self.mesh_axes: tuple[tuple[str, int], ...] | None = None
         self.host_callbacks: list[Callable[..., object]] = []
         self._tokens: list[tuple[ir.Block, ir.Value[ir.Type]]] = []
 
