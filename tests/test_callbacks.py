@@ -76,6 +76,21 @@ def test_pure_callback_scipy_eager_and_jit() -> None:
     out = tdx.jit(_erf_t)(x32)
     assert out.dtype == np.float32
     np.testing.assert_array_equal(np.asarray(out), np.asarray(_erf_j(x32)))
+    # the host function sees 16-bit values as they are (not widened to float32)
+    seen: list[np.dtype[np.generic]] = []
+
+    def half(a: tdx.ArrayLike) -> object:
+        seen.append(np.asarray(a).dtype)
+        return np.asarray(a) / 3
+
+    x16 = x.astype(np.float16)
+    spec = tdx.ShapeDtypeStruct(x16.shape, x16.dtype)
+    def third(v: tdx.ArrayLike) -> tdx.Array:
+        return tdx.pure_callback(half, spec, v)
+
+    for f in (third, tdx.jit(third)):
+        np.testing.assert_array_equal(np.asarray(f(x16)), x16 / 3)
+    assert seen == [np.dtype(np.float16)] * 2
 
 
 @pytest.mark.parametrize("method", ["sequential", "sequential_unrolled", "expand_dims", "broadcast_all", "legacy_vectorized"])

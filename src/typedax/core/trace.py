@@ -185,6 +185,7 @@ NATIVE_ON_HALF: frozenset[str] = frozenset({
     "bitcast_convert_type", "reduce_precision", "nextafter", "cond", "while", "scan", "jit",
     "reduce_window_sum", "reduce_window", "select_and_scatter_add",  # XLA folds windows in 16 bits
     "integer_pow",  # XLA rounds each of its products to 16 bits
+    "pure_callback", "io_callback", "debug_callback",  # the host function sees the values as they are
 })
 
 
