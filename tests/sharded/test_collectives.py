@@ -187,7 +187,7 @@ def test_closure_and_pytrees() -> None:
 
 
 def test_experimental_import_and_signature() -> None:
-    from typedax.jitting.shard_map import shard_map
+    from typedax.experimental.shard_map import shard_map  # JAX 0.10's older spelling
 
     def total(v: tdx.Array) -> tdx.Array:
         return lax.psum(v, "i")
