@@ -266,7 +266,7 @@ def test_pow_under_grad_and_vmap() -> None:
     assert canonical(tdx.vmap(g)(x)) == canonical(tdx.jit(tdx.vmap(g))(x)) == canonical(jax.vmap(lambda v: v ** 2.5)(xj))
 
 
-@pytest.mark.parametrize("dtype", [np.float16, bfloat16, np.float32, np.float64])
+@pytest.mark.parametrize("dtype", [bfloat16, np.float32])  # (every float type: the property below)
 def test_running_sums_are_xlas(dtype: type) -> None:
     """Float cumsum/cumprod/cumlogsumexp run XLA's program eagerly (the CPU's
     blocks of 16, or a GPU's order), 16-bit types as ``jit`` runs them."""
@@ -341,7 +341,7 @@ def _operands(draw: st.DrawFn) -> tuple[NDArray, int | None, float, int]:
 
 
 @given(_operands())
-@ci_examples(25, otherwise=150, deadline=None)
+@ci_examples(20, otherwise=150, deadline=None)
 def test_eager_equals_jit_bit_for_bit(case: tuple[NDArray, int | None, float, int]) -> None:
     """Eager against ``jit``, bit for bit (NaN == NaN, -0 != +0), over the
     reductions, running reductions and powers of float16/bfloat16/float32/
