@@ -12,7 +12,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core import parse_jaxpr
-from typedax.core.errors import AxisNameError, JaxprTextTypeError, PrimitiveTypeError, ShardingError
+from typedax.core.errors import AxisNameError, BatchingError, JaxprTextTypeError, PrimitiveTypeError, ShardingError
 from typedax.core.ir import Param
 from typedax.core.trace import bind1
 from typedax.jitting.shard_map import ShardMapParams, shard_map_p
@@ -120,3 +120,19 @@ def test_params_are_checked() -> None:
             bind1(shard_map_p, (X,), eqn.params.set(key, value))
     with pytest.raises(PrimitiveTypeError, match="the body takes"):
         bind1(shard_map_p, (np.ones(5),), eqn.params)
+
+
+def test_pmap_on_one_device() -> None:
+    def f(v: tdx.Array) -> tdx.Array:
+        return v * lax.psum(1, "i") + lax.axis_index("i")
+
+    out = tdx.pmap(f, "i")(tnp.asarray(X.reshape(1, 4)))
+    np.testing.assert_allclose(np.asarray(out), X.reshape(1, 4))
+    with pytest.raises(ShardingError, match="requires 2 logical devices, but only 1"):
+        tdx.pmap(f, "i")(tnp.asarray(X.reshape(2, 2)))
+    with pytest.raises(NotImplementedError, match="static_broadcasted_argnums"):
+        tdx.pmap(f, "i", static_broadcasted_argnums=1)
+    with pytest.raises(ShardingError, match="backend 'tpu'"):
+        tdx.pmap(f, "i", backend="tpu")
+    with pytest.raises(BatchingError, match="no argument is mapped"):
+        tdx.pmap(lambda v: v, in_axes=None)(X)

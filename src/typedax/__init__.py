@@ -50,6 +50,7 @@ from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put
 from .lowering.sharding import make_mesh as make_mesh
 from .jitting.shard_map import jax_shard_map as _jax_shard_map
+from .jitting.pmap import pmap as pmap
 from .lowering import default_backend as default_backend
 from .lowering import devices as devices
 from .lowering import local_devices as local_devices

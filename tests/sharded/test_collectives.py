@@ -23,7 +23,7 @@ from jax.sharding import PartitionSpec as _JP
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
-from typedax.core.errors import AxisNameError, ShardingError
+from typedax.core.errors import AxisNameError, BatchingError, ShardingError
 from typedax.sharding import NamedSharding, P
 
 jax.config.update("jax_use_shardy_partitioner", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
@@ -213,3 +213,53 @@ def test_errors() -> None:
         tdx.shard_map(lambda v: v, mesh=GRID, in_specs=P("a", "a"), out_specs=P())(X8)
     with pytest.raises(NotImplementedError, match="pmax"):
         tdx.grad(lambda v: tnp.sum(tdx.shard_map(lambda u: lax.pmax(u, "i"), mesh=LINE, in_specs=P("i"), out_specs=P())(v)))(X8)
+
+
+def _normalized(L: ModuleType, np_: ModuleType) -> Fn:
+    def f(v: Any) -> Any:
+        return v / L.psum(v, "i") + L.axis_index("i")
+    return f
+
+
+def _pair(L: ModuleType, np_: ModuleType) -> Fn:
+    def f(w: Any, v: Any) -> Any:
+        return np_.sum(np_.sin(v * w)), L.pmean(v, "i")
+    return f
+
+
+def test_pmap_against_jax() -> None:
+    x = X8 + 4.0
+    np.testing.assert_allclose(
+        np.asarray(tdx.pmap(_normalized(lax, tnp), "i")(x)), np.asarray(jax.pmap(_normalized(jax.lax, jnp), "i")(x)), rtol=1e-6)
+    w = np.float32(0.5)
+    got = tdx.pmap(_pair(lax, tnp), "i", in_axes=(None, 1))(w, x.T)
+    want = jax.pmap(_pair(jax.lax, jnp), "i", in_axes=(None, 1))(w, x.T)
+    for g, j in zip(got, want):
+        assert g.shape == j.shape
+        np.testing.assert_allclose(np.asarray(g), np.asarray(j), rtol=1e-6)
+    double = tdx.pmap(lambda v: v * 2, out_axes=1)(x)
+    assert double.shape == (4, 8)
+    np.testing.assert_allclose(np.asarray(double), np.asarray(jax.pmap(lambda v: v * 2, out_axes=1)(x)))
+    assert tdx.pmap(lambda v: v + 1)(x[:4]).shape == (4, 4)  # the first 4 devices
+    assert tdx.pmap(lambda v: v + 1, devices=tdx.devices()[4:])(x[:4]).sharding.device_set == set(tdx.devices()[4:])
+
+
+def test_grad_inside_pmap() -> None:
+    def loss(v: tdx.Array) -> tdx.Array:
+        return lax.psum(tnp.sum(v ** 2), "i")
+
+    def jloss(v: Any) -> Any:
+        return jax.lax.psum(jnp.sum(v ** 2), "i")  # type: ignore[no-untyped-call]  # untyped in jax
+
+    np.testing.assert_allclose(
+        np.asarray(tdx.pmap(tdx.grad(loss), "i")(tnp.asarray(X8))), np.asarray(jax.pmap(jax.grad(jloss), "i")(X8)),
+        rtol=1e-6)
+
+
+def test_pmap_errors() -> None:
+    with pytest.raises(ShardingError, match="requires 9 logical devices, but only 8"):
+        tdx.pmap(lambda v: v)(np.ones((9, 2)))
+    with pytest.raises(BatchingError, match=r"inconsistent sizes .*\[4, 8\]"):
+        tdx.pmap(lambda v, w: v)(np.ones((8, 2)), np.ones(4))
+    with pytest.raises(BatchingError, match="out of bounds"):
+        tdx.pmap(lambda v: v.sum(), out_axes=1)(X8)
