@@ -294,3 +294,50 @@ def test_namespace_info_as_jax_without_complex() -> None:
         assert "float64" not in info.dtypes() and info.default_dtypes()["integral"] == np.int32
     with pytest.raises(PrimitiveTypeError, match="unknown kind 'floating'"):
         info.dtypes(kind="floating")
+
+
+# -- 5. array API consumers ----------------------------------------------------------------------
+
+
+def test_array_api_compat_finds_typedax_numpy() -> None:
+    import array_api_compat as compat
+
+    x: Any = tnp.arange(6.0).reshape(2, 3)  # (array-api-compat's types are its own protocols)
+    assert compat.array_namespace(x) is tnp
+    assert compat.array_namespace(x, tnp.ones(2), 3.0) is tnp
+    assert compat.is_array_api_obj(x)
+    assert compat.device(x) == tdx.devices()[0] and compat.size(x) == 6
+    seen: list[object] = []
+
+    def f(y: tdx.Array) -> tdx.Array:
+        seen.append(compat.array_namespace(y))  # a tracer's namespace is typedax.numpy too
+        return y * 2
+
+    tdx.jit(f)(x)
+    tdx.grad(lambda y: f(y).sum())(x)
+    assert seen == [tnp, tnp]
+
+
+def test_array_api_extra_runs_on_typedax_arrays() -> None:
+    import array_api_extra as xpx
+
+    x_np = np.array([[0.5, -1.0, 2.0], [3.0, 0.25, -0.75]])
+    t: Any = tnp.asarray(x_np)  # (array-api-extra's types are its own protocols)
+    j: Any = jnp.asarray(x_np)
+    cases: list[Callable[[Any], Any]] = [
+        lambda a: xpx.cov(a), lambda a: xpx.sinc(a), lambda a: xpx.kron(a, a),
+        lambda a: xpx.atleast_nd(a[0], ndim=3), lambda a: xpx.isclose(a, a + 1e-12),
+        lambda a: xpx.apply_where(a > 0, a, lambda v: v**0.5, fill_value=0.0),
+        lambda a: xpx.nunique(a), lambda a: xpx.setdiff1d(a[0], a[1]),
+    ]
+    for case in cases:
+        want = case(j)
+        got = case(t)
+        assert isinstance(got, tdx.Array)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-12)
+    cov: Any = xpx.cov  # (its result type is array-api-extra's protocol: no .sum)
+    sinc: Any = xpx.sinc
+    jitted = tdx.jit(lambda a: cov(a) + sinc(a).sum())(x_np)  # (under jit: tracers)
+    np.testing.assert_allclose(np.asarray(jitted), np.asarray(cov(j) + sinc(j).sum()), rtol=1e-12)
+    g = tdx.grad(lambda a: sinc(a).sum())(x_np)
+    np.testing.assert_allclose(np.asarray(g), np.asarray(jax.grad(lambda a: sinc(a).sum())(j)), rtol=1e-12)

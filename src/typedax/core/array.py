@@ -601,8 +601,14 @@ class Array:
         raise NotImplementedError
 
     @property
-    def device(self) -> Device:
-        """``jax.Array.device``: the one device holding this array."""
+    def device(self) -> Device | None:
+        """``jax.Array.device``: the one device holding this array. A traced
+        value is on no device yet: ``None``, the array API's "default
+        device", which every ``device=`` accepts (JAX's tracers have no
+        ``.device`` at all; with ``None`` array API code that reads
+        ``x.device`` -- array-api-compat's ``device(x)`` -- runs under ``jit``)."""
+        if not isinstance(self, ArrayImpl):
+            return None
         (d,) = self.devices()
         return d
 
