@@ -80,6 +80,8 @@ def cases(prim: Primitive) -> list[tuple[list[np.ndarray], Params]]:
                 params: Params = pmap({"y": y})
                 if accepts(prim, [one], params):
                     out.append(([v], params))
+        elif prim.name == "sinc_maclaurin":  # x*0 + the k-th derivative of sinc at 0
+            out.extend(([v], pmap({"k": k})) for k in range(5) if accepts(prim, [one], pmap({"k": k})))
         elif prim.name == "round":
             out.extend(([v], pmap({"rounding_method": m})) for m in (0, 1) if accepts(prim, [one], pmap({"rounding_method": m})))
         elif prim.name == "convert_element_type":

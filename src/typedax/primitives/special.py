@@ -403,9 +403,12 @@ def sinc_coefficient(k: int) -> float:
 
 def _sinc_maclaurin_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     (x,) = args
-    c = sinc_coefficient(get_int("sinc_maclaurin", params, "k"))
+    k = get_int("sinc_maclaurin", params, "k")
     with np.errstate(invalid="ignore"):
-        return [np.asarray(np.add(np.multiply(x, np.zeros((), x.dtype)), np.asarray(c, x.dtype)), x.dtype)]
+        zero = np.multiply(x, np.zeros((), x.dtype))
+        if k % 2:  # JAX's x * 0 alone (-0 for a negative x; XLA folds an added 0 away)
+            return [np.asarray(zero, x.dtype)]
+        return [np.asarray(np.add(zero, np.asarray(sinc_coefficient(k), x.dtype)), x.dtype)]
 
 
 def _sinc_maclaurin_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
@@ -432,9 +435,10 @@ def _sinc_maclaurin_jvp(
 
 
 def _sinc_maclaurin_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    c = sinc_coefficient(get_int("sinc_maclaurin", eqn.params, "k"))
+    k = get_int("sinc_maclaurin", eqn.params, "k")
     x = args[0]
-    return [hlo.add(hlo.multiply(x, _full_as(0.0, x)), _full_as(c, x))]
+    zero = hlo.multiply(x, _full_as(0.0, x))
+    return [zero if k % 2 else hlo.add(zero, _full_as(sinc_coefficient(k), x))]
 
 
 #: ``x * 0 + c_k`` with ``c_k`` the ``k``-th Maclaurin derivative of ``sin(u)/u``,
