@@ -45,6 +45,7 @@ from .core.trace import Value as Value
 from .jitting import jit as jit
 from .core.array import Array as Array
 from .core.config import config as config
+from .core.config import disable_jit as disable_jit
 from .core.config import default_matmul_precision as default_matmul_precision
 from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put

@@ -35,6 +35,7 @@ from .lowering.jaxlib_api import Device
 from .core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from .core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
 from .core.promotion import promote_types as promote_types
+from .core.config import EAGER_FAST as _EAGER_FAST
 from .core.config import X32_POSSIBLE
 from .core.dtypes import TO_32
 from .core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind1, current_trace, scalar_as
@@ -752,8 +753,10 @@ _HOST_FLOATS: frozenset[DType] = frozenset({_float32, _float64})
 
 #: Whether eager composites (``mean``, ``nn.softmax``) may compute on the
 #: host values directly (``_eager_host``); the tests turn it off to compare
-#: with the primitive-by-primitive evaluation.
-EAGER_FAST: list[bool] = [True]
+#: with the primitive-by-primitive evaluation, and ``debug_nans``/``debug_infs``
+#: turn it off so that every primitive passes the eval trace's check
+#: (``core.config.EAGER_FAST``).
+EAGER_FAST = _EAGER_FAST
 
 
 def _eager_host(x: object) -> NDArray | None:

@@ -36,6 +36,18 @@ read while tracing, so it lands in the equation's params, and ``jit`` keys
 its traces on it; ``default_matmul_precision(name)`` (``with``) overrides it
 in this thread or task only. JAX's dot-algorithm presets
 (``'F32_F32_F32'``, ...) are refused with a clear error.
+
+Debugging switches, as JAX's: ``disable_jit`` (``jax_disable_jit``; also the
+``with disable_jit():`` context manager, this thread or task only) makes a
+``jit``-decorated function run its Python body eagerly on each call;
+``debug_nans`` / ``debug_infs`` (``jax_debug_nans``/``jax_debug_infs``) check
+the floating-point results of every eagerly evaluated primitive and of every
+``jit`` call, and raise ``DebugNanError`` (a ``FloatingPointError``) naming
+the primitive that made a NaN (an infinity): a ``jit`` call whose results
+hold one runs its jaxpr again eagerly to find it. ``jit`` reads one flag,
+``JIT_CHECKS``, which is true only while one of these may be on.
+``platform_name`` (``jax_platform_name``) is what ``TYPEDAX_PLATFORM``
+means (``cpu``, or ``cuda`` / ``gpu``), before the first computation.
 """
 
 from __future__ import annotations
@@ -48,7 +60,10 @@ from typing import Final
 
 from .errors import PlatformError
 
-__all__ = ["Config", "config", "default_matmul_precision", "matmul_precision", "x64_enabled"]
+__all__ = [
+    "Config", "config", "default_matmul_precision", "disable_jit", "jit_disabled", "matmul_precision",
+    "x64_enabled",
+]
 
 _X64: ContextVar[bool | None] = ContextVar("typedax_enable_x64", default=None)
 _GLOBAL_X64: list[bool] = [True]
@@ -68,7 +83,38 @@ _NAMES: Final[dict[str, str]] = {
     "default_matmul_precision": "default_matmul_precision",
     "jax_num_cpu_devices": "num_cpu_devices",
     "num_cpu_devices": "num_cpu_devices",
+    "jax_disable_jit": "disable_jit",
+    "disable_jit": "disable_jit",
+    "jax_debug_nans": "debug_nans",
+    "debug_nans": "debug_nans",
+    "jax_debug_infs": "debug_infs",
+    "debug_infs": "debug_infs",
+    "jax_platform_name": "platform_name",
+    "platform_name": "platform_name",
 }
+
+#: ``disable_jit``: the global value, the ``with disable_jit()`` override,
+#: and how many such contexts are open
+_GLOBAL_NO_JIT: list[bool] = [False]
+_NO_JIT: ContextVar[bool | None] = ContextVar("typedax_disable_jit", default=None)
+_NO_JIT_CONTEXTS: list[int] = [0]
+#: ``debug_nans``, ``debug_infs``
+_DEBUG_NANS: list[bool] = [False]
+_DEBUG_INFS: list[bool] = [False]
+#: True while ``debug_nans`` or ``debug_infs`` is on: the eval trace checks
+#: each primitive's results, ``jit`` each call's
+DEBUG_CHECKS: Final[list[bool]] = [False]
+#: ``typedax.numpy``'s eager fast paths (``EAGER_FAST`` there), which skip
+#: the eval trace: off while a debug check is on
+EAGER_FAST: Final[list[bool]] = [True]
+#: True while ``jit`` may have to do more than run its program (jit disabled
+#: globally or in some context, or a debug check on): its fast path reads this
+JIT_CHECKS: Final[list[bool]] = [False]
+#: ``platform_name`` (``None``: ``TYPEDAX_PLATFORM`` or ``cpu``), and the
+#: platform the runtime started (``None`` before)
+_PLATFORM_NAME: list[str | None] = [None]
+_STARTED_PLATFORM: list[str | None] = [None]
+PLATFORM_ALIASES: Final[dict[str, str]] = {"cpu": "cpu", "cuda": "cuda", "gpu": "cuda"}
 
 #: JAX's legacy precision names (``jax.lax.Precision``'s aliases): the values
 #: ``default_matmul_precision`` takes besides ``None``.
@@ -110,6 +156,54 @@ def num_cpu_devices() -> int:
     with _LOCK:
         _BACKEND_STARTED[0] = True
         return _CPU_DEVICES[0]
+
+
+def jit_disabled() -> bool:
+    """Whether ``jit`` runs functions eagerly here (``disable_jit``)."""
+    v = _NO_JIT.get()
+    return _GLOBAL_NO_JIT[0] if v is None else v
+
+
+def debug_nans() -> bool:
+    return _DEBUG_NANS[0]
+
+
+def debug_infs() -> bool:
+    return _DEBUG_INFS[0]
+
+
+def platform_name() -> str | None:
+    """The ``platform_name`` setting (``None``: unset)."""
+    return _PLATFORM_NAME[0]
+
+
+def backend_started(platform: str) -> None:
+    """The runtime started its backend on ``platform``: ``platform_name`` is fixed."""
+    with _LOCK:
+        _STARTED_PLATFORM[0] = platform
+
+
+def _refresh_jit_checks() -> None:
+    DEBUG_CHECKS[0] = _DEBUG_NANS[0] or _DEBUG_INFS[0]
+    EAGER_FAST[0] = not DEBUG_CHECKS[0]
+    JIT_CHECKS[0] = DEBUG_CHECKS[0] or _GLOBAL_NO_JIT[0] or _NO_JIT_CONTEXTS[0] > 0
+
+
+@contextmanager
+def disable_jit(disable: bool = True) -> Iterator[None]:
+    """``jax.disable_jit``: in the ``with`` body (this thread or task), a
+    ``jit``-decorated function runs its Python body eagerly on each call."""
+    token = _NO_JIT.set(_check_bool("disable_jit", disable))
+    with _LOCK:
+        _NO_JIT_CONTEXTS[0] += 1
+        _refresh_jit_checks()
+    try:
+        yield
+    finally:
+        _NO_JIT.reset(token)
+        with _LOCK:
+            _NO_JIT_CONTEXTS[0] -= 1
+            _refresh_jit_checks()
 
 
 def x64_enabled() -> bool:
@@ -202,8 +296,15 @@ class Config:
                 _GLOBAL_PRECISION[0] = prec
                 PRECISION_POSSIBLE[0] = prec is not None or _PRECISION_CONTEXTS[0] > 0
             return
+        if option == "platform_name":
+            self._set_platform(name, value)
+            return
         flag = _check_bool(name, value)
         with _LOCK:
+            if option in ("disable_jit", "debug_nans", "debug_infs"):
+                {"disable_jit": _GLOBAL_NO_JIT, "debug_nans": _DEBUG_NANS, "debug_infs": _DEBUG_INFS}[option][0] = flag
+                _refresh_jit_checks()
+                return
             if option == "enable_x64":
                 _GLOBAL_X64[0] = flag
                 _refresh()
@@ -215,9 +316,31 @@ class Config:
                 )
             _CPU_ASYNC[0] = flag
 
+    @staticmethod
+    def _set_platform(name: str, value: object) -> None:
+        platform = PLATFORM_ALIASES.get(value) if isinstance(value, str) else None
+        if platform is None:
+            raise PlatformError(
+                f"config.update({name!r}, {value!r}): choose one of {', '.join(PLATFORM_ALIASES)}"
+            )
+        with _LOCK:
+            started = _STARTED_PLATFORM[0]
+            if started is not None and started != platform:
+                raise PlatformError(
+                    f"config.update({name!r}, {value!r}): the {started} backend is already "
+                    "running; set the platform before the first computation"
+                )
+            _PLATFORM_NAME[0] = platform
+
     def read(self, name: str) -> bool | str | int | None:
         """The value of an option in force here."""
         option = _option(name)
+        if option == "disable_jit":
+            return jit_disabled()
+        if option in ("debug_nans", "debug_infs"):
+            return (_DEBUG_NANS if option == "debug_nans" else _DEBUG_INFS)[0]
+        if option == "platform_name":
+            return _PLATFORM_NAME[0]
         if option == "num_cpu_devices":
             return _CPU_DEVICES[0]
         if option == "enable_x64":
@@ -225,6 +348,22 @@ class Config:
         if option == "default_matmul_precision":
             return matmul_precision()
         return _CPU_ASYNC[0]
+
+    @property
+    def jax_disable_jit(self) -> bool:
+        return jit_disabled()
+
+    @property
+    def jax_debug_nans(self) -> bool:
+        return _DEBUG_NANS[0]
+
+    @property
+    def jax_debug_infs(self) -> bool:
+        return _DEBUG_INFS[0]
+
+    @property
+    def jax_platform_name(self) -> str | None:
+        return _PLATFORM_NAME[0]
 
     @property
     def default_matmul_precision(self) -> str | None:

@@ -250,3 +250,9 @@ class CallbackResultError(CallbackError, RuntimeError):
 class CallbackVmapError(CallbackError, NotImplementedError):
     """``vmap`` of a ``pure_callback`` without a ``vmap_method`` (JAX's
     ``NotImplementedError``)."""
+
+
+class DebugNanError(TypedaxError, FloatingPointError):
+    """With ``debug_nans`` / ``debug_infs`` on (``typedax.config``), a primitive
+    made a NaN / an infinity: JAX's ``FloatingPointError`` ("invalid value
+    (nan) encountered in mul")."""

@@ -27,9 +27,10 @@ import numpy as np
 
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
-from .config import X32_POSSIBLE, x64_enabled
+from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs, debug_nans, x64_enabled
 from .dtypes import HALF, TO_32, DType, is_float
 from .errors import (
+    DebugNanError,
     ConcretizationError,
     EscapedTracerError,
     PrimitiveTypeError,
@@ -134,6 +135,8 @@ class EvalTrace(Trace):
             for d, da in zip(device_outs, out_avals):
                 if da.weak_type:
                     d.aval, d._tdx_key = da, aval_key(da)
+            if DEBUG_CHECKS[0]:
+                debug_check(prim.name, device_outs)
             return list(device_outs)
         results = prim.impl(vals, params) if not _has_half(avals) else _impl_in_float32(prim, vals, params, out_avals)
         weak = False  # whether a result is weakly typed (core/weak.py)
@@ -147,10 +150,26 @@ class EvalTrace(Trace):
             elif borrowed and (o.base is not None or any(o is v for v in vals)):
                 o = o.copy()  # the caller's mutable array, or a view of it, would change with it
             out.append(from_numpy(o, weak and oa.weak_type))
+        if DEBUG_CHECKS[0]:
+            debug_check(prim.name, out)
         return out
 
     def describe(self) -> str:
         return "evaluation"
+
+
+def debug_check(name: str, values: Sequence[Value]) -> None:
+    """``debug_nans`` / ``debug_infs`` (``typedax.config``): raise JAX's
+    ``FloatingPointError`` naming ``name`` when a floating-point value among
+    ``values`` is a NaN / an infinity."""
+    for v in values:
+        a = np.asarray(v)
+        if not is_float(a.dtype):
+            continue
+        if debug_nans() and np.isnan(a).any():
+            raise DebugNanError(f"invalid value (nan) encountered in {name}")
+        if debug_infs() and np.isinf(a).any():
+            raise DebugNanError(f"invalid value (inf) encountered in {name}")
 
 
 DeviceEval: TypeAlias = Callable[

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
-from ..core.config import PRECISION_POSSIBLE, X32_POSSIBLE, matmul_precision, x64_enabled
+from ..core.config import JIT_CHECKS, PRECISION_POSSIBLE, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
 from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
@@ -270,6 +270,8 @@ class Jitted(Generic[P, R]):
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        if JIT_CHECKS[0]:  # disable_jit, or debug_nans/infs (their check is jit_p's): no fast path
+            return self.fun(*args, **kwargs) if jit_disabled() else self._call(args, kwargs)
         if PRECISION_POSSIBLE[0]:
             fast, fast_trees, key_of = self._setting_tables()
         elif X32_POSSIBLE[0] and not x64_enabled():

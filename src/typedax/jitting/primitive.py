@@ -28,13 +28,16 @@ import functools
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import DebugNanError, PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
+from ..core.config import DEBUG_CHECKS, debug_infs, debug_nans
+from ..core.dtypes import is_float
 from ..core.trace import Value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, call_jaxpr
 from ..interpreters.batching import vmap_jaxpr
@@ -98,11 +101,29 @@ def _run(exe: Executable, args: Sequence[Value], name: str) -> list[ArrayImpl]:
     return exe.run(bufs)
 
 
+def _debug_rerun(params: JitParams, args: Sequence[Value], outs: Sequence[Value]) -> None:
+    """``debug_nans``/``debug_infs``: when the compiled results hold a NaN (an
+    infinity), evaluate the jaxpr again equation by equation, whose eval
+    trace raises naming the first primitive that made one (JAX's
+    "de-optimized" re-run); if none does (XLA computed differently), say so."""
+    floats = [np.asarray(o) for o in outs if is_float(aval_of(o).dtype)]
+    kind = ("nan" if debug_nans() and any(np.isnan(f).any() for f in floats)
+            else "inf" if debug_infs() and any(np.isinf(f).any() for f in floats) else None)
+    if kind is not None:
+        eval_jaxpr(params.jaxpr, list(args))
+        raise DebugNanError(
+            f"invalid value ({kind}) encountered in jit({params.name}); evaluated again equation "
+            "by equation, no primitive made it (XLA's compiled arithmetic differs from the eager one here)"
+        )
+
+
 def _jit_value_impl(args: Sequence[Value], params: Params) -> list[Value]:
     """Evaluation: compile (cached by structure) and run; results stay on device."""
     _jit_abstract_eval([aval_of(x) for x in args], params)
     jit_params = JitParams.of(params)
     outs = _run(_executable(params), args, jit_params.name)
+    if DEBUG_CHECKS[0]:
+        _debug_rerun(jit_params, args, outs)
     # the executable may be shared with a jaxpr differing only in weak flags
     # (the compile cache ignores them): the results take this jaxpr's
     for o, a in zip(outs, jit_params.jaxpr.out_avals):

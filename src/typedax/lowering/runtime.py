@@ -3,7 +3,8 @@ device, and compiled executables.
 
 Platform: CPU by default. Set the environment variable ``TYPEDAX_PLATFORM``
 (``cpu`` or ``cuda``) before the first computation, or call
-``set_platform(name)`` before anything runs on a device. ``cuda`` needs
+``set_platform(name)`` or ``typedax.config.update('jax_platform_name', name)``
+before anything runs on a device. ``cuda`` needs
 jaxlib's CUDA PjRt plugin (the ``jax-cuda13-plugin`` or ``jax-cuda12-plugin``
 package). Private jaxlib names come from ``jaxlib_api``. float64 and int64
 arrays are supported; with x64 off (``typedax.config``), a 64-bit NumPy or
@@ -22,7 +23,7 @@ from typing import cast
 import numpy as np
 
 from ..core.avals import ShapedArray, physical_aval
-from ..core.config import cpu_async_dispatch, num_cpu_devices, x64_enabled
+from ..core.config import backend_started, cpu_async_dispatch, num_cpu_devices, platform_name, x64_enabled
 from ..core.dtypes import EXTENDED, SUPPORTED, TO_32, key_words
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
@@ -95,6 +96,9 @@ def platform() -> str:
 def _requested_platform() -> str:
     if _REQUESTED:
         return _REQUESTED[0]
+    configured = platform_name()  # config.update('jax_platform_name', ...)
+    if configured is not None:
+        return configured
     name = os.environ.get("TYPEDAX_PLATFORM", "cpu").strip().lower() or "cpu"
     if name not in PLATFORMS:
         raise PlatformError(
@@ -123,6 +127,7 @@ def backend() -> Backend:
         if not _BACKEND:
             name = _requested_platform()
             client = _make_client(name)
+            backend_started(name)  # jax_platform_name is fixed from now on
             every = tuple(client.local_devices())
             device = every[0]
             devices = jx.DeviceList((device,))
