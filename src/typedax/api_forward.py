@@ -228,13 +228,16 @@ def vmap(
     in_axes: AxisSpec = 0,
     out_axes: AxisSpec = 0,
     axis_size: int | None = None,
+    axis_name: str | None = None,
 ) -> Callable[P, T]:
     """Vectorise ``f`` over a batch axis of its arguments (``jax.vmap``).
 
     ``in_axes`` is an int, None, or a tuple with one entry per positional
     argument, each a prefix tree of that argument; keyword arguments are
     mapped along axis 0. ``out_axes`` is a prefix tree of the output.
-    Outputs that do not depend on the batch are broadcast along it."""
+    Outputs that do not depend on the batch are broadcast along it. With
+    ``axis_name``, collectives in ``f`` naming it (``lax.psum``,
+    ``all_gather``, ``axis_index``, ...) act over the batch."""
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # as JAX: a top-level list means a tuple
 
@@ -257,7 +260,7 @@ def vmap(
         def out_dims() -> list[BatchDim]:
             return _broadcast_prefix(out_axes, out_trees[0], "out_axes", "the output")
 
-        outs = vmap_flat(run, size, dims, vals, out_dims)
+        outs = vmap_flat(run, size, dims, vals, out_dims, axis_name)
         return cast(T, tree.unflatten(out_trees[0], outs))
 
     return batched

@@ -11,7 +11,7 @@ evaluation asks ``axis_size`` for each name, so a wrong name is an
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -65,3 +65,35 @@ def checked_size(names: Sequence[str], op: str) -> int | None:
     ``shard_map``'s own abstract evaluation; the ``lax`` functions check
     their names when called (``axes_size``)."""
     return axes_size(names, op) if _ENV.get() else None
+
+
+# -- vmap(axis_name=...) ------------------------------------------------------------------
+#: The axis name of the ``vmap`` whose batching trace is applying a rule
+#: now (``None``: an unnamed one, or no rule): a collective's batching rule
+#: reads it to know whether it reduces over the batch it is given.
+_FRAME: ContextVar[str | None] = ContextVar("typedax_vmap_frame", default=None)
+
+
+@contextmanager
+def vmap_frame(name: str | None) -> Iterator[None]:
+    token = _FRAME.set(name)
+    try:
+        yield
+    finally:
+        _FRAME.reset(token)
+
+
+def current_vmap_frame() -> str | None:
+    return _FRAME.get()
+
+
+def names_in_params(params: Mapping[str, object]) -> tuple[str, ...]:
+    """The axis names a collective's params name (its ``axes`` or ``axis_name``)."""
+    out: list[str] = []
+    for key in ("axes", "axis_name"):
+        v = params.get(key)
+        if isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, tuple):
+            out.extend(n for n in v if isinstance(n, str))
+    return tuple(out)

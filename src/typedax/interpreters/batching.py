@@ -17,6 +17,7 @@ from typing import TypeAlias
 import numpy as np
 
 from ..core.avals import ShapedArray
+from ..core.axes import binding, names_in_params, vmap_frame
 from ..core.errors import BatchingError, ConcretizationError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.rules import BatchDim, BatchRule, batched_aval, require, unbatched_aval
@@ -66,11 +67,13 @@ class BatchTracer(Tracer):
 class BatchTrace(Trace):
     """Applies batching rules to its own tracers; everything else is unbatched."""
 
-    __slots__ = ("axis_size",)
+    __slots__ = ("axis_size", "axis_name")
 
-    def __init__(self, parent: Trace | None, axis_size: int) -> None:
+    def __init__(self, parent: Trace | None, axis_size: int, axis_name: str | None = None) -> None:
         super().__init__(parent)
         self.axis_size = axis_size
+        #: ``vmap(axis_name=...)``: collectives naming it reduce over this batch
+        self.axis_name = axis_name
 
     def describe(self) -> str:
         return f"vmap (axis size {self.axis_size})"
@@ -93,10 +96,13 @@ class BatchTrace(Trace):
                     self.check_foreign(a)
                 vals.append(a)
                 dims.append(None)
-        if not batched:  # the same for every example: the interpreter below does it
+        # a collective over this vmap's named axis is this trace's to apply,
+        # batched operands or not (``axis_index`` has none)
+        named = self.axis_name is not None and self.axis_name in names_in_params(params)
+        if not batched and not named:  # the same for every example: the interpreter below does it
             return parent.process_primitive(prim, vals, params)
         rule = require(prim, prim.rules.batch, "batching")
-        with using_trace(parent):
+        with using_trace(parent), vmap_frame(self.axis_name if named else None):
             outs, out_dims = rule(self.axis_size, vals, dims, params)
         return [
             o if d is None else BatchTracer(self, o, d) for o, d in zip(outs, out_dims)
@@ -119,15 +125,17 @@ def vmap_flat(
     in_dims: Sequence[BatchDim],
     vals: Sequence[Value],
     out_dims: OutDims,
+    axis_name: str | None = None,
 ) -> list[Value]:
     """Run ``fun`` (flat list in, flat sequence out) on a batch of
     ``axis_size`` examples; input ``i`` is batched along ``in_dims[i]``
     (negative axes count from the end; None: the same for every example).
     Output ``j`` comes back batched along ``out_dims[j]`` (an unbatched
-    output is broadcast), or unbatched where ``out_dims[j]`` is None."""
+    output is broadcast), or unbatched where ``out_dims[j]`` is None. With
+    ``axis_name``, collectives in ``fun`` naming it act over the batch."""
     if len(in_dims) != len(vals):
         raise BatchingError(f"vmap: {len(vals)} inputs but {len(in_dims)} in_dims")
-    trace = BatchTrace(current_trace(), axis_size)
+    trace = BatchTrace(current_trace(), axis_size, axis_name)
     try:
         ins: list[Value] = []
         for i, (v, d) in enumerate(zip(vals, in_dims)):
@@ -142,7 +150,7 @@ def vmap_flat(
                     f"along its batch axis {d}, but the batch size is {axis_size}"
                 )
             ins.append(BatchTracer(trace, v, d))
-        with using_trace(trace):
+        with using_trace(trace), binding(((axis_name, axis_size),) if axis_name is not None else ()):
             outs = fun(ins)
         dsts = out_dims() if callable(out_dims) else out_dims
         if len(dsts) != len(outs):

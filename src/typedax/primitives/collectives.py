@@ -34,7 +34,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.axes import axes_size, checked_size
+from ..core.axes import axes_size, checked_size, current_vmap_frame
 from ..core.dtypes import bool_, int32, uint32
 from ..core.errors import AxisNameError, MissingRuleError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, ImplRule, NDArray, Param, Params, Primitive
@@ -45,8 +45,11 @@ from .. import tree
 from ..hlo import HloValue, LoweringContext, element_type, full, tensor_type
 from ._params import _get, get_bool, get_int
 from .elementwise import convert, div_p, mul_p
-from .shaping import expand_dims, squeeze
-from .structural import check_arity, linear_jvp, move_batch_axis
+from ._params import params_of
+from .reductions import reduce_max_p, reduce_min_p
+from .shaping import concatenate, expand_dims, iota, squeeze
+from .slicing import slice as slice_
+from .structural import broadcast_to, check_arity, linear_jvp, move_batch_axis, reduce_sum, reshape
 
 
 def names_of(prim: str, params: Params, key: str) -> tuple[str, ...]:
@@ -126,7 +129,19 @@ def _allreduce(name: str, kind: str) -> Primitive:
         return [op.results[0]]
 
     def batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
-        return [bind1(prim, (vals[0],), params)], [dims[0]]
+        names = names_of(name, params, "axes")
+        frame, rest = _frame_split(names)
+        x, d = vals[0], dims[0]
+        if frame is None:
+            return [bind1(prim, (x,), params)], [d]
+        # over vmap's named axis: every example gets the reduction of all
+        if d is None:
+            y = bind1(mul_p, (x, np.asarray(size, aval_of(x).dtype)), NO_PARAMS) if kind == "add" else x
+        elif kind == "add":
+            y = reduce_sum(x, (d,))
+        else:
+            y = bind1(reduce_max_p if kind == "max" else reduce_min_p, (x,), params_of(("axis", (d,))))
+        return [bind1(prim, (y,), params_for_axes(rest)) if rest else y], [None]
 
     def no_jvp(primals: Sequence[Value], tangents: Sequence[Tangent], params: Params) -> tuple[list[Value], list[Tangent]]:
         # JAX defines no derivative of pmax/pmin ("Differentiation rule for
@@ -140,6 +155,22 @@ def _allreduce(name: str, kind: str) -> Primitive:
 
     prim = Primitive(name, _no_impl(name), abstract, rules_for=rules)
     return prim
+
+
+def _frame_split(names: tuple[str, ...]) -> tuple[str | None, tuple[str, ...]]:
+    """The named ``vmap`` axis among ``names`` whose batching rule runs now
+    (``None`` if it is not one of them), and the other names."""
+    frame = current_vmap_frame()
+    if frame is None or frame not in names:
+        return None, names
+    return frame, tuple(n for n in names if n != frame)
+
+
+def _only_frame(op: str, names: tuple[str, ...]) -> bool:
+    frame, rest = _frame_split(names)
+    if frame is not None and rest:
+        raise NotImplementedError(f"{op} over a vmap axis name together with other axes {rest}")
+    return frame is not None
 
 
 def _psum_transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
@@ -201,8 +232,14 @@ def _all_gather_transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Pa
 
 
 def _all_gather_batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
+    dim, names, _, tiled = _gather_params("all_gather", params, "all_gather_dimension")
+    if _only_frame("all_gather", names):  # every example gets the whole batch, stacked at dim
+        y = move_batch_axis(size, dims[0], dim, vals[0])
+        if tiled:
+            shape = aval_of(y).shape
+            y = reshape(y, (*shape[:dim], shape[dim] * shape[dim + 1], *shape[dim + 2:]))
+        return [y], [None]
     x = move_batch_axis(size, dims[0], 0, vals[0])
-    dim = get_int("all_gather", params, "all_gather_dimension")
     return [bind1(all_gather_p, (x,), params.set("all_gather_dimension", dim + 1))], [0]
 
 
@@ -265,8 +302,14 @@ def _reduce_scatter_transpose(cts: Sequence[Value], ps: Sequence[Primal], params
 
 
 def _reduce_scatter_batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
+    dim, names, _, tiled = _gather_params("reduce_scatter", params, "scatter_dimension")
     x = move_batch_axis(size, dims[0], 0, vals[0])
-    dim = get_int("reduce_scatter", params, "scatter_dimension")
+    if _only_frame("psum_scatter", names):  # the sum of the batch; example b keeps piece b of dim
+        total = reduce_sum(x, (0,))
+        if tiled:
+            shape = aval_of(total).shape
+            total = reshape(total, (*shape[:dim], size, shape[dim] // size, *shape[dim + 1:]))
+        return [total], [dim]
     return [bind1(reduce_scatter_p, (x,), params.set("scatter_dimension", dim + 1))], [0]
 
 
@@ -327,6 +370,8 @@ def _all_to_all_transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Pa
 
 
 def _all_to_all_batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
+    if _frame_split(names_of("all_to_all", params, "axis_name"))[0] is not None:
+        raise NotImplementedError("all_to_all over a vmap axis name is not supported by typedax yet")
     x = move_batch_axis(size, dims[0], 0, vals[0])
     split, concat, _ = _a2a_params(params)
     return [bind1(all_to_all_p, (x,), params.set("split_axis", split + 1).set("concat_axis", concat + 1))], [0]
@@ -374,7 +419,20 @@ def _ppermute_transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Para
 
 
 def _ppermute_batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
-    return [bind1(ppermute_p, (vals[0],), params)], [dims[0]]
+    if not _only_frame("ppermute", names_of("ppermute", params, "axis_name")):
+        return [bind1(ppermute_p, (vals[0],), params)], [dims[0]]
+    if dims[0] is None:
+        return [vals[0]], [None]  # as JAX: the same value everywhere
+    # example dst gets example src's value (zeros where no pair sends to it)
+    x = move_batch_axis(size, dims[0], 0, vals[0])
+    shape = aval_of(x).shape
+    source = {d: s for s, d in perm_of(params)}
+    zero = broadcast_to(np.zeros((), aval_of(x).dtype), (1, *shape[1:]), tuple(range(len(shape))))
+    pieces = [
+        slice_(x, (source[b], *([0] * (len(shape) - 1))), (source[b] + 1, *shape[1:])) if b in source else zero
+        for b in range(size)
+    ]
+    return [concatenate(pieces, 0)], [0]
 
 
 ppermute_p = Primitive(
@@ -418,7 +476,9 @@ def _axis_index_jvp(primals: Sequence[Value], tangents: Sequence[Tangent], param
 
 
 def _axis_index_batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params) -> tuple[list[Value], list[BatchDim]]:
-    return [bind1(axis_index_p, (), params)], [None]  # no operands: never batched (a named vmap axis aside)
+    if _frame_split((_axis_index_name(params),))[0] is not None:
+        return [iota(int32, size)], [0]  # vmap's named axis: each example its index
+    return [bind1(axis_index_p, (), params)], [None]
 
 
 axis_index_p = Primitive(
