@@ -16,7 +16,7 @@ import pytest
 
 import typedax as tdx
 import typedax.numpy as tnp
-from typedax.core.errors import ArgumentValueError, PrimitiveTypeError
+from typedax.core.errors import ArgumentValueError, DLPackError, PrimitiveTypeError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -269,10 +269,16 @@ def test_dlpack_both_ways() -> None:
     _same(tnp.from_dlpack(x), np.asarray(x))
     legacy = x.__dlpack__()  # (a pre-1.0 consumer: a writable copy is exported)
     assert type(legacy).__name__ == "PyCapsule"
-    with pytest.raises(DeviceError, match="copy=False"):
+    assert tnp.from_dlpack(x) is x and tnp.from_dlpack(x, copy=False) is x
+    _same(tnp.from_dlpack(x, copy=True), x)
+    with pytest.raises(BufferError, match="copy=False, but a ndarray must be copied"):
         tnp.from_dlpack(np.ones(2), copy=False)
-    with pytest.raises(DeviceError, match="stream"):
+    with pytest.raises(DLPackError, match="stream"):
         x.__dlpack__(stream=1)
+    with pytest.raises(DeviceError, match="not a typedax device"):
+        tnp.from_dlpack(np.ones(2), device=jax.devices()[0])
+    with pytest.raises(DLPackError, match="cannot read a list on the host"):
+        tnp.from_dlpack(cast(Any, [1.0, 2.0]))
     with pytest.raises(tdx.core.errors.ConcretizationError):
         tdx.jit(lambda y: np.from_dlpack(y))(x)
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.array import ARRAY_API_VERSION, Array, from_numpy
 from ..core.dtypes import DType, canonicalize_dtype, default_float, default_int
-from ..core.errors import DeviceError, PrimitiveTypeError
+from ..core.errors import DeviceError, DLPackError, PrimitiveTypeError
 from ..core.trace import aval_of
 from ..core.config import x64_enabled
 from ..lowering.jaxlib_api import Device
@@ -101,15 +101,21 @@ class DLPackExporter(Protocol):
 def from_dlpack(x: DLPackExporter, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """``jnp.from_dlpack``: an array from any DLPack exporter on the host
     (NumPy arrays, typedax and JAX CPU arrays, ...), read through NumPy's
-    ``np.from_dlpack`` and copied (typedax arrays are immutable). ``copy=False``
-    is refused: the data is always copied."""
+    ``np.from_dlpack`` and copied (typedax arrays are immutable; another
+    library could change its buffer later). A typedax array is returned as
+    it is; ``copy=False`` of anything else is a ``DLPackError`` (a
+    ``BufferError``, as the standard asks where a copy would be needed)."""
     check_device("from_dlpack", device)
+    if isinstance(x, Array) and copy is not True:
+        return x
     if copy is False:
-        raise DeviceError("from_dlpack: copy=False is not supported; typedax copies the data (arrays are immutable)")
+        raise DLPackError(
+            f"from_dlpack: copy=False, but a {type(x).__name__} must be copied (typedax arrays own immutable values)"
+        )
     try:
         host = np.from_dlpack(x)
-    except (BufferError, RuntimeError, TypeError) as e:
-        raise DeviceError(f"from_dlpack: cannot read a {type(x).__name__} on the host through DLPack: {e}") from e
+    except (AttributeError, BufferError, RuntimeError, TypeError) as e:
+        raise DLPackError(f"from_dlpack: cannot read a {type(x).__name__} on the host through DLPack: {e}") from e
     value = np.array(host, dtype=canonicalize_dtype(host.dtype))
     aval_of(value)  # refuses the dtypes typedax lacks
     return from_numpy(value)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .dtypes import EXTENDED, KEY_NAME, DType, key_words, keys_of_words
-from .errors import ArgumentValueError, DeletedArrayError, DeviceError, PrimitiveTypeError
+from .errors import ArgumentValueError, DeletedArrayError, DeviceError, DLPackError, PrimitiveTypeError
 from .ir import NDArray
 from .sharding import Shard, Sharding, SingleDeviceSharding
 
@@ -424,7 +424,7 @@ class Array:
         consumer of the pre-1.0 protocol gets a writable copy: DLPack
         before 1.0 cannot mark the read-only host value as such."""
         if stream is not None:
-            raise DeviceError(f"__dlpack__: stream={stream!r} is not supported (the export is host memory)")
+            raise DLPackError(f"__dlpack__: stream={stream!r} is not supported (the export is host memory)")
         host = np.asarray(self)  # (a tracer refuses, as in __array__)
         if max_version is None or max_version < (1, 0):
             return np.array(host).__dlpack__()

@@ -256,3 +256,10 @@ class DebugNanError(TypedaxError, FloatingPointError):
     """With ``debug_nans`` / ``debug_infs`` on (``typedax.config``), a primitive
     made a NaN / an infinity: JAX's ``FloatingPointError`` ("invalid value
     (nan) encountered in mul")."""
+
+
+class DLPackError(TypedaxError, BufferError):
+    """A DLPack exchange typedax cannot make: ``from_dlpack(x, copy=False)``
+    of data typedax would have to copy (its arrays own immutable values), or
+    a ``stream=`` (the export is host memory). A ``BufferError`` as the
+    array API standard asks."""
