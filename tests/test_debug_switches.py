@@ -116,7 +116,7 @@ def test_debug_nans_and_infs_name_the_primitive(option: str) -> None:
     x = jnp.asarray(0.0)
     nans = option == "jax_debug_nans"
     ours, theirs = (_log0, _log0_j) if nans else (_log2, _log2_j)
-    jax.clear_caches()  # JAX's de-optimized re-run reuses executables compiled without the check
+    jax.clear_caches()  # type: ignore[no-untyped-call]  # unannotated in jax; its de-optimized re-run reuses executables compiled without the check
     with _both_set(option, True):
         want = _message(lambda: jax.jit(theirs)(x))
         assert want == ("invalid value (nan) encountered in mul" if nans else "invalid value (inf) encountered in log")
