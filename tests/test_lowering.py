@@ -56,6 +56,9 @@ def test_generator_covers_every_first_order_primitive() -> None:
                              "cholesky", "triangular_solve", "qr", "eigh", "svd",  # tests/test_linalg_decomp.py
                              "sharding_constraint",  # needs a mesh: tests/test_sharding.py
                              "pure_callback", "io_callback", "debug_callback",  # host functions: tests/test_callbacks.py
+                             "checkpoint", "name",  # higher-order / a checkpoint policy's label: tests/test_checkpoint.py
+                             "shard_map", "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "all_to_all",
+                             "ppermute", "axis_index",  # need a mesh axis: tests/test_shard_map.py, tests/sharded/
                              *KEY_PRIMITIVES}  # tests/test_typed_keys.py
     assert names <= covered_primitives()
 
