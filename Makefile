@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 DEMO_STAMP := $(VENV)/.installed-demo
 
-.PHONY: demo test test-long test-gpu typecheck unit bench clean
+.PHONY: demo test test-long test-gpu typecheck unit bench clean array-api
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -43,6 +43,15 @@ GPU_WORKERS ?= 4
 test-gpu:
 	TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false HYPOTHESIS_PROFILE=ci \
 		$(GPU_PYTHON) -m pytest -n $(GPU_WORKERS) --dist worksteal $(GPU_TESTS)
+
+# the array API conformance suite (data-apis/array-api-tests, not part of
+# `make test`: it takes minutes) against typedax.numpy and jax.numpy, module by
+# module, 20 examples a test, derandomized, complex dtypes skipped; prints the
+# table of docs/array-api.md. ARRAY_API_TESTS: a checkout of the suite with its
+# array-api submodule (git clone --recursive https://github.com/data-apis/array-api-tests)
+ARRAY_API_TESTS ?= ../array-api-tests
+array-api: $(STAMP)
+	$(PY) tools/array_api.py $(ARRAY_API_TESTS) --out array-api-results
 
 bench: $(STAMP)
 	$(PY) -m benchmarks
