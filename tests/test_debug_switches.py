@@ -158,7 +158,19 @@ def test_debug_nans_inside_control_flow() -> None:
     assert "invalid value (nan) encountered in" in want and "invalid value (nan) encountered in" in got
 
 
-def test_platform_name() -> None:
+@pytest.fixture
+def platform_name_restored() -> Iterator[None]:
+    """A platform name left set would outrank TYPEDAX_PLATFORM for later tests."""
+    from typedax.core import config as config_module
+
+    saved = config_module._PLATFORM_NAME[0]
+    try:
+        yield
+    finally:
+        config_module._PLATFORM_NAME[0] = saved
+
+
+def test_platform_name(platform_name_restored: None) -> None:
     assert tdx.config.jax_platform_name in (None, runtime.platform())
     running = runtime.platform()
     tdx.jit(lambda x: x + 1)(1.0)  # the backend is running

@@ -14,7 +14,6 @@ from typedax import numpy as tnp
 from typedax.core import Jaxpr, eval_jaxpr
 from typedax.core.dtypes import DType, float32
 from typedax.core.ir import NDArray
-from typedax.primitives.keys import FAMILY as _KEYS
 from typedax.registry import REGISTRY
 from typedax.core.trace import Value, bind
 from typedax.jitting import JitParams, jit_p
@@ -23,8 +22,8 @@ from typedax.lowering import runtime
 from typedax.testing import covered_primitives, jaxprs_with_args
 
 from _examples import ci_examples
+from _tested_elsewhere import TESTED_ELSEWHERE
 
-KEY_PRIMITIVES = {p.name for p in _KEYS.primitives}
 
 
 def run_compiled(jaxpr: Jaxpr, args: list[NDArray]) -> list[NDArray]:
@@ -52,14 +51,7 @@ def test_every_primitive_has_a_lowering_rule() -> None:
 
 
 def test_generator_covers_every_first_order_primitive() -> None:
-    names = set(REGISTRY) - {"jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call", "custom_lin",
-                             "cholesky", "triangular_solve", "qr", "eigh", "svd",  # tests/test_linalg_decomp.py
-                             "sharding_constraint",  # needs a mesh: tests/test_sharding.py
-                             "pure_callback", "io_callback", "debug_callback",  # host functions: tests/test_callbacks.py
-                             "checkpoint", "name",  # higher-order / a checkpoint policy's label: tests/test_checkpoint.py
-                             "shard_map", "psum", "pmax", "pmin", "all_gather", "reduce_scatter", "all_to_all",
-                             "ppermute", "axis_index",  # need a mesh axis: tests/test_shard_map.py, tests/sharded/
-                             *KEY_PRIMITIVES}  # tests/test_typed_keys.py
+    names = set(REGISTRY) - TESTED_ELSEWHERE
     assert names <= covered_primitives()
 
 

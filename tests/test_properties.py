@@ -38,7 +38,7 @@ from typedax.core import (
 )
 from typedax.testing._strategies import GENERATED
 from typedax.core.ir import NDArray, Params
-from typedax.primitives.keys import FAMILY as _KEYS
+from _tested_elsewhere import TESTED_ELSEWHERE
 from typedax.registry import REGISTRY
 from typedax.primitives.dot import get_dimension_numbers
 from typedax.testing import (
@@ -547,11 +547,7 @@ def test_reference_covers_every_generated_primitive() -> None:
 # -- the generator itself ----------------------------------------------------------
 
 #: Every first-order primitive the library defines: the generator must emit each.
-KEY_PRIMITIVES = {p.name for p in _KEYS.primitives}
-FIRST_ORDER = set(REGISTRY) - {"cond", "while", "scan", "jit", "custom_jvp_call", "custom_vjp_call", "custom_lin",
-                                # random matrices are not positive definite: tests/test_linalg_decomp.py covers these
-                                "cholesky", "triangular_solve", "qr", "eigh", "svd",
-                                *KEY_PRIMITIVES}  # typed keys: tests/test_typed_keys.py
+FIRST_ORDER = set(REGISTRY) - TESTED_ELSEWHERE
 
 
 def test_generator_covers_the_first_order_primitives() -> None:

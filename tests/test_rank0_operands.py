@@ -155,7 +155,8 @@ def test_eager_matches_numpy_and_the_broadcast_operands(case: Case, side: str, d
     out_dtype = BOOL if case.prim.name in _COMPARISONS else case.dtype
     with np.errstate(all="ignore"):
         want = np.asarray(case.ref(a, b), out_dtype)
-    _assert_same(got, want)
+    # eager pow is XLA's (the C library's pow, as under jit): NumPy's own is an ulp off at times
+    _assert_same(got, want, exact=case.prim.name != "pow")
     # the same as the primitive on the operands broadcast explicitly (the old rule)
     spread = bind1(case.prim, (np.broadcast_to(a, shape), np.broadcast_to(b, shape)), NO_PARAMS)
     _assert_same(got, np.asarray(spread))

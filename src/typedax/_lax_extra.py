@@ -119,6 +119,11 @@ def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     # the sign bit (so -0.0 too), from the value only: no tangent meets it
     bits = np.dtype(np.int32 if wd == float32 else np.int64)
     neg = lax.lt(lax.bitcast_convert_type(s, bits), np.zeros((), bits))
+    # a subnormal is a zero of its sign, as JAX's cbrt gives it (XLA flushes
+    # them, and its pow of one is neither 0 nor the cube root); w - s keeps
+    # the tangent, so the derivative there is inf, as at 0
+    flush = lax.bitwise_and(lax.lt(lax.abs(s), np.asarray(np.finfo(wd).tiny, wd)), lax.ne(s, zero))
+    w = lax.select(flush, lax.sub(w, s), w)
     # pow of the magnitude picked by select (not abs, whose derivative at 0 is 0: cbrt's is inf)
     r = lax.pow(lax.select(neg, lax.neg(w), w), np.asarray(1 / 3, wd))
     y = lax.select(neg, lax.neg(r), r)
