@@ -113,3 +113,21 @@ def test_clear_then_a_dead_owner_is_harmless() -> None:
     again = tdx.make_jaxpr(lambda x: x * 5.5)(1.0).jaxpr
     cache.get(again, "f")
     assert cache.stats().compiles == 1 and cache.stats().size == 1
+
+
+def test_jit_of_one_function_written_again_compiles_once() -> None:
+    def f(v: np.ndarray) -> object:
+        return tnp.tanh(v) * 1.625
+
+    before = cache_stats()
+    for i in range(3):
+        np.testing.assert_allclose(np.asarray(tdx.jit(f)(X)), np.tanh(X) * 1.625)
+        _create_call_delete(12, 5000.0 + 100 * i)  # more released executables than are kept
+        gc.collect()
+    assert cache_stats().compiles - before.compiles == 1 + 3 * 12  # f's once, while f lives
+    del f
+    _create_call_delete(12, 9000.0)  # f is gone: its executable is released and then dropped
+    gc.collect()
+    compiles = cache_stats().compiles
+    tdx.jit(lambda v: tnp.tanh(v) * 1.625)(X)  # f's body again: compiled anew
+    assert cache_stats().compiles == compiles + 1

@@ -370,6 +370,9 @@ class Jitted(Generic[P, R]):
         else:
             outs = bind(jit_p, [*consts, *leaves], JitParams(closed.jaxpr, staged.name).to_params())
         if evaluating:
+            # the executable lives while the function does, not only this
+            # wrapper's trace: jit(f) written again for one f compiles once
+            compile_cache.keep_with(self.fun, closed.jaxpr, donated)
             self._install_fast_path(staged, args, kwargs, donated)
         return cast(R, tree.unflatten(staged.out_tree, list(outs)))
 

@@ -9,7 +9,9 @@ of its own, keyed by (jaxpr, the donation flags).
 
 **Lifetime.** An executable lives while a jaxpr *object* that looked it up
 lives (its *owners*: the trace a ``Jitted`` keeps, a transformed jaxpr, a
-jaxpr in a user's ``ClosedJaxpr``), and a little after: when its last owner
+jaxpr in a user's ``ClosedJaxpr``) or the function a ``jit`` wraps lives
+(``keep_with``: ``jit(f)`` written again for one ``f`` compiles once, as
+in JAX), and a little after: when its last owner
 is garbage, the entry joins the ``max_released`` most recently released
 ones, and the oldest of those is dropped. So a process that creates, calls
 and drops many jitted functions (each with its own closed-over constants)
@@ -75,7 +77,7 @@ class CompileCache:
         # keys whose owners are all gone, oldest first
         self._released: OrderedDict[Hashable, None] = OrderedDict()
         # id of a live owner -> (a weak reference to it, the keys it owns)
-        self._owned: dict[int, tuple[weakref.ref[Jaxpr], list[Hashable]]] = {}
+        self._owned: dict[int, tuple[weakref.ref[object], list[Hashable]]] = {}
         # ids of owners that died, not yet released: a weak reference's
         # callback runs wherever the collector runs, so it only appends
         # here, and the release happens under the lock
@@ -131,16 +133,33 @@ class CompileCache:
                 self._released.pop(old, None)
             return entry.exe
 
-    def _own(self, jaxpr: Jaxpr, key: Hashable, entry: _Entry) -> None:
-        """Record ``jaxpr`` as an owner of ``entry`` (under the lock)."""
-        self._release_dead()  # first: a dead owner's id may be ``jaxpr``'s now
+    def keep_with(self, owner: object, jaxpr: Jaxpr, donated: Sequence[bool] = ()) -> None:
+        """Keep ``jaxpr``'s executable (if cached) while ``owner`` lives, too:
+        ``jit`` passes the function it wraps, so ``jit(f)`` written again for
+        the same ``f`` (``jit(lax.add)(x, y)`` in a loop) finds it, as JAX's
+        caches keyed by the function do. An owner that takes no weak
+        reference is skipped (the jaxpr still owns the executable)."""
+        key = _key(jaxpr, donated)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or id(owner) in entry.owners:
+                return
+            try:
+                self._own(owner, key, entry)
+            except TypeError:
+                pass  # not weakly referenceable
+
+    def _own(self, owner: object, key: Hashable, entry: _Entry) -> None:
+        """Record ``owner`` (a jaxpr, or ``keep_with``'s owner) as an owner
+        of ``entry`` (under the lock)."""
+        self._release_dead()  # first: a dead owner's id may be ``owner``'s now
         if key not in self._entries:
             return  # released by that, or evicted: the caller's executable is its own
-        i = id(jaxpr)
+        i = id(owner)
         record = self._owned.get(i)
         if record is None:
             dead = self._dead
-            record = self._owned[i] = (weakref.ref(jaxpr, lambda _: dead.append(i)), [])
+            record = self._owned[i] = (weakref.ref(owner, lambda _: dead.append(i)), [])
         record[1].append(key)
         entry.owners.add(i)
         self._released.pop(key, None)
