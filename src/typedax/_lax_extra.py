@@ -122,7 +122,8 @@ def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     # a subnormal is a zero of its sign, as JAX's cbrt gives it (XLA flushes
     # them, and its pow of one is neither 0 nor the cube root); w - s keeps
     # the tangent, so the derivative there is inf, as at 0
-    flush = lax.bitwise_and(lax.lt(lax.abs(s), np.asarray(np.finfo(wd).tiny, wd)), lax.ne(s, zero))
+    tiny = np.asarray(np.finfo(np.float32 if wd == float32 else np.float64).tiny, wd)  # wd: float32 or float64
+    flush = lax.bitwise_and(lax.lt(lax.abs(s), tiny), lax.ne(s, zero))
     w = lax.select(flush, lax.sub(w, s), w)
     # pow of the magnitude picked by select (not abs, whose derivative at 0 is 0: cbrt's is inf)
     r = lax.pow(lax.select(neg, lax.neg(w), w), np.asarray(1 / 3, wd))
