@@ -13,7 +13,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
+
+from _examples import ci_examples
 
 import typedax as tdx
 import typedax.numpy as tnp
@@ -44,7 +46,7 @@ def _same(want: Any, got: Any) -> None:
 
 
 @pytest.mark.parametrize("dtype", NEW_INTS, ids=lambda d: d.__name__)
-@settings(max_examples=15)
+@ci_examples(8, otherwise=15)  # each example: 21 operations, eager and jit, beside JAX
 @given(data=st.data())
 def test_binary_and_unary_ops_match_jax_eager_and_jit(dtype: type[np.integer[Any]], data: st.DataObject) -> None:
     x = data.draw(_ints(dtype, 6))
