@@ -332,7 +332,7 @@ def test_debug_callback(capsys: pytest.CaptureFixture[str]) -> None:
     f(tnp.asarray(3.0))
     assert seen == [([0.0, 1.0], "tag", [0.0, 2.0]), (0.0, "tag", 0.0), (1.0, "tag", 2.0), (3.0, "tag", 6.0)]
     with pytest.raises(CallbackError, match="must be callable"):
-        tdx.debug.callback(3, 1.0)  # type: ignore[arg-type]
+        tdx.debug.callback(3, 1.0)  # type: ignore[arg-type]  # not a callable: the error under test
     with pytest.raises(CallbackError, match="Unused positional arguments"):
         tdx.debug.print("{}", 1.0, 2.0)
     with pytest.raises(CallbackError, match="Unused keyword arguments"):

@@ -247,7 +247,7 @@ def test_vjp_of_checkpoint_equals_vjp_on_generated_jaxprs(case: tuple[Jaxpr, lis
     j, args = case
     f = _as_fun(j)
     outs, vjp_plain = tdx.vjp(f, *args)
-    cts = tuple(tnp.ones_like(o) for o in outs)  # type: ignore[attr-defined]
+    cts = tuple(tnp.ones_like(o) for o in outs)  # type: ignore[attr-defined]  # outs of a generated jaxpr's function: typed object
     want = vjp_plain(cts)
     for policy in (None, P.everything_saveable, P.dots_saveable):
         outs_r, vjp_r = tdx.vjp(tdx.checkpoint(f, policy=policy), *args)
@@ -302,21 +302,21 @@ def test_print_saved_residuals_prints_jaxs_lines_for_the_guide(capsys: pytest.Ca
 
 def test_checkpoint_errors_name_the_problem() -> None:
     with pytest.raises(CheckpointError, match="policy must be one of typedax.checkpoint_policies"):
-        tdx.checkpoint(_sin_sin, policy=lambda *a, **k: True)  # type: ignore[arg-type]
+        tdx.checkpoint(_sin_sin, policy=lambda *a, **k: True)  # type: ignore[arg-type]  # a custom policy: the error under test
     with pytest.raises(CheckpointError, match="unknown checkpoint policy 'save_it_all'"):
         Policy("save_it_all")
     with pytest.raises(CheckpointError, match="takes no names"):
         Policy("dots_saveable", ("y",))
     with pytest.raises(CheckpointError, match="names must be strings"):
-        P.save_only_these_names(3)  # type: ignore[arg-type]
+        P.save_only_these_names(3)  # type: ignore[arg-type]  # not a name: the error under test
     with pytest.raises(CheckpointError, match="prevent_cse must be a bool"):
-        tdx.checkpoint(_sin_sin, prevent_cse="yes")  # type: ignore[arg-type]
+        tdx.checkpoint(_sin_sin, prevent_cse="yes")  # type: ignore[arg-type]  # not a bool: the error under test
     with pytest.raises(CheckpointError, match="must be an int or a tuple of ints"):
-        tdx.checkpoint(_sin_sin, static_argnums="0")  # type: ignore[arg-type]
+        tdx.checkpoint(_sin_sin, static_argnums="0")  # type: ignore[arg-type]  # not ints: the error under test
     with pytest.raises(CheckpointError, match=r"got \(3,\), while `len\(args\)` = 1"):
         tdx.checkpoint(_sin_sin, static_argnums=3)(1.0)
     with pytest.raises(CheckpointError, match="checkpoint_name: name must be a string"):
-        checkpoint_name(1.0, 7)  # type: ignore[arg-type]
+        checkpoint_name(1.0, 7)  # type: ignore[arg-type]  # not a str: the error under test
     text = str(tdx.make_jaxpr(tdx.checkpoint(_sin_sin))(1.0).jaxpr).replace("lambda a:float64[] .\n  let", "lambda a:float32[] .\n  let", 1)
     with pytest.raises(tdx.core.JaxprTypeError, match=r"checkpoint: jaxpr takes \(float64\[\]\) but is applied to \(float32\[\]\)"):
         tdx.parse_jaxpr(text)

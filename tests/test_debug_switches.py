@@ -78,7 +78,7 @@ def test_disable_jit_with_transformations_and_static_args(capsys: pytest.Capture
         h = tdx.jit(lambda x: x + 1 if float(x) > 0 else x - 1)
         assert float(h(2.0)) == 3.0 and float(h(-2.0)) == -3.0
     with pytest.raises(TypeError, match="takes a bool"):
-        with tdx.disable_jit("yes"):  # type: ignore[arg-type]
+        with tdx.disable_jit("yes"):  # type: ignore[arg-type]  # not a bool: the error under test
             pass
     with pytest.raises(TypeError, match="takes a bool"):
         tdx.config.update("jax_disable_jit", 1)

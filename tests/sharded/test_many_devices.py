@@ -88,7 +88,7 @@ def test_jit_with_shardings_equals_numpy_and_lowering_as_jax() -> None:
     mesh, jmesh = meshes()
     ins, outs = (P("a", None), P(None, "b")), P("b")
 
-    def f(x, y):  # type: ignore[no-untyped-def]
+    def f(x, y):  # type: ignore[no-untyped-def]  # run by both libraries: their arrays have no common type
         return (x * 2 @ y).sum(0)
 
     tf = tdx.jit(f, in_shardings=tuple(NamedSharding(mesh, s) for s in ins), out_shardings=NamedSharding(mesh, outs))
@@ -135,13 +135,13 @@ def test_with_sharding_constraint_changes_the_output_sharding() -> None:
     np.testing.assert_allclose(np.asarray(v), 3 * x)
 
 
-def _mlp_loss(params, x, y):  # type: ignore[no-untyped-def]
+def _mlp_loss(params, x, y):  # type: ignore[no-untyped-def]  # as f above: both libraries' arrays
     w1, b1, w2 = params
     h = tnp.tanh(x @ w1 + b1)
     return tnp.mean((h @ w2 - y) ** 2)
 
 
-def _step(params, x, y):  # type: ignore[no-untyped-def]
+def _step(params, x, y):  # type: ignore[no-untyped-def]  # as f above: both libraries' arrays
     grads = tdx.grad(_mlp_loss)(params, x, y)
     return tuple(p - 0.1 * g for p, g in zip(params, grads))
 
@@ -162,7 +162,7 @@ def test_data_parallel_mlp_step() -> None:
     for _ in range(5):
         p1 = sharded(p1, x, y)
         p2 = plain(p2, x, y)
-    for a, b in zip(p1, p2):  # type: ignore[call-overload]
+    for a, b in zip(p1, p2):  # type: ignore[call-overload]  # p1, p2: the step's parameter lists, typed object
         assert a.sharding == rep
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
 
