@@ -374,7 +374,7 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.conv_transpose": lambda A: lax.conv_transpose(
         A(F[None]), A(G[:, None, :2]), (2,), "SAME", dimension_numbers=("NCW", "IOW", "NCW")),
     "lax.conv_general_dilated_patches": lambda A: lax.conv_general_dilated_patches(A(F[None]), (2,), (1,), "VALID"),
-    # control flow and compositions (control_flow/switches.py, maps.py, associative.py, _lax_extra.py)
+    # control flow and compositions (control_flow/switches.py, maps.py, associative.py, _lax/extra.py)
     "lax.associative_scan": lambda A: lax.associative_scan(lax.add, A(F), axis=1),
     "lax.map": lambda A: lax.map(lambda r: lax.mul(r, 2.0), A(F)),
     "lax.switch": lambda A: lax.switch(1, [lambda x: lax.neg(x), lambda x: lax.exp(x)], A(F)),

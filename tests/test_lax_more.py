@@ -1,4 +1,4 @@
-"""The ``lax`` compositions of ``typedax/_lax_extra.py`` against JAX:
+"""The ``lax`` compositions of ``typedax/_lax/extra.py`` against JAX:
 element-wise (``rsqrt``, ``cbrt`` to stated ulps; ``square``,
 ``reciprocal`` exactly), builders and reshapers, ``batch_matmul``, the
 scatter/gather conveniences and the general ``reduce`` -- values and dtypes

@@ -4,67 +4,244 @@ Operands of binary operations must share shape and dtype; a Python scalar
 takes the dtype of the array operand (weak typing), so ``lax.mul(x_f32, 2.0)``
 stays float32. For NumPy-style broadcasting and promotion use
 ``typedax.numpy``.
+
+A face: it defines nothing, and re-exports the ``lax`` layer
+(``typedax._lax``) and the functions defined beside their primitives and in
+``typedax.control_flow``, as ``jax/lax/__init__.py`` does.
 """
 
-from __future__ import annotations
+from . import lax_linalg as linalg  # typedax.lax.linalg, as jax.lax.linalg
 
-import functools
-from collections.abc import Callable, Sequence
-from typing import TypeVar as _TypeVar
-from typing import overload as _overload
+# the base: one primitive per function, and reduce_window (_lax/lax.py)
+from ._lax.lax import abs as abs  # noqa: A004 - jax.lax's name
+from ._lax.lax import acos as acos
+from ._lax.lax import acosh as acosh
+from ._lax.lax import add as add
+from ._lax.lax import asin as asin
+from ._lax.lax import asinh as asinh
+from ._lax.lax import atan as atan
+from ._lax.lax import atan2 as atan2
+from ._lax.lax import atanh as atanh
+from ._lax.lax import bitcast_convert_type as bitcast_convert_type
+from ._lax.lax import bitwise_and as bitwise_and
+from ._lax.lax import bitwise_not as bitwise_not
+from ._lax.lax import bitwise_or as bitwise_or
+from ._lax.lax import bitwise_xor as bitwise_xor
+from ._lax.lax import broadcast as broadcast
+from ._lax.lax import broadcast_in_dim as broadcast_in_dim
+from ._lax.lax import ceil as ceil
+from ._lax.lax import convert_element_type as convert_element_type
+from ._lax.lax import cos as cos
+from ._lax.lax import cosh as cosh
+from ._lax.lax import digamma as digamma
+from ._lax.lax import div as div
+from ._lax.lax import dot as dot
+from ._lax.lax import dot_general as dot_general
+from ._lax.lax import eq as eq
+from ._lax.lax import erf as erf
+from ._lax.lax import erf_inv as erf_inv
+from ._lax.lax import erfc as erfc
+from ._lax.lax import exp as exp
+from ._lax.lax import exp2 as exp2
+from ._lax.lax import expm1 as expm1
+from ._lax.lax import floor as floor
+from ._lax.lax import ge as ge
+from ._lax.lax import gt as gt
+from ._lax.lax import integer_pow as integer_pow
+from ._lax.lax import is_finite as is_finite
+from ._lax.lax import le as le
+from ._lax.lax import lgamma as lgamma
+from ._lax.lax import log as log
+from ._lax.lax import log1p as log1p
+from ._lax.lax import logistic as logistic
+from ._lax.lax import lt as lt
+from ._lax.lax import max as max  # noqa: A004 - jax.lax's name
+from ._lax.lax import min as min  # noqa: A004 - jax.lax's name
+from ._lax.lax import mul as mul
+from ._lax.lax import ne as ne
+from ._lax.lax import neg as neg
+from ._lax.lax import nextafter as nextafter
+from ._lax.lax import population_count as population_count
+from ._lax.lax import pow as pow  # noqa: A004 - jax.lax's name
+from ._lax.lax import reduce_max as reduce_max
+from ._lax.lax import reduce_min as reduce_min
+from ._lax.lax import reduce_precision as reduce_precision
+from ._lax.lax import reduce_sum as reduce_sum
+from ._lax.lax import reduce_window as reduce_window
+from ._lax.lax import rem as rem
+from ._lax.lax import reshape as reshape
+from ._lax.lax import round as round  # noqa: A004 - jax.lax's name
+from ._lax.lax import select as select
+from ._lax.lax import select_n as select_n
+from ._lax.lax import shift_left as shift_left
+from ._lax.lax import shift_right_arithmetic as shift_right_arithmetic
+from ._lax.lax import shift_right_logical as shift_right_logical
+from ._lax.lax import sign as sign
+from ._lax.lax import sin as sin
+from ._lax.lax import sinh as sinh
+from ._lax.lax import sqrt as sqrt
+from ._lax.lax import stop_gradient as stop_gradient
+from ._lax.lax import sub as sub
+from ._lax.lax import tan as tan
+from ._lax.lax import tanh as tanh
+from ._lax.lax import transpose as transpose
 
-import numpy as np
-from pyrsistent import pmap
+# compositions: element-wise conveniences, builders, scatter/gather conveniences, reduce (_lax/extra.py)
+from ._lax.extra import batch_matmul as batch_matmul
+from ._lax.extra import broadcast_like as broadcast_like
+from ._lax.extra import broadcast_shapes as broadcast_shapes
+from ._lax.extra import broadcast_to_rank as broadcast_to_rank
+from ._lax.extra import cbrt as cbrt
+from ._lax.extra import collapse as collapse
+from ._lax.extra import dtype as dtype
+from ._lax.extra import empty as empty
+from ._lax.extra import full as full
+from ._lax.extra import full_like as full_like
+from ._lax.extra import index_take as index_take
+from ._lax.extra import reciprocal as reciprocal
+from ._lax.extra import reduce as reduce
+from ._lax.extra import reduce_xor as reduce_xor
+from ._lax.extra import rsqrt as rsqrt
+from ._lax.extra import scatter_apply as scatter_apply
+from ._lax.extra import scatter_sub as scatter_sub
+from ._lax.extra import split as split
+from ._lax.extra import square as square
+from ._lax.extra import stack as stack
+from ._lax.extra import tile as tile
+from ._lax.extra import unstack as unstack
 
-from .core.array import Array, ArrayLike
-from .core.avals import ShapedArray
-from . import tree as _tree
-from .core.dtypes import DType, canonicalize_explicit, is_float
-from .core.errors import PrimitiveTypeError
-from .core.ir import NO_PARAMS, NDArray, Params, Primitive
-from .core.trace import Tracer, Value, aval_of, bind1, scalar_as
-from .primitives import (
-    abs_p,
-    add_p,
-    broadcast_p,
-    ceil_p,
-    convert_element_type_p,
-    cos_p,
-    div_p,
-    dot_general_p,
-    eq_p,
-    exp_p,
-    floor_p,
-    ge_p,
-    greater_p,
-    integer_pow_p,
-    le_p,
-    less_p,
-    log_p,
-    logistic_p,
-    max_p,
-    min_p,
-    mul_p,
-    ne_p,
-    neg_p,
-    pow_p,
-    rem_p,
-    reduce_max_p,
-    reduce_min_p,
-    reduce_sum_p,
-    reshape_p,
-    select_n_p,
-    sin_p,
-    sqrt_p,
-    sub_p,
-    tanh_p,
-    transpose_p,
-)
-from .primitives._params import params_of as _params
-from .primitives.bitcast import bitcast_convert_type_p, reduce_precision_p
-from .primitives.elementwise import stop_gradient_p
-from .primitives.dot import DimensionNumbers, dot_params
-from .primitives._precision import PrecisionLike, canonicalize_precision
+# control flow, under jax.lax's names (control_flow/)
+from .control_flow import cond as cond
+from .control_flow import fori_loop as fori_loop
+from .control_flow import scan as scan
+from .control_flow import while_loop as while_loop
+from .control_flow.associative import associative_scan as associative_scan
+from .control_flow.maps import map as map  # noqa: A004 - jax.lax's name
+from .control_flow.switches import switch as switch
+
+# the primitives (primitives/)
+from .primitives import abs_p as abs_p
+from .primitives import add_p as add_p
+from .primitives import broadcast_p as broadcast_p
+from .primitives import ceil_p as ceil_p
+from .primitives import convert_element_type_p as convert_element_type_p
+from .primitives import cos_p as cos_p
+from .primitives import div_p as div_p
+from .primitives import dot_general_p as dot_general_p
+from .primitives import eq_p as eq_p
+from .primitives import exp_p as exp_p
+from .primitives import floor_p as floor_p
+from .primitives import ge_p as ge_p
+from .primitives import greater_p as greater_p
+from .primitives import integer_pow_p as integer_pow_p
+from .primitives import le_p as le_p
+from .primitives import less_p as less_p
+from .primitives import log_p as log_p
+from .primitives import logistic_p as logistic_p
+from .primitives import max_p as max_p
+from .primitives import min_p as min_p
+from .primitives import mul_p as mul_p
+from .primitives import ne_p as ne_p
+from .primitives import neg_p as neg_p
+from .primitives import pow_p as pow_p
+from .primitives import reduce_max_p as reduce_max_p
+from .primitives import reduce_min_p as reduce_min_p
+from .primitives import reduce_sum_p as reduce_sum_p
+from .primitives import rem_p as rem_p
+from .primitives import reshape_p as reshape_p
+from .primitives import select_n_p as select_n_p
+from .primitives import sin_p as sin_p
+from .primitives import sqrt_p as sqrt_p
+from .primitives import sub_p as sub_p
+from .primitives import tanh_p as tanh_p
+from .primitives import transpose_p as transpose_p
+from .primitives.bitcast import bitcast_convert_type_p as bitcast_convert_type_p
+from .primitives.bitcast import reduce_precision_p as reduce_precision_p
+from .primitives.elementwise import clamp as clamp
+from .primitives.elementwise import stop_gradient_p as stop_gradient_p
+
+# slicing and shaping, defined beside their primitives
+from .primitives.shaping import broadcasted_iota as broadcasted_iota
+from .primitives.shaping import concatenate as concatenate
+from .primitives.shaping import expand_dims as expand_dims
+from .primitives.shaping import iota as iota
+from .primitives.shaping import pad as pad
+from .primitives.shaping import rev as rev
+from .primitives.shaping import squeeze as squeeze
+from .primitives.slicing import dynamic_index_in_dim as dynamic_index_in_dim
+from .primitives.slicing import dynamic_slice as dynamic_slice
+from .primitives.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim
+from .primitives.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim
+from .primitives.slicing import dynamic_update_slice as dynamic_update_slice
+from .primitives.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim
+from .primitives.slicing import index_in_dim as index_in_dim
+from .primitives.slicing import slice as slice  # noqa: A004 - jax.lax's name
+from .primitives.slicing import slice_in_dim as slice_in_dim
+
+# gather and scatter
+from .primitives.gather_scatter import gather as gather
+from .primitives.gather_scatter import GatherDimensionNumbers as GatherDimensionNumbers
+from .primitives.gather_scatter import GatherScatterMode as GatherScatterMode
+from .primitives.gather_scatter import scatter as scatter
+from .primitives.gather_scatter import scatter_add as scatter_add
+from .primitives.gather_scatter import scatter_max as scatter_max
+from .primitives.gather_scatter import scatter_min as scatter_min
+from .primitives.gather_scatter import scatter_mul as scatter_mul
+from .primitives.gather_scatter import ScatterDimensionNumbers as ScatterDimensionNumbers
+
+# reductions, cumulative reductions, sorting, the PRNG's block cipher
+from .primitives.reductions import argmax as argmax
+from .primitives.reductions import argmin as argmin
+from .primitives.reductions import reduce_and as reduce_and
+from .primitives.reductions import reduce_or as reduce_or
+from .primitives.reductions import reduce_prod as reduce_prod
+from .primitives.cumulative import cumlogsumexp as cumlogsumexp
+from .primitives.cumulative import cummax as cummax
+from .primitives.cumulative import cummin as cummin
+from .primitives.cumulative import cumprod as cumprod
+from .primitives.cumulative import cumsum as cumsum
+from .primitives.sorting import sort as sort
+from .primitives.sorting import sort_key_val as sort_key_val
+from .primitives.sorting import top_k as top_k
+from .primitives.prng import threefry2x32 as threefry2x32
+
+# special functions
+from .primitives.special import RoundingMethod as RoundingMethod
+
+# convolution
+from .primitives.convolution import conv as conv
+from .primitives.convolution import conv_dimension_numbers as conv_dimension_numbers
+from .primitives.convolution import conv_general_dilated as conv_general_dilated
+from .primitives.convolution import conv_general_dilated_patches as conv_general_dilated_patches
+from .primitives.convolution import conv_general_permutations as conv_general_permutations
+from .primitives.convolution import conv_general_shape_tuple as conv_general_shape_tuple
+from .primitives.convolution import conv_shape_tuple as conv_shape_tuple
+from .primitives.convolution import conv_transpose as conv_transpose
+from .primitives.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple
+from .primitives.convolution import conv_with_general_padding as conv_with_general_padding
+from .primitives.convolution import ConvDimensionNumbers as ConvDimensionNumbers
+from .primitives.convolution import ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers
+from .primitives.convolution import padtype_to_pads as padtype_to_pads
+from .primitives.convolution import Precision as Precision
+
+# collectives and sharding
+from .primitives.collectives import all_gather as all_gather
+from .primitives.collectives import all_to_all as all_to_all
+from .primitives.collectives import axis_index as axis_index
+from .primitives.collectives import axis_size as axis_size
+from .primitives.collectives import pmax as pmax
+from .primitives.collectives import pmean as pmean
+from .primitives.collectives import pmin as pmin
+from .primitives.collectives import ppermute as ppermute
+from .primitives.collectives import psum as psum
+from .primitives.collectives import psum_scatter as psum_scatter
+from .lowering.sharding import with_sharding_constraint as with_sharding_constraint
+
+# TEMP for issue-24 migration: private helpers of the base that the numpy layer,
+# scipy and api_reverse still reach as lax._name; they live in typedax._lax.lax.
+from ._lax.lax import _binop as _binop  # TEMP for issue-24 migration
+from ._lax.lax import _broadcast_in_dim_params as _broadcast_in_dim_params  # TEMP for issue-24 migration
+from ._lax.lax import _convert_weak as _convert_weak  # TEMP for issue-24 migration
 
 __all__ = [
     "abs", "add", "broadcast", "broadcast_in_dim", "ceil", "convert_element_type", "cos", "div",
@@ -103,644 +280,17 @@ __all__ = [
     "batch_matmul", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "cbrt", "collapse", "dtype",
     "empty", "full", "full_like", "index_take", "reciprocal", "reduce", "reduce_xor", "rsqrt", "scatter_apply",
     "scatter_sub", "split", "square", "stack", "tile", "unstack",
+    # control flow (control_flow/)
+    "cond", "fori_loop", "scan", "while_loop",
+    # collectives and sharding (primitives/collectives.py, lowering/sharding.py)
+    "all_gather", "all_to_all", "axis_index", "axis_size", "pmax", "pmean", "pmin", "ppermute", "psum",
+    "psum_scatter", "with_sharding_constraint",
+    # jax.lax.linalg
+    "linalg",
+    # the primitives
+    "abs_p", "add_p", "bitcast_convert_type_p", "broadcast_p", "ceil_p", "convert_element_type_p", "cos_p",
+    "div_p", "dot_general_p", "eq_p", "exp_p", "floor_p", "ge_p", "greater_p", "integer_pow_p", "le_p",
+    "less_p", "log_p", "logistic_p", "max_p", "min_p", "mul_p", "ne_p", "neg_p", "pow_p", "reduce_max_p",
+    "reduce_min_p", "reduce_precision_p", "reduce_sum_p", "rem_p", "reshape_p", "select_n_p", "sin_p",
+    "sqrt_p", "stop_gradient_p", "sub_p", "tanh_p", "transpose_p",
 ]
-
-
-_PYTHON_SCALARS = (float, int, bool)
-
-
-def _is_python_scalar(x: Value) -> bool:
-    return type(x) in _PYTHON_SCALARS
-
-
-def _weak(x: Value, like: Value) -> Value:
-    """A Python scalar takes the dtype of the array it meets."""
-    if _is_python_scalar(x) and not _is_python_scalar(like):
-        return scalar_as(x, aval_of(like))  # type: ignore[arg-type]  # a Python scalar, checked above
-    return x
-
-
-def _convert_weak(x: ArrayLike, new_dtype: DType) -> Array:
-    """``x`` (weakly typed) in ``new_dtype``, still weak: how promotion
-    widens a weak value for a weak result (JAX's ``_convert_element_type``
-    with ``weak_type=True``)."""
-    return bind1(convert_element_type_p, (x,), _params(("new_dtype", new_dtype), ("weak_type", True)))
-
-
-def _unop(prim: Primitive, x: ArrayLike) -> Array:
-    return bind1(prim, (x,), NO_PARAMS)
-
-
-def _scalar_as(prim: Primitive, x: bool | int | float, like: ShapedArray) -> Value:
-    """A Python scalar operand in the other operand's dtype -- only where that
-    loses nothing (a float never becomes an integer: ``lax.add(int32, 2.5)``
-    truncated to 3 before; jax.lax refuses it). Weak if ``like`` is."""
-    dtype = like.dtype
-    kind = dtype.kind
-    if (type(x) is float and kind in "iub") or (type(x) is int and kind == "b"):
-        raise PrimitiveTypeError(
-            f"{prim.name}: a Python {type(x).__name__} ({x!r}) cannot meet an operand of dtype "
-            f"{dtype.name} in lax (jax.lax requires one dtype); convert it, or use "
-            "typedax.numpy, which promotes"
-        )
-    return scalar_as(x, like)
-
-
-def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
-    # ``_weak`` on both operands, inlined (this is on every traced binary op)
-    if type(x) in _PYTHON_SCALARS:
-        if type(y) not in _PYTHON_SCALARS:
-            x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
-    elif type(y) in _PYTHON_SCALARS:
-        y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
-    sx, sy = aval_of(x).shape, aval_of(y).shape
-    if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
-        x, y = _broadcast_operands(prim, x, y, sx, sy)
-    return bind1(prim, (x, y), NO_PARAMS)
-
-
-def _broadcast_operands(
-    prim: Primitive, x: ArrayLike, y: ArrayLike, sx: tuple[int, ...], sy: tuple[int, ...]
-) -> tuple[ArrayLike, ArrayLike]:
-    """jax.lax's implicit broadcasting: size-1 dimensions meet the other
-    operand's when the ranks are equal. (A rank-0 operand meets any shape
-    without a broadcast: the binary primitives accept it, as JAX's do.)"""
-    if len(sx) == len(sy) and all(a == b or a == 1 or b == 1 for a, b in zip(sx, sy)):
-        shape = tuple(b if a == 1 else a for a, b in zip(sx, sy))
-        return _expand_ones(x, sx, shape), _expand_ones(y, sy, shape)
-    raise PrimitiveTypeError(
-        f"{prim.name}: shapes {sx} and {sy} do not broadcast in lax (a rank-0 operand, or "
-        "equal ranks with size-1 dimensions, do); use typedax.numpy for NumPy broadcasting"
-    )
-
-
-def _expand_ones(x: ArrayLike, shape: tuple[int, ...], to: tuple[int, ...]) -> ArrayLike:
-    """Broadcast the size-1 dimensions of ``x`` (of ``shape``) to ``to``."""
-    if shape == to:
-        return x
-    keep = tuple(i for i, (a, b) in enumerate(zip(shape, to)) if a == b)
-    squeezed = reshape(x, tuple(shape[i] for i in keep))
-    return broadcast_in_dim(squeezed, to, keep)
-
-
-def _index(op: str, what: str, d: object) -> int:
-    """A dimension, axis or exponent: a Python or NumPy integer, never a float
-    or a bool silently truncated by ``int()``."""
-    if isinstance(d, bool) or not isinstance(d, (int, np.integer)):
-        raise PrimitiveTypeError(f"{op}: {what} must be integers, got {d!r} ({type(d).__name__})")
-    return int(d)
-
-
-def _indices(op: str, what: str, ds: Sequence[object]) -> tuple[int, ...]:
-    return tuple([_index(op, what, d) for d in ds])
-
-
-def neg(x: ArrayLike) -> Array:
-    return _unop(neg_p, x)
-
-
-def sin(x: ArrayLike) -> Array:
-    return _unop(sin_p, x)
-
-
-def cos(x: ArrayLike) -> Array:
-    return _unop(cos_p, x)
-
-
-def exp(x: ArrayLike) -> Array:
-    return _unop(exp_p, x)
-
-
-def log(x: ArrayLike) -> Array:
-    return _unop(log_p, x)
-
-
-def tanh(x: ArrayLike) -> Array:
-    return _unop(tanh_p, x)
-
-
-def logistic(x: ArrayLike) -> Array:
-    return _unop(logistic_p, x)
-
-
-def sqrt(x: ArrayLike) -> Array:
-    return _unop(sqrt_p, x)
-
-
-def floor(x: ArrayLike) -> Array:
-    return _unop(floor_p, x)
-
-
-def ceil(x: ArrayLike) -> Array:
-    return _unop(ceil_p, x)
-
-
-def add(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(add_p, x, y)
-
-
-def sub(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(sub_p, x, y)
-
-
-def mul(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(mul_p, x, y)
-
-
-def div(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(div_p, x, y)
-
-
-def max(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
-    return _binop(max_p, x, y)
-
-
-def min(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
-    return _binop(min_p, x, y)
-
-
-def pow(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
-    return _binop(pow_p, x, y)
-
-
-def rem(x: ArrayLike, y: ArrayLike) -> Array:
-    """The remainder of ``x / y`` with the sign of ``x`` (``jax.lax.rem``, C's ``fmod``)."""
-    return _binop(rem_p, x, y)
-
-
-def gt(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(greater_p, x, y)
-
-
-def lt(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(less_p, x, y)
-
-
-def ge(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(ge_p, x, y)
-
-
-def le(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(le_p, x, y)
-
-
-def eq(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(eq_p, x, y)
-
-
-def ne(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(ne_p, x, y)
-
-
-def abs(x: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
-    return _unop(abs_p, x)
-
-
-def integer_pow(x: ArrayLike, y: int) -> Array:
-    return bind1(integer_pow_p, (x,), _params(("y", _index("integer_pow", "the exponent y", y))))
-
-
-def select_n(which: ArrayLike, *cases: ArrayLike) -> Array:
-    return bind1(select_n_p, (which, *cases), NO_PARAMS)
-
-
-def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
-    """``on_true`` where ``pred`` else ``on_false`` (``jax.lax.select``)."""
-    return bind1(select_n_p, (pred, on_false, on_true), NO_PARAMS)
-
-
-def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
-    d = canonicalize_explicit(np.dtype(new_dtype), "convert_element_type")  # x64 off: JAX's warning
-    return bind1(convert_element_type_p, (x,), _params(("new_dtype", d)))
-
-
-_Tree = _TypeVar("_Tree")
-
-
-def stop_gradient(x: _Tree) -> _Tree:
-    """``x``, with a zero derivative (``jax.lax.stop_gradient``): every float
-    leaf of the pytree ``x`` goes through the ``stop_gradient`` primitive;
-    integer and bool leaves, which have no derivative, are returned as they are."""
-
-    def stop(leaf: object) -> object:
-        if isinstance(leaf, (Array, np.ndarray, np.generic, float)) and is_float(aval_of(leaf).dtype):
-            return bind1(stop_gradient_p, (leaf,), NO_PARAMS)
-        return leaf
-
-    return _tree.map(stop, x)
-
-
-def bitcast_convert_type(operand: ArrayLike, new_dtype: DType | type) -> Array:
-    """The bits of ``operand`` read as ``new_dtype`` (``jax.lax.bitcast_convert_type``;
-    a narrower dtype adds a trailing dimension, a wider one takes it)."""
-    d = canonicalize_explicit(np.dtype(new_dtype), "bitcast_convert_type")
-    return bind1(bitcast_convert_type_p, (operand,), _params(("new_dtype", d)))
-
-
-def reduce_precision(operand: ArrayLike, exponent_bits: int, mantissa_bits: int) -> Array:
-    """Round floats to ``exponent_bits`` / ``mantissa_bits`` (XLA's ReducePrecision)."""
-    e = _index("reduce_precision", "exponent_bits", exponent_bits)
-    m = _index("reduce_precision", "mantissa_bits", mantissa_bits)
-    return bind1(reduce_precision_p, (operand,), _params(("exponent_bits", e), ("mantissa_bits", m)))
-
-
-def broadcast(x: ArrayLike, sizes: Sequence[int]) -> Array:
-    """Add leading dimensions of ``sizes`` (``jax.lax.broadcast``)."""
-    shape = _indices("broadcast", "sizes", sizes) + aval_of(x).shape
-    return bind1(broadcast_p, (x,), _params(("shape", shape), ("axes", tuple(range(len(sizes))))))
-
-
-def broadcast_in_dim(x: ArrayLike, shape: Sequence[int], broadcast_dimensions: Sequence[int]) -> Array:
-    """Operand dimension ``i`` becomes output dimension ``broadcast_dimensions[i]``."""
-    shape_t = _indices("broadcast_in_dim", "shape", shape)
-    dims = _indices("broadcast_in_dim", "broadcast_dimensions", broadcast_dimensions)
-    return bind1(broadcast_p, (x,), _broadcast_in_dim_params(shape_t, dims))
-
-
-@functools.lru_cache(maxsize=4096)
-def _broadcast_in_dim_params(shape: tuple[int, ...], dims: tuple[int, ...]) -> Params:
-    if list(dims) != sorted(dims):
-        raise PrimitiveTypeError(
-            f"broadcast_in_dim: broadcast_dimensions={dims} must be increasing; transpose first"
-        )
-    axes = tuple(i for i in range(len(shape)) if i not in dims)
-    return _params(("shape", shape), ("axes", axes))
-
-
-def reshape(x: ArrayLike, new_sizes: Sequence[int]) -> Array:
-    return bind1(reshape_p, (x,), _params(("new_sizes", _indices("reshape", "new_sizes", new_sizes))))
-
-
-def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
-    return bind1(transpose_p, (x,), _params(("perm", _indices("transpose", "permutation", permutation))))
-
-
-def reduce_sum(x: ArrayLike, axes: Sequence[int]) -> Array:
-    return bind1(reduce_sum_p, (x,), _params(("axis", _indices("reduce_sum", "axes", axes))))
-
-
-def reduce_max(x: ArrayLike, axes: Sequence[int]) -> Array:
-    return bind1(reduce_max_p, (x,), _params(("axis", _indices("reduce_max", "axes", axes))))
-
-
-def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
-    return bind1(reduce_min_p, (x,), _params(("axis", _indices("reduce_min", "axes", axes))))
-
-
-def dot_general(
-    lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers | None,
-    precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None,
-) -> Array:
-    """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
-    sequence of axes or, as jax.lax accepts, a single int. ``None`` contracts
-    the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX.
-    ``precision`` and ``preferred_element_type`` as ``jax.lax.dot_general``'s
-    (``None`` precision: ``config``'s ``default_matmul_precision``)."""
-    if dimension_numbers is None:
-        return dot(lhs, rhs, precision, preferred_element_type)
-    try:
-        (lc, rc), (lb, rb) = dimension_numbers
-    except (TypeError, ValueError):
-        raise PrimitiveTypeError(
-            "dot_general: dimension_numbers must be ((lhs_contract, rhs_contract), "
-            f"(lhs_batch, rhs_batch)), got {dimension_numbers!r}"
-        ) from None
-
-    def axes(d: object) -> tuple[int, ...]:
-        if isinstance(d, (int, np.integer)) and not isinstance(d, bool):
-            return (int(d),)
-        if isinstance(d, Sequence):
-            return _indices("dot_general", "dimension numbers", d)
-        raise PrimitiveTypeError(f"dot_general: dimension numbers must be ints, got {d!r}")
-
-    dn = ((axes(lc), axes(rc)), (axes(lb), axes(rb)))
-    return bind1(dot_general_p, (lhs, rhs), _dot_general_params(dn, precision, preferred_element_type))
-
-
-def _dot_general_params(
-    dn: DimensionNumbers, precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None
-) -> Params:
-    """The params map of a ``dot_general`` (dimension numbers normalized
-    above; one shared map per value, so abstract evaluation remembers its
-    result: ``memo_abstract``)."""
-    pet = None
-    if preferred_element_type is not None:
-        pet = canonicalize_explicit(np.dtype(preferred_element_type), "dot_general")
-    return dot_params(dn, canonicalize_precision(precision), pet)
-
-
-def dot(
-    lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
-    preferred_element_type: DType | type | str | None = None,
-) -> Array:
-    """Vector/matrix product of 1-d or 2-d operands (``jax.lax.dot``)."""
-    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
-
-
-def is_tracer(x: object) -> bool:
-    return isinstance(x, Tracer)
-
-
-# Control flow, re-exported under jax.lax's names.
-from .control_flow import cond as cond  # noqa: E402
-from .control_flow import fori_loop as fori_loop  # noqa: E402
-from .control_flow import scan as scan  # noqa: E402
-from .control_flow import while_loop as while_loop  # noqa: E402
-from .control_flow.associative import associative_scan as associative_scan  # noqa: E402
-from .control_flow.maps import map as map  # noqa: E402, A004 - jax.lax's name
-from .control_flow.switches import switch as switch  # noqa: E402
-
-# Slicing and shaping, defined beside their primitives.
-from .primitives.elementwise import clamp as clamp  # noqa: E402
-from .primitives.gather_scatter import GatherDimensionNumbers as GatherDimensionNumbers  # noqa: E402
-from .primitives.gather_scatter import GatherScatterMode as GatherScatterMode  # noqa: E402
-from .primitives.gather_scatter import ScatterDimensionNumbers as ScatterDimensionNumbers  # noqa: E402
-from .primitives.gather_scatter import gather as gather  # noqa: E402
-from .primitives.gather_scatter import scatter as scatter  # noqa: E402
-from .primitives.gather_scatter import scatter_add as scatter_add  # noqa: E402
-from .primitives.gather_scatter import scatter_max as scatter_max  # noqa: E402
-from .primitives.gather_scatter import scatter_min as scatter_min  # noqa: E402
-from .primitives.gather_scatter import scatter_mul as scatter_mul  # noqa: E402
-from .primitives.shaping import broadcasted_iota as broadcasted_iota  # noqa: E402
-from .primitives.shaping import concatenate as concatenate  # noqa: E402
-from .primitives.shaping import expand_dims as expand_dims  # noqa: E402
-from .primitives.shaping import iota as iota  # noqa: E402
-from .primitives.shaping import pad as pad  # noqa: E402
-from .primitives.shaping import rev as rev  # noqa: E402
-from .primitives.shaping import squeeze as squeeze  # noqa: E402
-from .primitives.slicing import dynamic_index_in_dim as dynamic_index_in_dim  # noqa: E402
-from .primitives.slicing import dynamic_slice as dynamic_slice  # noqa: E402
-from .primitives.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim  # noqa: E402
-from .primitives.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim  # noqa: E402
-from .primitives.slicing import dynamic_update_slice as dynamic_update_slice  # noqa: E402
-from .primitives.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim  # noqa: E402
-from .primitives.slicing import index_in_dim as index_in_dim  # noqa: E402
-from .primitives.slicing import slice as slice  # noqa: E402, A004 - jax.lax's name
-from .primitives.slicing import slice_in_dim as slice_in_dim  # noqa: E402
-
-# Reductions, cumulative reductions and sorting, defined beside their primitives.
-from .primitives.cumulative import cumlogsumexp as cumlogsumexp  # noqa: E402
-from .primitives.cumulative import cummax as cummax  # noqa: E402
-from .primitives.cumulative import cummin as cummin  # noqa: E402
-from .primitives.cumulative import cumprod as cumprod  # noqa: E402
-from .primitives.cumulative import cumsum as cumsum  # noqa: E402
-from .primitives.reductions import argmax as argmax  # noqa: E402
-from .primitives.reductions import argmin as argmin  # noqa: E402
-from .primitives.reductions import reduce_and as reduce_and  # noqa: E402
-from .primitives.reductions import reduce_or as reduce_or  # noqa: E402
-from .primitives.reductions import reduce_prod as reduce_prod  # noqa: E402
-from .primitives.sorting import sort as sort  # noqa: E402
-from .primitives.sorting import sort_key_val as sort_key_val  # noqa: E402
-from .primitives.sorting import top_k as top_k  # noqa: E402
-from .primitives.prng import threefry2x32 as threefry2x32  # noqa: E402
-
-
-# -- windowed reductions (primitives/windowed.py) --
-@_overload
-def reduce_window(
-    operand: ArrayLike,
-    init_value: ArrayLike,
-    computation: Callable[[Array, Array], ArrayLike],
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int] | None = None,
-    padding: str | Sequence[tuple[int, int]] = "VALID",
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> Array: ...
-@_overload
-def reduce_window(
-    operand: object,
-    init_value: object,
-    computation: Callable[..., object],
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int] | None = None,
-    padding: str | Sequence[tuple[int, int]] = "VALID",
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> object: ...
-def reduce_window(
-    operand: object,
-    init_value: object,
-    computation: Callable[..., object],
-    window_dimensions: Sequence[int],
-    window_strides: Sequence[int] | None = None,
-    padding: str | Sequence[tuple[int, int]] = "VALID",
-    base_dilation: Sequence[int] | None = None,
-    window_dilation: Sequence[int] | None = None,
-) -> object:
-    """Reduce every window of ``operand`` (an array, or a pytree of arrays of
-    one shape: then the result is such a pytree) with ``computation``, starting from ``init_value`` (a scalar,
-    or a pytree of them), as ``jax.lax.reduce_window``. ``padding`` is
-    ``'VALID'``, ``'SAME'``, ``'SAME_LOWER'`` or (low, high) pairs. With
-    ``lax.add`` / ``lax.max`` / ``lax.min`` and their identity (0, -inf,
-    inf, or the dtype's extremes) it is the ``reduce_window_sum`` / ``_max``
-    / ``_min`` primitive; any other computation is traced once on scalars
-    into the general ``reduce_window`` primitive."""
-    from . import tree
-    from .control_flow.common import trace_callable
-    from .core.trace import as_value
-    from .primitives import windowed as _win
-    from ._lax_extra import operands_and_inits
-
-    ops, init_leaves, op_tree = operands_and_inits("reduce_window", "operand", "init_value", operand, init_value)
-    w = _win.window_of("reduce_window", aval_of(ops[0]).shape, window_dimensions, window_strides, padding,
-                       base_dilation, window_dilation)
-    inits = [_weak(as_value(i, "reduce_window's init values"), x) for i, x in zip(init_leaves, ops)]
-    monoids: dict[object, str] = {add: "add", max: "max", min: "min"}
-    kind = monoids.get(computation)
-    if kind is not None and len(ops) == 1 and not isinstance(inits[0], Tracer):
-        d, i = aval_of(ops[0]).dtype, np.asarray(inits[0])
-        if i.shape == () and i.dtype == d and i == _win.monoid_identity(kind, d):
-            return bind1(_win.MONOIDS[kind], (ops[0],), _params(*w.items()))
-    scalars = [ShapedArray((), aval_of(i).dtype) for i in inits]
-    _, args_tree = tree.flatten((init_value, init_value))
-    closed, out_tree = trace_callable(computation, args_tree, scalars * 2, "reduce_window's computation")
-    if out_tree != op_tree or closed.consts:
-        raise PrimitiveTypeError(
-            f"reduce_window: the computation must return the operand's structure {op_tree} and close over "
-            f"no arrays, got {out_tree}" + (f" and {len(closed.consts)} array constants" if closed.consts else "")
-        )
-    return tree.unflatten(op_tree, _win.bind_reduce_window(ops, inits, closed.jaxpr, w))
-
-
-# -- special functions and bitwise operations (primitives/special.py, bitwise.py) --
-from .primitives import bitwise as _bw  # noqa: E402
-from .primitives import special as _sp  # noqa: E402
-from .primitives.special import RoundingMethod as RoundingMethod  # noqa: E402
-
-
-def log1p(x: ArrayLike) -> Array:
-    return _unop(_sp.log1p_p, x)
-
-
-def expm1(x: ArrayLike) -> Array:
-    return _unop(_sp.expm1_p, x)
-
-
-def exp2(x: ArrayLike) -> Array:
-    return _unop(_sp.exp2_p, x)
-
-
-def tan(x: ArrayLike) -> Array:
-    return _unop(_sp.tan_p, x)
-
-
-def asin(x: ArrayLike) -> Array:
-    return _unop(_sp.asin_p, x)
-
-
-def acos(x: ArrayLike) -> Array:
-    return _unop(_sp.acos_p, x)
-
-
-def atan(x: ArrayLike) -> Array:
-    return _unop(_sp.atan_p, x)
-
-
-def atan2(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_sp.atan2_p, x, y)
-
-
-def sinh(x: ArrayLike) -> Array:
-    return _unop(_sp.sinh_p, x)
-
-
-def cosh(x: ArrayLike) -> Array:
-    return _unop(_sp.cosh_p, x)
-
-
-def asinh(x: ArrayLike) -> Array:
-    return _unop(_sp.asinh_p, x)
-
-
-def acosh(x: ArrayLike) -> Array:
-    return _unop(_sp.acosh_p, x)
-
-
-def atanh(x: ArrayLike) -> Array:
-    return _unop(_sp.atanh_p, x)
-
-
-def erf(x: ArrayLike) -> Array:
-    return _unop(_sp.erf_p, x)
-
-
-def erfc(x: ArrayLike) -> Array:
-    return _unop(_sp.erfc_p, x)
-
-
-def erf_inv(x: ArrayLike) -> Array:
-    return _unop(_sp.erf_inv_p, x)
-
-
-def lgamma(x: ArrayLike) -> Array:
-    return _unop(_sp.lgamma_p, x)
-
-
-def digamma(x: ArrayLike) -> Array:
-    return _unop(_sp.digamma_p, x)
-
-
-def round(x: ArrayLike, rounding_method: RoundingMethod | int = RoundingMethod.AWAY_FROM_ZERO) -> Array:  # noqa: A001 - jax.lax's name
-    """Round to the nearest integer: halves away from zero (default), or to
-    even with ``RoundingMethod.TO_NEAREST_EVEN``."""
-    method = _index("round", "rounding_method", rounding_method)
-    return bind1(_sp.round_p, (x,), _params(("rounding_method", method)))
-
-
-def sign(x: ArrayLike) -> Array:
-    return _unop(_sp.sign_p, x)
-
-
-def is_finite(x: ArrayLike) -> Array:
-    return _unop(_sp.is_finite_p, x)
-
-
-def nextafter(x1: ArrayLike, x2: ArrayLike) -> Array:
-    return _binop(_sp.nextafter_p, x1, x2)
-
-
-def bitwise_not(x: ArrayLike) -> Array:
-    return _unop(_bw.not_p, x)
-
-
-def bitwise_and(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.and_p, x, y)
-
-
-def bitwise_or(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.or_p, x, y)
-
-
-def bitwise_xor(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.xor_p, x, y)
-
-
-def shift_left(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.shift_left_p, x, y)
-
-
-def shift_right_logical(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.shift_right_logical_p, x, y)
-
-
-def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
-    return _binop(_bw.shift_right_arithmetic_p, x, y)
-
-
-def population_count(x: ArrayLike) -> Array:
-    return _unop(_bw.population_count_p, x)
-
-
-# -- convolution (primitives/convolution.py) --
-from .primitives.convolution import ConvDimensionNumbers as ConvDimensionNumbers  # noqa: E402
-from .primitives.convolution import ConvGeneralDilatedDimensionNumbers as ConvGeneralDilatedDimensionNumbers  # noqa: E402
-from .primitives.convolution import Precision as Precision  # noqa: E402
-from .primitives.convolution import conv as conv  # noqa: E402
-from .primitives.convolution import conv_dimension_numbers as conv_dimension_numbers  # noqa: E402
-from .primitives.convolution import conv_general_dilated as conv_general_dilated  # noqa: E402
-from .primitives.convolution import conv_transpose as conv_transpose  # noqa: E402
-from .primitives.convolution import conv_with_general_padding as conv_with_general_padding  # noqa: E402
-from .primitives.convolution import padtype_to_pads as padtype_to_pads  # noqa: E402
-from .primitives.convolution import conv_general_dilated_patches as conv_general_dilated_patches  # noqa: E402
-from .primitives.convolution import conv_general_permutations as conv_general_permutations  # noqa: E402
-from .primitives.convolution import conv_general_shape_tuple as conv_general_shape_tuple  # noqa: E402
-from .primitives.convolution import conv_shape_tuple as conv_shape_tuple  # noqa: E402
-from .primitives.convolution import conv_transpose_shape_tuple as conv_transpose_shape_tuple  # noqa: E402
-
-# -- compositions: element-wise conveniences, builders, scatter/gather conveniences, reduce (_lax_extra.py) --
-from ._lax_extra import batch_matmul as batch_matmul  # noqa: E402
-from ._lax_extra import broadcast_like as broadcast_like  # noqa: E402
-from ._lax_extra import broadcast_shapes as broadcast_shapes  # noqa: E402
-from ._lax_extra import broadcast_to_rank as broadcast_to_rank  # noqa: E402
-from ._lax_extra import cbrt as cbrt  # noqa: E402
-from ._lax_extra import collapse as collapse  # noqa: E402
-from ._lax_extra import dtype as dtype  # noqa: E402
-from ._lax_extra import empty as empty  # noqa: E402
-from ._lax_extra import full as full  # noqa: E402
-from ._lax_extra import full_like as full_like  # noqa: E402
-from ._lax_extra import index_take as index_take  # noqa: E402
-from ._lax_extra import reciprocal as reciprocal  # noqa: E402
-from ._lax_extra import reduce as reduce  # noqa: E402
-from ._lax_extra import reduce_xor as reduce_xor  # noqa: E402
-from ._lax_extra import rsqrt as rsqrt  # noqa: E402
-from ._lax_extra import scatter_apply as scatter_apply  # noqa: E402
-from ._lax_extra import scatter_sub as scatter_sub  # noqa: E402
-from ._lax_extra import split as split  # noqa: E402
-from ._lax_extra import square as square  # noqa: E402
-from ._lax_extra import stack as stack  # noqa: E402
-from ._lax_extra import tile as tile  # noqa: E402
-from ._lax_extra import unstack as unstack  # noqa: E402
-
-from .lowering.sharding import with_sharding_constraint as with_sharding_constraint  # noqa: E402
-from . import lax_linalg as linalg  # noqa: E402  (typedax.lax.linalg, as jax.lax.linalg)
-from .primitives.collectives import all_gather as all_gather  # noqa: E402
-from .primitives.collectives import all_to_all as all_to_all  # noqa: E402
-from .primitives.collectives import axis_index as axis_index  # noqa: E402
-from .primitives.collectives import axis_size as axis_size  # noqa: E402
-from .primitives.collectives import pmax as pmax  # noqa: E402
-from .primitives.collectives import pmean as pmean  # noqa: E402
-from .primitives.collectives import pmin as pmin  # noqa: E402
-from .primitives.collectives import ppermute as ppermute  # noqa: E402
-from .primitives.collectives import psum as psum  # noqa: E402
-from .primitives.collectives import psum_scatter as psum_scatter  # noqa: E402

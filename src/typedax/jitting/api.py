@@ -35,6 +35,8 @@ from ..core.names import fun_name
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import LoweredModule, compile_cache, lower_jaxpr
+from ..primitives.slicing import slice_
+from ..primitives.structural import reshape
 from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import (
     Executable, HostPut, buffer_of, compile_module, host_putter, scalar_putter, to_buffer,
@@ -760,8 +762,6 @@ def _packed_executable(staged: _Staged, groups: tuple[tuple[int, ...], ...]) -> 
     """The program ``_packed_plan`` runs: inputs the constants, the other
     arguments in order, then one flat array per group holding its
     arguments' elements one after another; outputs the function's."""
-    from .. import lax  # typedax.lax imports the library: not at module import
-
     closed = staged.closed
     n_consts = len(closed.consts)
     in_avals = closed.jaxpr.in_avals
@@ -786,8 +786,8 @@ def _packed_executable(staged: _Staged, groups: tuple[tuple[int, ...], ...]) -> 
         for i, a in enumerate(arg_avals):
             if i in where:
                 n, offset = where[i]
-                piece = lax.slice(packed[n], (offset,), (offset + a.size,))
-                operands.append(lax.reshape(piece, a.shape))
+                piece = slice_(packed[n], (offset,), (offset + a.size,), None)
+                operands.append(reshape(piece, a.shape))
             else:
                 operands.append(next(others))
         return bind(jit_p, operands, params)

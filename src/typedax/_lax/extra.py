@@ -5,8 +5,8 @@ array builders and reshapers (``full``, ``full_like``, ``empty``, ``split``,
 gather conveniences (``scatter_sub``, ``scatter_apply``, ``index_take``) and
 the general ``reduce`` (with ``reduce_xor``). ``typedax.lax`` re-exports them.
 
-Each is built from existing ``lax`` functions (this module imports
-``typedax.lax`` inside its functions: ``lax`` imports this module).
+Each is built from the base ``lax`` functions (``typedax._lax.lax``) and
+the primitive-level functions beside their primitives.
 
 Accuracy of the compositions against JAX's primitives (tests/test_lax_more.py):
 
@@ -31,12 +31,26 @@ from typing import TypeVar, overload
 
 import numpy as np
 
-from . import tree
-from .core.array import Array, ArrayLike
-from .core.dtypes import FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
-from .core.errors import PrimitiveTypeError
-from .core.trace import Tracer, Value, as_value, aval_of
-from .primitives.gather_scatter import GatherScatterMode, ScatterDimensionNumbers, ScatterParams, scatter_add_p
+from .. import tree
+from ..control_flow import while_loop
+from ..control_flow.common import trace_callable, types_str
+from ..core.array import Array, ArrayLike
+from ..core.avals import ShapedArray
+from ..core.dtypes import FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
+from ..core.errors import PrimitiveTypeError
+from ..core.eval import eval_jaxpr
+from ..core.trace import Tracer, Value, as_value, aval_of, scalar_as
+from ..interpreters.batching import vmap_flat
+from ..primitives.gather_scatter import (
+    GatherDimensionNumbers, GatherScatterMode, ScatterDimensionNumbers, ScatterParams, gather, scatter_add,
+    scatter_add_p,
+)
+from ..primitives.reductions import reduce_and, reduce_or, reduce_prod
+from ..primitives.shaping import concatenate, expand_dims
+from ..primitives.slicing import index_in_dim, slice_in_dim
+from ..primitives.windowed import monoid_identity
+from . import lax
+from .lax import operands_and_inits
 
 __all__ = [
     "batch_matmul", "broadcast_like", "broadcast_shapes", "broadcast_to_rank", "cbrt", "collapse", "dtype",
@@ -95,8 +109,6 @@ def _float_operand(op: str, x: ArrayLike) -> tuple[Value, DType]:
 # -- element-wise -------------------------------------------------------------------------
 def rsqrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     """``1 / sqrt(x)`` element-wise (``jax.lax.rsqrt``; within 2 ulp of XLA's)."""
-    from . import lax
-
     _no_accuracy("rsqrt", accuracy)
     v, wd = _float_operand("rsqrt", x)
     d = aval_of(v).dtype
@@ -108,8 +120,6 @@ def rsqrt(x: ArrayLike, *, accuracy: None = None) -> Array:
 def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     """The real cube root element-wise (``jax.lax.cbrt``): ``-cbrt(-x)`` for
     negative ``x`` (``-0.0`` stays ``-0.0``); see the module's notes for its accuracy."""
-    from . import lax
-
     _no_accuracy("cbrt", accuracy)
     v, wd = _float_operand("cbrt", x)
     d = aval_of(v).dtype
@@ -137,8 +147,6 @@ def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
 
 def square(x: ArrayLike) -> Array:
     """``x * x`` element-wise (``jax.lax.square``; integers and floats, not bool)."""
-    from . import lax
-
     v = as_value(x, "square's operand")
     if aval_of(v).dtype == bool_:
         raise PrimitiveTypeError("square: does not accept dtype bool (integers and floats only)")
@@ -147,8 +155,6 @@ def square(x: ArrayLike) -> Array:
 
 def reciprocal(x: ArrayLike) -> Array:
     """``1 / x`` element-wise (``jax.lax.reciprocal``: ``integer_pow(x, -1)``)."""
-    from . import lax
-
     return lax.integer_pow(x, -1)
 
 
@@ -189,8 +195,6 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
     """An array of ``shape`` filled with the scalar ``fill_value`` (``jax.lax.full``),
     of ``dtype`` (``fill_value`` converted as ``convert_element_type`` does:
     integers wrap, floats truncate) or else ``fill_value``'s own dtype."""
-    from . import lax
-
     s = _shape("full", shape)
     v = as_value(fill_value, "full's fill_value")
     if aval_of(v).shape:
@@ -215,8 +219,6 @@ def full_like(
 ) -> Array:
     """``full`` with the shape and dtype of ``x`` unless ``shape`` / ``dtype``
     are given (``jax.lax.full_like``)."""
-    from .core.trace import scalar_as
-
     a = aval_of(as_value(x, "full_like's x"))
     out_shape = a.shape if shape is None else shape
     if dtype is None and a.weak_type and type(fill_value) in (bool, int, float):
@@ -257,8 +259,6 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
     """``x`` with leading dimensions of size 1 added up to rank ``rank``
     (``jax.lax.broadcast_to_rank``; a rank below ``x``'s adds none, as JAX)."""
-    from . import lax
-
     if isinstance(rank, bool) or not isinstance(rank, (int, np.integer)):
         raise PrimitiveTypeError(f"broadcast_to_rank: rank must be an integer, got {rank!r}")
     v = as_value(x, "broadcast_to_rank's operand")
@@ -267,8 +267,6 @@ def broadcast_to_rank(x: ArrayLike, rank: int) -> Array:
 
 def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Array:
     """``arr`` broadcast NumPy-style to the shape of ``like_arr`` (``jax.lax.broadcast_like``)."""
-    from . import lax
-
     v = as_value(arr, "broadcast_like's arr")
     shape = aval_of(as_value(like_arr, "broadcast_like's like_arr")).shape
     own = aval_of(v).shape
@@ -283,8 +281,6 @@ def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Array:
 def collapse(operand: ArrayLike, start_dimension: int, stop_dimension: int | None = None) -> Array:
     """Dimensions ``[start_dimension, stop_dimension)`` (Python slice bounds)
     merged into one, major to minor (``jax.lax.collapse``)."""
-    from . import lax
-
     v = as_value(operand, "collapse's operand")
     shape = aval_of(v).shape
     for what, b in (("start_dimension", start_dimension), ("stop_dimension", stop_dimension)):
@@ -301,8 +297,6 @@ def collapse(operand: ArrayLike, start_dimension: int, stop_dimension: int | Non
 def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array]:
     """``operand`` cut along ``axis`` into pieces of ``sizes`` (which must sum
     to that axis's length) (``jax.lax.split``)."""
-    from . import lax
-
     v = as_value(operand, "split's operand")
     shape = aval_of(v).shape
     ax = _axis("split", axis, len(shape))
@@ -314,15 +308,13 @@ def split(operand: ArrayLike, sizes: Sequence[int], axis: int = 0) -> list[Array
             f"split: the sum of sizes {sum(ss)} must equal dimension {ax} of the operand shape {list(shape)}"
         )
     starts = np.cumsum((0, *ss))
-    return [lax.slice_in_dim(v, int(a), int(b), 1, ax) for a, b in zip(starts[:-1], starts[1:])]
+    return [slice_in_dim(v, int(a), int(b), 1, ax) for a, b in zip(starts[:-1], starts[1:])]
 
 
 def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
     """``operand`` repeated ``reps[i]`` times along each dimension ``i``
     (``jax.lax.tile``; ``len(reps)`` must be the rank): a broadcast of the
     operand under new leading axes, reshaped (XLA's lowering of JAX's ``tile``)."""
-    from . import lax
-
     v = as_value(operand, "tile's operand")
     shape = aval_of(v).shape
     r = _ints("tile", "reps", reps)
@@ -341,34 +333,28 @@ def tile(operand: ArrayLike, reps: Sequence[int]) -> Array:
 def stack(operands: Sequence[ArrayLike], axis: int = 0) -> Array:
     """The operands (of one shape and dtype) joined along a new axis ``axis``
     (``jax.lax.stack``)."""
-    from . import lax
-
     vals = [as_value(x, "stack's operands") for x in operands]
     if not vals:
         raise PrimitiveTypeError("stack: needs at least one operand")
     shape = aval_of(vals[0]).shape
     ax = _axis("stack", axis, len(shape) + 1)
-    return lax.concatenate([lax.expand_dims(x, (ax,)) for x in vals], ax)
+    return concatenate([expand_dims(x, (ax,)) for x in vals], ax)
 
 
 def unstack(x: ArrayLike, axis: int = 0) -> tuple[Array, ...]:
     """The slices of ``x`` along ``axis``, that axis removed (``jax.lax.unstack``)."""
-    from . import lax
-
     v = as_value(x, "unstack's operand")
     shape = aval_of(v).shape
     if not shape:
         raise PrimitiveTypeError("unstack: the operand must have rank > 0, got a scalar")
     ax = _axis("unstack", axis, len(shape))
-    return tuple(lax.index_in_dim(v, i, ax, keepdims=False) for i in range(shape[ax]))
+    return tuple(index_in_dim(v, i, ax, keepdims=False) for i in range(shape[ax]))
 
 
 def batch_matmul(lhs: ArrayLike, rhs: ArrayLike, precision: object = None) -> Array:
     """Matrix products over the leading (batch) dimensions: ``lhs[..., i, j] @
     rhs[..., j, k]`` (``jax.lax.batch_matmul``; both of one rank, at least 2).
     ``precision`` is accepted and has no effect (XLA on CPU computes at full precision)."""
-    from . import lax
-
     a, b = as_value(lhs, "batch_matmul's lhs"), as_value(rhs, "batch_matmul's rhs")
     la, lb = aval_of(a).ndim, aval_of(b).ndim
     if min(la, lb) < 2:
@@ -387,12 +373,10 @@ def scatter_sub(
 ) -> Array:
     """``jax.lax.scatter_sub``: ``scatter_add`` of the negated updates (the
     same values: ``a - b`` is ``a + (-b)`` exactly, and integers wrap alike)."""
-    from . import lax
-
     u = as_value(updates, "scatter_sub's updates")
     if aval_of(u).dtype == bool_:
         raise PrimitiveTypeError("scatter_sub: does not accept bool updates (integers and floats only)")
-    return lax.scatter_add(
+    return scatter_add(
         operand, scatter_indices, lax.neg(u), dimension_numbers,
         indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
     )
@@ -421,11 +405,6 @@ def scatter_apply(
     indices and at most ``_UNROLL`` applications, unrolled, so ``grad`` works,
     where JAX's scatter_apply has no derivative).
     """
-    from . import lax
-    from .control_flow.common import trace_callable
-    from .core.avals import ShapedArray
-    from .core.eval import eval_jaxpr
-    from .interpreters.batching import vmap_flat
 
     x = as_value(operand, "scatter_apply's operand")
     a = aval_of(x)
@@ -438,7 +417,7 @@ def scatter_apply(
     ushape = _shape("scatter_apply", update_shape)
     counts: Value
     if isinstance(scatter_indices, Tracer):
-        counts = lax.scatter_add(
+        counts = scatter_add(
             full(a.shape, 0, np.int32), scatter_indices, full(ushape, 1, np.int32),
             dimension_numbers, indices_are_sorted=indices_are_sorted, unique_indices=unique_indices, mode=mode,
         )
@@ -475,15 +454,13 @@ def scatter_apply(
         return lax.add(k, np.asarray(1, np.int32)), step(k, v)
 
     top = lax.reduce_max(counts, tuple(range(a.ndim)))
-    return lax.while_loop(lambda kv: lax.lt(kv[0], top), body, (np.asarray(0, np.int32), x))[1]  # type: ignore[return-value]  # the carry's array
+    return while_loop(lambda kv: lax.lt(kv[0], top), body, (np.asarray(0, np.int32), x))[1]  # type: ignore[return-value]  # the carry's array
 
 
 def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -> Array:
     """``src[idxs[0], idxs[1], ...]`` with ``idxs[i]`` indexing axis ``axes[i]``
     (all index arrays of one shape, taken modulo the axis length)
     (``jax.lax.index_take``)."""
-    from . import lax
-
     s = as_value(src, "index_take's src")
     shape = aval_of(s).shape
     ax = _ints("index_take", "axes", axes)
@@ -502,31 +479,15 @@ def index_take(src: ArrayLike, idxs: Sequence[ArrayLike], axes: Sequence[int]) -
             )
     d = aval_of(ix[0]).dtype
     ix = [lax.convert_element_type(i, d) for i in ix]
-    indices = lax.concatenate([lax.expand_dims(i, (len(ishape),)) for i in ix], len(ishape))
+    indices = concatenate([expand_dims(i, (len(ishape),)) for i in ix], len(ishape))
     bound = np.broadcast_to(np.asarray([shape[a] for a in ax], d), aval_of(indices).shape)
     indices = lax.rem(lax.add(lax.rem(indices, bound), bound), bound)  # Python's modulo, as JAX's %
     sizes = [1 if i in ax else n for i, n in enumerate(shape)]
-    dn = lax.GatherDimensionNumbers(
+    dn = GatherDimensionNumbers(
         offset_dims=tuple(range(len(ishape), len(ishape) + len(shape) - len(ax))),
         collapsed_slice_dims=ax, start_index_map=ax,
     )
-    return lax.gather(s, indices, dn, sizes)
-
-
-def operands_and_inits(
-    op: str, operands_name: str, inits_name: str, operands: object, init_values: object
-) -> tuple[list[Value], list[object], tree.TreeDef]:
-    """The leaves of ``operands`` (as values) and of ``init_values``, and
-    their one structure: ``lax.reduce``'s and ``lax.reduce_window``'s check."""
-    op_leaves, op_tree = tree.flatten(operands)
-    init_leaves, init_tree = tree.flatten(init_values)
-    ops = [as_value(x, f"{op}'s {operands_name}") for x in op_leaves]
-    if op_tree != init_tree or not ops:
-        raise PrimitiveTypeError(
-            f"{op}: {operands_name} and {inits_name} must be pytrees of one structure with at least one "
-            f"array, got {op_tree} and {init_tree}"
-        )
-    return ops, init_leaves, op_tree
+    return gather(s, indices, dn, sizes)
 
 
 # -- reductions --------------------------------------------------------------------------------
@@ -556,7 +517,6 @@ def reduce(
     computation is right), then applied once to the init values: a
     composition, so ``jit``, ``vmap``, ``jvp`` and ``grad`` go through it.
     """
-    from . import lax
 
     ops, init_leaves, op_tree = operands_and_inits("reduce", "operands", "init_values", operands, init_values)
     shape = aval_of(ops[0]).shape
@@ -598,17 +558,14 @@ def _monoid_reducer(
 ) -> Callable[[Value, tuple[int, ...]], Array] | None:
     """The reduction primitive for ``computation`` with identity ``init``, as
     JAX's ``_get_monoid_reducer`` (the bitwise ones for bools and integers)."""
-    from . import lax
-    from .primitives.windowed import monoid_identity
-
     intlike = d == bool_ or d in INTEGER
     table: list[tuple[Callable[..., object], bool, object, Callable[[Value, tuple[int, ...]], Array]]] = [
         (lax.add, True, 0, lax.reduce_sum),
-        (lax.mul, True, 1, lax.reduce_prod),
+        (lax.mul, True, 1, reduce_prod),
         (lax.max, True, monoid_identity("max", d), lax.reduce_max),
         (lax.min, True, monoid_identity("min", d), lax.reduce_min),
-        (lax.bitwise_and, intlike, np.asarray(-1).astype(d), lax.reduce_and),
-        (lax.bitwise_or, intlike, 0, lax.reduce_or),
+        (lax.bitwise_and, intlike, np.asarray(-1).astype(d), reduce_and),
+        (lax.bitwise_or, intlike, 0, reduce_or),
         (lax.bitwise_xor, intlike, 0, reduce_xor),
     ]
     for fn, allowed, identity, reducer in table:
@@ -621,11 +578,6 @@ def _general_reduce(
     ops: list[Value], inits: list[Value], init_values: object, computation: Callable[..., object],
     dims: tuple[int, ...],
 ) -> list[Value]:
-    from . import lax
-    from .control_flow.common import trace_callable, types_str
-    from .core.avals import ShapedArray
-    from .core.eval import eval_jaxpr
-    from .interpreters.batching import vmap_flat
 
     scalars = [ShapedArray((), aval_of(i).dtype) for i in inits]
     _, args_tree = tree.flatten((init_values, init_values))
@@ -654,11 +606,11 @@ def _general_reduce(
     while aval_of(xs[0]).shape[0] > 1:
         rows = aval_of(xs[0]).shape[0]
         pairs = combine(
-            [lax.slice_in_dim(x, 0, rows - rows % 2, 2, 0) for x in xs],
-            [lax.slice_in_dim(x, 1, rows, 2, 0) for x in xs],
+            [slice_in_dim(x, 0, rows - rows % 2, 2, 0) for x in xs],
+            [slice_in_dim(x, 1, rows, 2, 0) for x in xs],
         )
         if rows % 2:
-            pairs = [lax.concatenate([p, lax.slice_in_dim(x, rows - 1, rows, 1, 0)], 0) for p, x in zip(pairs, xs)]
+            pairs = [concatenate([p, slice_in_dim(x, rows - 1, rows, 1, 0)], 0) for p, x in zip(pairs, xs)]
         xs = pairs
     init_rows = [lax.broadcast_in_dim(i, (1, m), ()) for i in inits]
     folded = init_rows if size == 0 else combine(init_rows, xs)
@@ -668,8 +620,6 @@ def _general_reduce(
 def reduce_xor(operand: ArrayLike, axes: Sequence[int]) -> Array:
     """Bitwise (integers) or logical (bool) XOR over ``axes`` (``jax.lax.reduce_xor``):
     a balanced tree of ``bitwise_xor`` over adjacent pairs."""
-    from . import lax
-
     v = as_value(operand, "reduce_xor's operand")
     d = aval_of(v).dtype
     if d != bool_ and d not in INTEGER:

@@ -1,0 +1,176 @@
+"""The implementation of ``typedax.lax.linalg``: ``jax.lax.linalg``'s decompositions --
+``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd`` -- over the
+primitives of ``typedax.primitives.linalg`` (see its docstring for the
+design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
+
+Importing this module installs ``jaxlib_api.prepare_lapack`` as the
+primitives' LAPACK preparer (it registers jaxlib's CPU kernels with XLA
+when the first of them is lowered).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, overload
+
+import numpy as np
+
+from ..core.array import Array, ArrayLike, from_numpy
+from ..core.dtypes import INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
+from ..core.errors import PrimitiveTypeError
+from ..core.trace import aval_of, bind, bind1
+from ..lowering import jaxlib_api
+from ..primitives import linalg as _p
+from ..primitives._params import params_of
+from ..primitives.shaping import expand_dims, squeeze
+from ..primitives.slicing import slice as _slice
+from . import lax
+
+__all__ = ["cholesky", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
+
+if jaxlib_api.prepare_lapack not in _p.LAPACK_PREPARERS:
+    _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_lapack)
+
+
+def _array(x: ArrayLike) -> Array:
+    """``x`` as an ``Array``: an ``Array`` (or tracer) as it is, a NumPy or
+    Python value (nested lists too) in its canonical dtype (x64 off: 64 bits
+    enter as 32), as ``typedax.numpy.asarray`` gives it."""
+    if isinstance(x, Array):
+        return x
+    value = np.asarray(x)
+    return from_numpy(np.array(value, dtype=canonicalize_dtype(value.dtype)))
+
+
+def _swap_last(a: Array) -> Array:
+    """``a`` with its last two axes swapped."""
+    n = aval_of(a).ndim
+    return lax.transpose(a, (*range(n - 2), n - 1, n - 2))
+
+
+def _checked(name: str, x: ArrayLike, symmetrize_input: bool) -> Array:
+    """``x`` as an array, its shape refused (as the primitive would) before
+    symmetrizing; integers pass when symmetrized (``/ 2`` makes them floats,
+    as in JAX)."""
+    a = _array(x)
+    av = aval_of(a)
+    if symmetrize_input:
+        if av.ndim < 2 or av.shape[-1] != av.shape[-2]:
+            raise PrimitiveTypeError(
+                f"{name}: the operand must be a (batch of) square matrices of rank >= 2, got {av.str_short()}"
+            )
+    else:
+        _p.check_matrix(name, av, square=True)
+    return a
+
+
+def symmetrize(x: ArrayLike) -> Array:
+    """``(x + x^T) / 2`` over the last two axes (``jax.lax.linalg.symmetrize``),
+    with ``typedax.numpy``'s promotion: integers add in their dtype, then
+    divide in float32 (float64 for 64-bit integers); bools add as a logical
+    or, then divide in the default float type (a bool meets the divisor 2 as
+    the default integer type)."""
+    a = _array(x)
+    d = aval_of(a).dtype
+    both = lax.bitwise_or(a, _swap_last(a)) if d == bool_ else lax.add(a, _swap_last(a))
+    if d == bool_:
+        both = lax._convert_weak(both, default_float())  # weak, as a bool meeting a Python int
+    elif d in INTEGER:
+        both = lax.convert_element_type(both, float32 if d.itemsize <= 4 else float64)
+    return lax.div(both, 2)
+
+
+def cholesky(x: ArrayLike, *, symmetrize_input: bool = True) -> Array:
+    """The lower Cholesky factor of each matrix of ``x`` (``[..., n, n]``);
+    NaNs where a matrix is not positive definite."""
+    a = _checked("cholesky", x, symmetrize_input)
+    a = symmetrize(a) if symmetrize_input else a
+    return bind1(_p.cholesky_p, (a,), params_of())
+
+
+def triangular_solve(
+    a: ArrayLike,
+    b: ArrayLike,
+    *,
+    left_side: bool = False,
+    lower: bool = False,
+    transpose_a: bool = False,
+    conjugate_a: bool = False,
+    unit_diagonal: bool = False,
+) -> Array:
+    """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for
+    triangular ``a``; ``op`` transposes with ``transpose_a``. ``b`` with one
+    axis fewer than ``a`` is a (batch of) vectors."""
+    aa, bb = _array(a), _array(b)
+    nb = aval_of(bb).ndim
+    singleton = nb == aval_of(aa).ndim - 1
+    if singleton:
+        bb = expand_dims(bb, (nb if left_side else nb - 1,))
+    out = _p.triangular_solve_(aa, bb, left_side=bool(left_side), lower=bool(lower),
+                               transpose_a=bool(transpose_a), conjugate_a=False,
+                               unit_diagonal=bool(unit_diagonal))
+    if singleton:
+        n = aval_of(out).ndim
+        return squeeze(out, (n - 1 if left_side else n - 2,))
+    return out
+
+
+def qr(x: ArrayLike, *, pivoting: bool = False, full_matrices: bool = True,
+       use_magma: bool | None = None) -> tuple[Array, Array]:
+    """``(q, r)`` with ``x = q @ r``: ``q`` ``[..., m, m]`` (``full_matrices``)
+    or ``[..., m, k]``, ``r`` upper triangular; LAPACK's signs."""
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported by typedax")
+    q, r = bind(_p.qr_p, (_array(x),), params_of(("full_matrices", bool(full_matrices))))
+    return q, r
+
+
+def eigh(x: ArrayLike, *, lower: bool = True, symmetrize_input: bool = True,
+         sort_eigenvalues: bool = True,
+         subset_by_index: tuple[int, int] | None = None) -> tuple[Array, Array]:
+    """``(v, w)``: eigenvectors (columns of ``v``) and eigenvalues, ascending,
+    of each symmetric matrix of ``x``."""
+    a = _checked("eigh", x, symmetrize_input)
+    a = symmetrize(a) if symmetrize_input else a
+    v, w = bind(_p.eigh_p, (a,), params_of(("lower", bool(lower))))
+    if subset_by_index is not None:
+        lo, hi = subset_by_index
+        n = aval_of(w).shape[-1]
+        if not 0 <= lo <= hi <= n:
+            raise PrimitiveTypeError(f"eigh: subset_by_index {subset_by_index} is out of range for size {n}")
+        v, w = _last_axis(v, lo, hi), _last_axis(w, lo, hi)
+    return v, w
+
+
+def _last_axis(a: Array, lo: int, hi: int) -> Array:
+    """``a[..., lo:hi]`` (``a`` itself for the whole axis, as indexing gives it)."""
+    shape = aval_of(a).shape
+    if (lo, hi) == (0, shape[-1]):
+        return a
+    return _slice(a, (0,) * (len(shape) - 1) + (lo,), shape[:-1] + (hi,))
+
+
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: Literal[True] = ...,
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> tuple[Array, Array, Array]: ...
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: Literal[False],
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> Array: ...
+@overload
+def svd(x: ArrayLike, *, full_matrices: bool = ..., compute_uv: bool,
+        subset_by_index: tuple[int, int] | None = ..., algorithm: object = ...) -> Array | tuple[Array, Array, Array]: ...
+def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
+        subset_by_index: tuple[int, int] | None = None,
+        algorithm: object = None) -> Array | tuple[Array, Array, Array]:
+    """``(u, s, vh)`` with ``x = u @ diag(s) @ vh`` and ``s`` descending, or
+    ``s`` alone (``compute_uv=False``)."""
+    a = _array(x)
+    shape = aval_of(a).shape
+    k = min(shape[-2:]) if len(shape) >= 2 else 0
+    if subset_by_index is not None and tuple(subset_by_index) != (0, k):
+        raise NotImplementedError("svd: subset_by_index is not supported by typedax (as JAX on CPU)")
+    params = params_of(("full_matrices", bool(full_matrices)), ("compute_uv", bool(compute_uv)))
+    outs = bind(_p.svd_p, (a,), params)
+    if not compute_uv:
+        return outs[0]
+    s, u, vt = outs
+    return u, s, vt
