@@ -278,9 +278,22 @@ class Jaxpr:
         return hash(self.alpha_key())
 
     def __str__(self) -> str:
-        from .pretty import pp_jaxpr
+        return _JAXPR_PRINTER[0](self)
 
-        return pp_jaxpr(self)
+
+def _printer_missing(jaxpr: Jaxpr) -> str:
+    raise RuntimeError("typedax.core.pretty is not imported: jaxprs have no text yet")
+
+
+#: How ``str(jaxpr)`` prints: ``core.pretty`` (which builds on this module,
+#: so this one cannot import it) installs ``pp_jaxpr`` here when it is
+#: imported, and ``typedax.core`` imports it with the package.
+_JAXPR_PRINTER: list[Callable[[Jaxpr], str]] = [_printer_missing]
+
+
+def install_jaxpr_printer(printer: Callable[[Jaxpr], str]) -> None:
+    """Make ``printer`` what ``str(jaxpr)`` calls (``core.pretty`` on import)."""
+    _JAXPR_PRINTER[0] = printer
 
 
 @dataclass(frozen=True, slots=True, eq=False)

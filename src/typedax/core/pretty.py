@@ -16,7 +16,7 @@ import numpy as np
 
 from .avals import ShapedArray
 from .dtypes import DType, bool_, float64, int64
-from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var
+from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var, install_jaxpr_printer
 
 # Literals of these dtypes print bare; others carry a ``:dtype`` suffix.
 DEFAULT_LIT_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
@@ -202,3 +202,6 @@ def pp_jaxpr_block(jaxpr: Jaxpr) -> PP:
 
 def pp_jaxpr(jaxpr: Jaxpr) -> str:
     return str(pp_jaxpr_block(jaxpr))
+
+
+install_jaxpr_printer(pp_jaxpr)

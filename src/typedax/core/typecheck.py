@@ -5,11 +5,10 @@ from __future__ import annotations
 from .errors import JaxprTypeError, PrimitiveTypeError, TypedaxError
 from .memo import IdentityMemo
 from .ir import Atom, Eqn, Jaxpr, JaxprType, Lit, Var
+from .pretty import _Namer, pp_eqn
 
 
 def _eqn_text(eqn: Eqn) -> str:
-    from .pretty import _Namer, pp_eqn
-
     return str(pp_eqn(_Namer(), eqn))
 
 
