@@ -43,6 +43,7 @@ from .core import parse_jaxpr as parse_jaxpr
 from .core import typecheck_jaxpr as typecheck_jaxpr
 from .core.trace import Value as Value
 from .jitting import jit as jit
+from . import registry as _registry  # installs the library's registry as parse_jaxpr's default (core.parse)
 from .core.array import Array as Array
 from .core.config import config as config
 from .core.config import disable_jit as disable_jit

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from .control_flow import cond_p, scan_p, while_p
 from .control_flow import callbacks, checkpoints, custom_calls
+from .core.parse import install_default_registry
 from .core.rules import Family, Registry
 from .jitting import jit_p
 from .jitting import shard_map
@@ -54,3 +55,5 @@ FAMILIES: tuple[Family, ...] = (
 
 REGISTRY: Registry = Registry(FAMILIES)
 """Every primitive typedax defines, by name."""
+
+install_default_registry(REGISTRY)  # parse_jaxpr without a registry reads this one

@@ -46,21 +46,30 @@ _BINDER: Final = "a binder like 'a:float32[3]'"
 _RULE_ERRORS: Final = (TypedaxError, ArithmeticError, LookupError, TypeError, ValueError)
 
 
+#: The registry ``parse_jaxpr`` reads without one: the library's lists every
+#: family, so it sits above the core (``typedax.registry``, the jit layer),
+#: and installs itself here with ``install_default_registry`` on import.
+#: Until then, an empty one (every primitive name is unknown).
+_DEFAULT_REGISTRY: list[Mapping[str, Primitive]] = [{}]
+
+
+def install_default_registry(registry: Mapping[str, Primitive]) -> None:
+    """Make ``registry`` what ``parse_jaxpr`` reads by default (``typedax.registry`` on import)."""
+    _DEFAULT_REGISTRY[0] = registry
+
+
 def parse_jaxpr(text: str, registry: Mapping[str, Primitive] | None = None) -> Jaxpr:
     """Read a jaxpr from its text form, the inverse of ``str(jaxpr)``.
 
     Primitive names are looked up in ``registry`` (default: the library's,
-    ``typedax.registry.REGISTRY``; a user with primitives of their own passes
+    ``typedax.registry.REGISTRY``, which that module installs here when it is
+    imported, as ``import typedax`` does; a user with primitives of their own passes
     ``REGISTRY.extended(their_family)``). Raises ``JaxprSyntaxError`` for
     text outside the grammar and ``JaxprTypeError`` (a ``JaxprTextTypeError``
     with line and column) for a jaxpr that reads but is not well typed.
     """
     if registry is None:
-        # the library's registry lists every family, so it sits above core:
-        # imported here, when first needed (docs/architecture.md)
-        from ..registry import REGISTRY
-
-        registry = REGISTRY
+        registry = _DEFAULT_REGISTRY[0]
     source = Source(text)
     parser = _Parser(source, tokenize(source), registry)
     # room on Python's stack for MAX_DEPTH levels (the limit is only raised,

@@ -12,7 +12,8 @@ buffer per device.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +25,31 @@ from .sharding import Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from ..lowering.jaxlib_api import Device
+
+
+@dataclass(frozen=True, slots=True)
+class ShardRuntime:
+    """What a sharded array needs of the runtime (the lowering layer, above
+    this one, installs it with ``install_shard_runtime`` when
+    ``typedax.lowering`` is imported): its device value's per-device pieces,
+    a host value copied to the devices of a sharding, and one piece's value
+    on the host."""
+
+    pieces: Callable[[DeviceBuffer], Sequence[DeviceBuffer]]
+    put: Callable[[NDArray, ShapedArray, Sharding], DeviceBuffer]
+    to_host: Callable[[DeviceBuffer], NDArray]
+
+
+def _missing(*args: object) -> object:
+    raise RuntimeError("a sharded array needs the runtime: typedax.lowering is not imported (import typedax)")
+
+
+_RUNTIME: list[ShardRuntime] = [ShardRuntime(_missing, _missing, _missing)]  # type: ignore[arg-type]  # raises before returning
+
+
+def install_shard_runtime(runtime: ShardRuntime) -> None:
+    """Make ``runtime`` what sharded arrays use (``typedax.lowering.sharding`` on import)."""
+    _RUNTIME[0] = runtime
 
 
 class ShardedArrayImpl(ArrayImpl):
@@ -47,25 +73,21 @@ class ShardedArrayImpl(ArrayImpl):
         return self._sharding.device_set
 
     def _pieces(self) -> Sequence[DeviceBuffer]:
-        from ..lowering.jaxlib_api import single_device_arrays  # upward, lazily: tests/test_layers.py
-
+        runtime = _RUNTIME[0]
         if self._dev is None:
             if self._host is None:
                 self.to_numpy()  # raises DeletedArrayError
-            from ..lowering.sharding import put_sharded  # upward, lazily: tests/test_layers.py
-
-            self._dev = put_sharded(self.to_numpy(), self.aval, self._sharding)
-        return single_device_arrays(self._dev)  # type: ignore[arg-type]  # a jaxlib Array (DeviceBuffer is its protocol)
+            self._dev = runtime.put(self.to_numpy(), self.aval, self._sharding)
+        return runtime.pieces(self._dev)
 
     def to_numpy(self) -> NDArray:
         """The whole value, gathered from the shards to the host once."""
         if self._host is None and self._dev is not None:
-            from ..lowering.jaxlib_api import device_to_numpy  # upward, lazily: tests/test_layers.py
-
+            to_host = _RUNTIME[0].to_host
             out = np.empty(self.aval.shape, dtype=self.aval.dtype)
             index_map = self._sharding.devices_indices_map(self.aval.shape)
             for index, piece in zip(index_map.values(), self._pieces()):
-                out[index] = device_to_numpy(piece)  # type: ignore[arg-type]  # a jaxlib array
+                out[index] = to_host(piece)
             self._host = out
         return super().to_numpy()
 

@@ -131,7 +131,7 @@ class EvalTrace(Trace):
         if consts is not None:  # XLA's own value (Rules.eval_on_device), 16-bit types as they are
             if weak_in or prim.name in ALWAYS_ASK:
                 out_avals = with_weak(prim.name, avals, params, out_avals)
-            device_outs = _device_eval()(prim, params, args, vals, avals, consts)
+            device_outs = _DEVICE_EVAL[0](prim, params, args, vals, avals, consts)
             for d, da in zip(device_outs, out_avals):
                 if da.weak_type:
                     d.aval, d._tdx_key = da, aval_key(da)
@@ -176,18 +176,29 @@ DeviceEval: TypeAlias = Callable[
     [Primitive, Params, Sequence[Value], Sequence[NDArray], Sequence[ShapedArray], tuple[int, ...]],
     list[ArrayImpl],
 ]
-_DEVICE_EVAL: list[DeviceEval] = []
 
 
-def _device_eval() -> DeviceEval:
-    """``typedax.lowering.eager.eval_on_device``, imported on first use: the
-    eval trace (core) runs a primitive through XLA for ``Rules.eval_on_device``
-    (an import up the layers, listed in tests/test_layers.py)."""
-    if not _DEVICE_EVAL:
-        from ..lowering.eager import eval_on_device
+def _no_device_eval(
+    prim: Primitive, params: Params, args: Sequence[Value], values: Sequence[NDArray],
+    avals: Sequence[ShapedArray], consts: tuple[int, ...],
+) -> list[ArrayImpl]:
+    raise RuntimeError(
+        f"{prim.name}: evaluating it runs XLA (Rules.eval_on_device), and typedax.lowering, which "
+        "installs that, is not imported (import typedax)"
+    )
 
-        _DEVICE_EVAL.append(eval_on_device)
-    return _DEVICE_EVAL[0]
+
+#: How the eval trace runs a primitive through XLA for ``Rules.eval_on_device``:
+#: ``typedax.lowering.eager`` installs its ``eval_on_device`` here when it is
+#: imported (``typedax.lowering`` imports it, and ``typedax`` imports that),
+#: so the core does not import the lowering layer above it.
+_DEVICE_EVAL: list[DeviceEval] = [_no_device_eval]
+
+
+def install_device_eval(device_eval: DeviceEval) -> None:
+    """Make ``device_eval`` what the eval trace runs ``Rules.eval_on_device``
+    primitives with (``typedax.lowering.eager`` on import)."""
+    _DEVICE_EVAL[0] = device_eval
 
 
 def _has_half(avals: Sequence[ShapedArray]) -> bool:

@@ -32,3 +32,5 @@ from .runtime import devices as devices
 from .runtime import local_devices as local_devices
 from .runtime import platform as platform
 from .runtime import set_platform as set_platform
+from . import eager as eager  # installs eval_on_device into core.trace (Rules.eval_on_device primitives run through XLA)
+from . import sharding as sharding  # installs the runtime of core.sharded's arrays

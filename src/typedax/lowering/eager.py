@@ -30,7 +30,7 @@ import numpy as np
 from ..core.array import ArrayImpl
 from ..core.avals import ShapedArray
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
-from ..core.trace import Value, aval_of, bind
+from ..core.trace import Value, aval_of, bind, install_device_eval
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives.structural import broadcast_to
 from .cache import compile_cache
@@ -146,3 +146,6 @@ def _program(
 def programs() -> int:
     """How many one-equation programs are kept (for tests)."""
     return len(_PROGRAMS)
+
+
+install_device_eval(eval_on_device)  # the eval trace (core) runs Rules.eval_on_device primitives with it

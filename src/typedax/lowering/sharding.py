@@ -19,7 +19,8 @@ from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import EXTENDED
 from ..core.errors import PrimitiveTypeError, ShardingError
 from ..core.ir import Jaxpr, NDArray
-from ..core.sharded import ShardedArrayImpl
+from ..core.array import DeviceBuffer
+from ..core.sharded import ShardedArrayImpl, ShardRuntime, install_shard_runtime
 from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from ..core.array import aval_key
 from ..core.trace import Tracer, Value, aval_of, bind1
@@ -65,6 +66,17 @@ def put_sharded(host: NDArray, aval: ShapedArray, s: Sharding) -> jx.Array:
         for device, index in index_map.items()
     ]
     return jx.assemble(_PutType(aval), xla_sharding(s, len(aval.shape)), pieces)
+
+
+def _pieces(dev: DeviceBuffer) -> list[DeviceBuffer]:
+    return jx.single_device_arrays(dev)  # type: ignore[arg-type, return-value]  # a jaxlib Array (DeviceBuffer is its protocol)
+
+
+def _to_host(piece: DeviceBuffer) -> NDArray:
+    return jx.device_to_numpy(piece)  # type: ignore[arg-type]  # a jaxlib array
+
+
+install_shard_runtime(ShardRuntime(_pieces, put_sharded, _to_host))  # what core.sharded's arrays run on
 
 
 @functools.lru_cache(maxsize=None)
