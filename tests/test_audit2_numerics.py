@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
+from typedax.core.config import EAGER_FAST
 from typedax import lax
 from typedax.core.dtypes import finfo
 from typedax.core.errors import EmptyReductionError
@@ -223,13 +224,13 @@ def test_softmax_sum_is_xlas() -> None:
     XLA), so it still equals the general path; eager ``mean`` is one XLA
     program, as under jit and as JAX's (jitted) ``jnp.mean``."""
     x = np.random.default_rng(5).standard_normal((7, 300)).astype(np.float32)
-    assert tnp.EAGER_FAST[0]
+    assert EAGER_FAST[0]
     fast = canonical((tdx.nn.softmax(x), tnp.mean(x, -1, keepdims=True), tnp.mean(x)))
-    tnp.EAGER_FAST[0] = False
+    EAGER_FAST[0] = False
     try:
         slow = canonical((tdx.nn.softmax(x), tnp.mean(x, -1, keepdims=True), tnp.mean(x)))
     finally:
-        tnp.EAGER_FAST[0] = True
+        EAGER_FAST[0] = True
     assert fast == slow
     assert canonical(tnp.mean(x, -1)) == canonical(jnp.mean(x, -1))
     assert canonical(tnp.mean(x, 0)) == canonical(tdx.jit(lambda v: tnp.mean(v, 0))(x))

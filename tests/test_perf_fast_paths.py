@@ -28,6 +28,8 @@ from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
+from typedax.core.config import EAGER_FAST
+from typedax._numpy import lax_numpy
 from typedax import lax, nn
 from typedax.core.array import Array
 from typedax.core.avals import ShapedArray
@@ -44,11 +46,11 @@ FLOATS = [d for d in DTYPES if d.kind == "f" or d == np.dtype(ml_dtypes.bfloat16
 
 
 def _slow(f: Callable[[], Array]) -> Array:
-    tnp.EAGER_FAST[0] = False
+    EAGER_FAST[0] = False
     try:
         return f()
     finally:
-        tnp.EAGER_FAST[0] = True
+        EAGER_FAST[0] = True
 
 
 def _same(a: Array, b: Array) -> None:
@@ -198,7 +200,7 @@ def test_prepare2_broadcast_matches_prepare(
         return fn(a, b)
 
     def slow(a: Any, b: Any) -> Any:  # operands of one type: _prepare2 returns them as they are
-        return fn(*tnp._prepare(a, b, keep_scalars=True))  # a rank-0 operand stays rank-0 for these ops
+        return fn(*lax_numpy._prepare(a, b, keep_scalars=True))  # a rank-0 operand stays rank-0 for these ops
 
     try:
         want = str(tdx.make_jaxpr(slow)(v1, v2))

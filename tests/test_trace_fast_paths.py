@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 import typedax as tdx
 import typedax.numpy as tnp
+from typedax._numpy import lax_numpy
 from typedax import _indexing, lax
 from typedax.core.errors import IndexingError, PrimitiveTypeError
 from typedax.core.trace import aval_of
@@ -186,16 +187,22 @@ def test_binary_functions_bind_what_lax_binds(
         return getattr(tnp, op)(a, b)
 
     def general(a: Any, b: Any) -> Any:  # _prepare2's operands through lax's checks
-        p, q = tnp._prepare2(a, b, keep_scalars=True)
+        p, q = lax_numpy._prepare2(a, b, keep_scalars=True)
         dt = aval_of(p).dtype
         if op in ("add", "multiply") and dt == np.bool_:
             return (lax.max if op == "add" else lax.min)(p, q)
         if op == "divide" and dt.kind in "biu":
             f = np.dtype(np.float32 if dt.itemsize <= 4 else np.float64)
-            p, q = tnp._convert(p, f), tnp._convert(q, f)
+            p, q = lax_numpy._convert(p, f), lax_numpy._convert(q, f)
         return lax_fn(p, q)
 
+    def staged(f: Any, *args: Any) -> str:  # the jaxpr, or the error (bool - bool is refused by both)
+        try:
+            return _jaxpr(f, *args)
+        except PrimitiveTypeError as e:
+            return f"error: {e}"
+
     with np.errstate(all="ignore"):
-        assert _jaxpr(fast, x, y) == _jaxpr(general, x, y)
+        assert staged(fast, x, y) == staged(general, x, y)
         # both Python scalars: weak operands that lax converts
         assert _jaxpr(lambda: fast(2, 3.5)) == _jaxpr(lambda: general(2, 3.5))

@@ -23,6 +23,7 @@ import numpy as np
 
 from . import lax
 from . import numpy as tnp
+from ._numpy import lax_numpy as _lax_numpy
 from .core.array import Array, ArrayLike, from_numpy
 from .core.dtypes import HALF, DType, canonicalize_explicit, default_float, is_float
 from .core.ir import NDArray
@@ -48,7 +49,7 @@ Axis = int | Sequence[int] | None
 
 
 def _inexact(x: ArrayLike) -> Array:
-    return tnp.asarray(tnp._float(tnp.asarray(x)))
+    return tnp.asarray(_lax_numpy._float(tnp.asarray(x)))
 
 
 def _const(v: float, like: Value) -> NDArray:
@@ -146,10 +147,10 @@ hard_swish = hard_silu
 
 def softmax(x: ArrayLike, axis: Axis = -1) -> Array:
     """``exp(x) / sum(exp(x))`` along ``axis``, shifted by the maximum."""
-    v = tnp._eager_host(x)  # (a concrete strong array, ArrayImpl or NumPy)
+    v = _lax_numpy._eager_host(x)  # (a concrete strong array, ArrayImpl or NumPy)
     if v is not None and (v.dtype in _HOST_FLOATS or v.dtype in HALF) and v.flags.c_contiguous:
         shape = v.shape
-        axes = tnp._axes("max", len(shape), axis)  # tnp.max's check, and its error
+        axes = _lax_numpy._axes("max", len(shape), axis)  # tnp.max's check, and its error
         if 0 not in [shape[i] for i in axes]:  # (an empty axis: the general path's empty result)
             return from_numpy(_softmax_host(v, axes))
     a = tnp.asarray(x)
@@ -368,7 +369,7 @@ def logmeanexp(x: ArrayLike, axis: Axis = None, where: ArrayLike | None = None, 
     a = tnp.asarray(x)
     shape = aval_of(a).shape
     if where is None:
-        dims = tuple(range(len(shape))) if axis is None else tnp._axes("logmeanexp", len(shape), axis)
+        dims = tuple(range(len(shape))) if axis is None else _lax_numpy._axes("logmeanexp", len(shape), axis)
         count: ArrayLike = np.asarray(int(np.prod([shape[d] for d in dims], dtype=np.int64)), aval_of(lse).dtype)
     else:
         w = tnp.broadcast_to(tnp.asarray(where), shape)

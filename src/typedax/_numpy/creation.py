@@ -17,6 +17,8 @@ from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 from ..lowering.jaxlib_api import Device
 from .array_api import check_device
+from . import lax_numpy as tnp
+from .manipulation import moveaxis
 
 
 def _dim(op: str, what: str, n: object) -> int:
@@ -72,8 +74,6 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = N
 
 
 def _triangle(op: str, m: ArrayLike, k: int, lower: bool) -> Array:
-    from .. import numpy as tnp
-
     x = tnp.asarray(m)
     if x.ndim < 2:
         raise PrimitiveTypeError(f"{op}: the input must be at least 2-dimensional, got shape {x.shape}")
@@ -97,8 +97,6 @@ def triu(m: ArrayLike, k: int = 0) -> Array:
 def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Array:
     """``jnp.diagonal``: the ``offset`` diagonal of the planes ``(axis1, axis2)``,
     as the last axis of the result (a gather of static indices)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if x.ndim < 2:
         raise PrimitiveTypeError(f"diagonal: the input must be at least 2-dimensional, got shape {x.shape}")
@@ -122,8 +120,6 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
 def diag(v: ArrayLike, k: int = 0) -> Array:
     """``jnp.diag``: a 1-d ``v`` on the k-th diagonal of a square matrix, or
     the k-th diagonal of a 2-d ``v``."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(v)
     off = _offset("diag", k)
     if x.ndim == 2:
@@ -142,16 +138,12 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
 def trace(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1,
           dtype: DType | type | None = None) -> Array:
     """``jnp.trace``: the sum of ``diagonal(a, offset, axis1, axis2)`` (summed as ``sum`` does)."""
-    from .. import numpy as tnp
-
     return tnp.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype)
 
 
 def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: str = "xy") -> list[Array]:
     """``jnp.meshgrid``: coordinate grids of 1-d arrays; ``indexing='xy'``
     (Cartesian: the first two axes swapped) or ``'ij'`` (matrix)."""
-    from .. import numpy as tnp
-
     if indexing not in ("xy", "ij"):
         raise PrimitiveTypeError(f"meshgrid: Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
     args = [tnp.asarray(x) for x in xi]
@@ -179,8 +171,6 @@ def indices(dimensions: Sequence[int], dtype: DType | type | None = None,
             sparse: bool = False) -> Array | tuple[Array, ...]:
     """``jnp.indices``: the index grids of ``dimensions``, stacked on a new first
     axis (or, ``sparse``, a tuple of broadcastable ones)."""
-    from .. import numpy as tnp
-
     dims = tuple(_dim("indices", "dimensions", d) for d in dimensions)
     d = _dtype("indices", dtype, default_int())
     if sparse:
@@ -195,24 +185,18 @@ def indices(dimensions: Sequence[int], dtype: DType | type | None = None,
 
 def empty(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
     """``jnp.empty``: zeros (arrays are immutable; JAX gives zeros too)."""
-    from .. import numpy as tnp
-
     return tnp.zeros(shape, dtype, device=device)
 
 
 def empty_like(prototype: ArrayLike, dtype: DType | type | None = None,
                shape: int | Sequence[int] | None = None, *, device: Device | None = None) -> Array:
     """``jnp.empty_like``: zeros like ``prototype`` (of ``shape`` if given)."""
-    from .. import numpy as tnp
-
     return tnp.zeros_like(prototype, dtype, shape, device=device)
 
 
 def logspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool = True,
              base: ArrayLike = 10.0, dtype: DType | type | None = None, axis: int = 0) -> Array:
     """``jnp.logspace``: ``base ** linspace(start, stop, num)``."""
-    from .. import numpy as tnp
-
     d = tnp._inexact(tnp.result_type(start, stop)) if dtype is None \
         else canonicalize_explicit(np.dtype(dtype), "logspace")
     cd = tnp._inexact(d)
@@ -224,9 +208,6 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
               dtype: DType | type | None = None, axis: int = 0) -> Array:
     """``jnp.geomspace``: ``num`` values evenly spaced on a log scale from
     ``start`` to ``stop`` (both of one sign), as JAX computes them."""
-    from .. import numpy as tnp
-    from .manipulation import moveaxis
-
     d = tnp._inexact(tnp.result_type(start, stop)) if dtype is None \
         else canonicalize_explicit(np.dtype(dtype), "geomspace")
     cd = tnp._inexact(d)
@@ -246,8 +227,6 @@ def geomspace(start: ArrayLike, stop: ArrayLike, num: int = 50, endpoint: bool =
 
 def diagflat(v: ArrayLike, k: int = 0) -> Array:
     """``jnp.diagflat``: the flattened ``v`` on the k-th diagonal of a square matrix."""
-    from .. import numpy as tnp
-
     return diag(tnp.ravel(v), k)
 
 
@@ -257,8 +236,6 @@ BlockArg = ArrayLike | Sequence["BlockArg"]
 def block(arrays: BlockArg) -> Array:
     """``jnp.block``: an array assembled from nested lists of blocks (the
     innermost lists join along the last axis, the next along the one before, ...)."""
-    from .. import numpy as tnp
-
     def build(xs: BlockArg) -> tuple[Array, int]:
         if isinstance(xs, tuple):
             raise PrimitiveTypeError(f"block: jax.numpy.block does not allow tuples, got {xs!r}")
@@ -280,8 +257,6 @@ def block(arrays: BlockArg) -> Array:
 def _grid_axis(op: str, s: slice) -> Array:
     """One axis of ``mgrid``/``ogrid``: ``arange(start, stop, step)``, or
     ``linspace`` for an imaginary step (``0:1:5j`` is 5 points)."""
-    from .. import numpy as tnp
-
     start = 0 if s.start is None else s.start
     step = 1 if s.step is None else s.step
     if s.stop is None:
@@ -295,8 +270,6 @@ class _Mgrid:
     """``jnp.mgrid``: ``mgrid[0:3, 0:4]`` is the dense grid of the ranges, stacked."""
 
     def __getitem__(self, key: slice | tuple[slice, ...]) -> Array:
-        from .. import numpy as tnp
-
         if isinstance(key, slice):
             return _grid_axis("mgrid", key)
         axes = [_grid_axis("mgrid", k) for k in key]

@@ -17,6 +17,9 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_
 from ..core.errors import PrimitiveTypeError
 from ..primitives._precision import PrecisionLike
+from . import lax_numpy as tnp
+from .creation import diagonal
+from .manipulation import _bool_dot
 
 _LETTERS = string.ascii_letters
 
@@ -77,8 +80,6 @@ def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
 
 def _diagonalize(x: Array, labels: str) -> tuple[Array, str]:
     """A label repeated within one operand: its diagonal."""
-    from .creation import diagonal
-
     while True:
         dup = next((c for c in labels if labels.count(c) > 1), None)
         if dup is None:
@@ -105,9 +106,6 @@ def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize:
            precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.einsum`` with string subscripts (``'ij,jk->ik'``, ``'...ii->...i'``,
     implicit output ``'ij,jk'``)."""
-    from .. import numpy as tnp
-    from .manipulation import _bool_dot
-
     if out is not None:
         raise PrimitiveTypeError("einsum: The 'out' argument to jnp.einsum is not supported.")
     if not isinstance(subscripts, str):

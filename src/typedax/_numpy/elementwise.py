@@ -16,6 +16,7 @@ from ..core.dtypes import DType, bool_, default_float, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
 from ..core.trace import aval_of
+from . import lax_numpy as tnp
 
 e = math.e
 inf = math.inf
@@ -29,8 +30,6 @@ def _integral_or_bool(x: ArrayLike) -> bool:
 
 def floor(x: ArrayLike, /) -> Array:
     """``jnp.floor``: integers and bools are returned as they are."""
-    from .. import numpy as tnp
-
     if _integral_or_bool(x):
         return tnp.asarray(x)
     return lax.floor(tnp.asarray(x))
@@ -38,8 +37,6 @@ def floor(x: ArrayLike, /) -> Array:
 
 def ceil(x: ArrayLike, /) -> Array:
     """``jnp.ceil``: integers and bools are returned as they are."""
-    from .. import numpy as tnp
-
     if _integral_or_bool(x):
         return tnp.asarray(x)
     return lax.ceil(tnp.asarray(x))
@@ -47,8 +44,6 @@ def ceil(x: ArrayLike, /) -> Array:
 
 def trunc(x: ArrayLike, /) -> Array:
     """``jnp.trunc``: rounded toward zero; integers and bools as they are."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if _integral_or_bool(a):
         return a
@@ -56,52 +51,36 @@ def trunc(x: ArrayLike, /) -> Array:
 
 
 def asin(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arcsin(x)
 
 
 def acos(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arccos(x)
 
 
 def atan(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arctan(x)
 
 
 def atan2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arctan2(x1, x2)
 
 
 def asinh(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arcsinh(x)
 
 
 def acosh(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arccosh(x)
 
 
 def atanh(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.arctanh(x)
 
 
 def cbrt(x: ArrayLike, /) -> Array:
     """``jnp.cbrt``: the real cube root (``lax.cbrt``: a power and one Newton
     step, within an ulp of the root; a bare ``|x| ** (1/3)`` is tens of ulp off)."""
-    from .. import numpy as tnp
-
     v = tnp._float(x)
     out = lax.cbrt(v)
     a = aval_of(v)
@@ -113,8 +92,6 @@ def signbit(x: ArrayLike, /) -> Array:
     """``jnp.signbit``: ``x < 0`` for integers, False for bools; for floats the
     sign bit itself (True for ``-0.0`` and a negative NaN), read by a bitcast
     to the integer of the same width."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if a.dtype == bool_:
         return tnp.full(a.shape, False, bool_)
@@ -128,8 +105,6 @@ def signbit(x: ArrayLike, /) -> Array:
 
 def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.copysign``: ``|x1|`` with the sign bit of ``x2`` (as floats)."""
-    from .. import numpy as tnp
-
     a, b = tnp._inexact2(x1, x2)
     mag = lax.abs(a)
     return lax.select(signbit(b), lax.neg(mag), mag)
@@ -137,23 +112,17 @@ def copysign(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 
 def fmax(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``jnp.fmax``: the larger, ignoring a NaN (NaN only where both are)."""
-    from .. import numpy as tnp
-
     return tnp.where(tnp.logical_or(tnp.greater(x1, x2), tnp.isnan(x2)), x1, x2)
 
 
 def fmin(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``jnp.fmin``: the smaller, ignoring a NaN (NaN only where both are)."""
-    from .. import numpy as tnp
-
     return tnp.where(tnp.logical_or(tnp.less(x1, x2), tnp.isnan(x2)), x1, x2)
 
 
 def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.fmod``: the remainder with the sign of ``x1`` (C's ``fmod``);
     an integer divisor of 0 gives 0, as JAX."""
-    from .. import numpy as tnp
-
     a, b = tnp._prepare2(x1, x2)
     d = aval_of(a).dtype
     if d == bool_:
@@ -166,48 +135,34 @@ def fmod(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 
 def float_power(x: ArrayLike, y: ArrayLike, /) -> Array:
     """``jnp.float_power``: ``x ** y`` in the operands' floating type."""
-    from .. import numpy as tnp
-
     return lax.pow(*tnp._inexact2(x, y))
 
 
 def positive(x: ArrayLike, /) -> Array:
     """``jnp.positive``: ``+x``."""
-    from .. import numpy as tnp
-
     return tnp.asarray(x)
 
 
 def true_divide(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.true_divide``: ``divide``."""
-    from .. import numpy as tnp
-
     return tnp.divide(x1, x2)
 
 
 def pow(x1: ArrayLike, x2: ArrayLike, /) -> Array:  # noqa: A001 - jnp's name
     """``jnp.pow``: ``power``."""
-    from .. import numpy as tnp
-
     return tnp.power(x1, x2)
 
 
 def degrees(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.rad2deg(x)
 
 
 def radians(x: ArrayLike, /) -> Array:
-    from .. import numpy as tnp
-
     return tnp.deg2rad(x)
 
 
 def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.logaddexp2``: ``log2(2**x1 + 2**x2)`` without overflow."""
-    from .. import numpy as tnp
-
     a, b = tnp._inexact2(x1, x2)
     d = aval_of(a).dtype
     ln2 = np.asarray(math.log(2.0), d)
@@ -217,8 +172,6 @@ def logaddexp2(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.ldexp``: ``x1 * 2**x2`` for an integer ``x2``, in two factors so
     that a small ``x1`` with a large ``x2`` does not overflow on the way."""
-    from .. import numpy as tnp
-
     if aval_of(x2).dtype.kind not in "biu" or aval_of(x1).dtype.kind == "c":
         raise PrimitiveTypeError(
             f"ldexp not supported for input types ({aval_of(x1).dtype.name}, {aval_of(x2).dtype.name}): "
@@ -235,16 +188,12 @@ def ldexp(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 
 def nextafter(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.nextafter``: the next float after ``x1`` toward ``x2``."""
-    from .. import numpy as tnp
-
     return lax.nextafter(*tnp._inexact2(x1, x2, keep_scalars=True))  # (a rank-0 operand stays rank 0, as JAX's)
 
 
 def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
             equal_nan: bool = False) -> Array:
     """``jnp.isclose``: ``|a - b| <= atol + rtol * |b|`` (as floats), or equal."""
-    from .. import numpy as tnp
-
     x, y = tnp._inexact2(a, b)
     d = aval_of(x).dtype
     rt = lax.convert_element_type(rtol, d)
@@ -261,15 +210,11 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
 def allclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike = 1e-08,
              equal_nan: bool = False) -> Array:
     """``jnp.allclose``: ``all(isclose(...))``, a bool scalar."""
-    from .. import numpy as tnp
-
     return tnp.all(isclose(a, b, rtol, atol, equal_nan))
 
 
 def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
     """``jnp.array_equal``: same shape and equal elements (a bool scalar)."""
-    from .. import numpy as tnp
-
     x, y = tnp.asarray(a1), tnp.asarray(a2)
     if x.shape != y.shape:
         return tnp.asarray(False)
@@ -281,8 +226,6 @@ def array_equal(a1: ArrayLike, a2: ArrayLike, equal_nan: bool = False) -> Array:
 
 def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
     """``jnp.array_equiv``: equal after broadcasting (False if they do not broadcast)."""
-    from .. import numpy as tnp
-
     x, y = tnp.asarray(a1), tnp.asarray(a2)
     try:
         np.broadcast_shapes(x.shape, y.shape)
@@ -292,8 +235,6 @@ def array_equiv(a1: ArrayLike, a2: ArrayLike) -> Array:
 
 
 def _isinf_of_sign(op: str, x: ArrayLike, infinity: float, out: None) -> Array:
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError(f"The 'out' argument to {op} is not supported.")
     a = tnp.asarray(x)
@@ -331,8 +272,6 @@ def shape(a: ArrayLike | object) -> tuple[int, ...]:
 
 def size(a: ArrayLike | object, axis: int | None = None) -> int:
     """``jnp.size``: the number of elements, or the length of ``axis``."""
-    from .. import numpy as tnp
-
     s = shape(a)
     if axis is None:
         return math.prod(s)
@@ -342,15 +281,11 @@ def size(a: ArrayLike | object, axis: int | None = None) -> int:
 # -- more elementwise functions (issue 12, group 5) ---------------------------------------
 def divmod(x1: ArrayLike, x2: ArrayLike, /) -> tuple[Array, Array]:  # noqa: A001 - jnp's name
     """``jnp.divmod``: ``(floor_divide(x1, x2), remainder(x1, x2))``."""
-    from .. import numpy as tnp
-
     return tnp.floor_divide(x1, x2), tnp.remainder(x1, x2)
 
 
 def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     """``jnp.modf``: the fractional and integral parts (both with ``x``'s sign, as floats)."""
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError("modf: The 'out' argument to jnp.modf is not supported.")
     a = tnp.asarray(tnp._float(x))
@@ -360,22 +295,16 @@ def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
 
 def real(val: ArrayLike, /) -> Array:
     """``jnp.real``: the value itself (typedax has no complex types)."""
-    from .. import numpy as tnp
-
     return tnp.asarray(val)
 
 
 def imag(val: ArrayLike, /) -> Array:
     """``jnp.imag``: zeros of the value's type (typedax has no complex types)."""
-    from .. import numpy as tnp
-
     return tnp.zeros_like(val)
 
 
 def conjugate(x: ArrayLike, /) -> Array:
     """``jnp.conjugate``: the value itself (typedax has no complex types)."""
-    from .. import numpy as tnp
-
     return tnp.asarray(x)
 
 
@@ -385,8 +314,6 @@ conj = conjugate
 def angle(z: ArrayLike, deg: bool = False) -> Array:
     """``jnp.angle``: ``atan2(0, z)`` for real ``z`` (pi for negative numbers
     and -0.0), in degrees with ``deg``."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(z)
     a = x if is_float(x.dtype) else tnp.astype(x, default_float())  # (JAX: the default float here)
     out = lax.atan2(tnp.zeros(a.shape, a.dtype), a)
@@ -395,15 +322,11 @@ def angle(z: ArrayLike, deg: bool = False) -> Array:
 
 def iscomplex(x: ArrayLike) -> Array:
     """``jnp.iscomplex``: all False (typedax has no complex types)."""
-    from .. import numpy as tnp
-
     return tnp.full(aval_of(x).shape, False, bool_)
 
 
 def isreal(x: ArrayLike) -> Array:
     """``jnp.isreal``: all True (typedax has no complex types)."""
-    from .. import numpy as tnp
-
     return tnp.full(aval_of(x).shape, True, bool_)
 
 
@@ -419,8 +342,6 @@ def isrealobj(x: object) -> bool:
 
 def bitwise_count(x: ArrayLike, /) -> Array:
     """``jnp.bitwise_count``: the number of one bits of ``|x|``, as uint8."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if a.dtype.kind not in "biu":
         raise PrimitiveTypeError(f"bitwise_count: only integers and bools, got {a.dtype}")
@@ -431,22 +352,16 @@ def bitwise_count(x: ArrayLike, /) -> Array:
 
 def bitwise_invert(x: ArrayLike, /) -> Array:
     """``jnp.bitwise_invert``: ``invert``."""
-    from .. import numpy as tnp
-
     return tnp.invert(x)
 
 
 def bitwise_left_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.bitwise_left_shift``: ``left_shift``."""
-    from .. import numpy as tnp
-
     return tnp.left_shift(x1, x2)
 
 
 def bitwise_right_shift(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.bitwise_right_shift``: ``right_shift``."""
-    from .. import numpy as tnp
-
     return tnp.right_shift(x1, x2)
 
 
@@ -454,8 +369,6 @@ def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = Fal
          *, method: str = "auto") -> Array:
     """``jnp.isin``: whether each element of ``element`` is in ``test_elements``
     (a comparison with every test element)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(element)
     t = tnp.ravel(tnp.asarray(test_elements))
     a, b = (tnp.asarray(v) for v in tnp._promote(x, t))
@@ -467,15 +380,11 @@ def isin(element: ArrayLike, test_elements: ArrayLike, assume_unique: bool = Fal
 
 def copy(a: ArrayLike, order: None = None) -> Array:
     """``jnp.copy``: ``a`` as an array (arrays are immutable: nothing is copied)."""
-    from .. import numpy as tnp
-
     return tnp.asarray(a)
 
 
 def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``jnp.gcd``: the greatest common divisor of integers (Euclid's algorithm in a ``while_loop``)."""
-    from .. import numpy as tnp
-
     a, b = (tnp.asarray(v) for v in tnp._prepare2(x1, x2))
     if a.dtype.kind not in "iu":
         raise PrimitiveTypeError("gcd: Arguments to jax.numpy.gcd must be integers.")
@@ -499,8 +408,6 @@ def gcd(x1: ArrayLike, x2: ArrayLike) -> Array:
 
 def lcm(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``jnp.lcm``: the least common multiple of integers (0 where either is 0)."""
-    from .. import numpy as tnp
-
     a, b = (tnp.asarray(v) for v in tnp._prepare2(x1, x2))
     if a.dtype.kind not in "iu":
         raise PrimitiveTypeError("lcm: Arguments to jax.numpy.lcm must be integers.")
@@ -519,8 +426,6 @@ def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
     """``jnp.frexp``: ``(m, e)`` with ``x == m * 2**e`` and ``0.5 <= |m| < 1``
     (``m = x``, ``e = 0`` at zeros, infinities and NaNs; int32 exponents), by
     reading the float's bits as JAX does."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(tnp._float(x))
     d = a.dtype
     it, info = _float_bits(d)
@@ -554,8 +459,6 @@ def frexp(x: ArrayLike, /) -> tuple[Array, Array]:
 def spacing(x: ArrayLike, /) -> Array:
     """``jnp.spacing``: the distance from ``x`` to the next float away from
     zero (the smallest subnormal, signed, where that is 0)."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(tnp._float(x))
     inf = tnp.full(a.shape, np.inf, a.dtype)
     if a.dtype == np.float16:

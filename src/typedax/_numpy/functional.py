@@ -19,6 +19,7 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import FLOATING, DType, bfloat16, bool_, float32, float64, int64, uint64
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Tracer
+from . import lax_numpy as tnp
 
 float_ = float64
 int_ = int64
@@ -126,7 +127,6 @@ def vectorize(pyfunc: Callable[..., R], *, excluded: Collection[int | str] = fro
     ``'(n),(n)->()'``) names each argument's core dimensions, which
     ``pyfunc`` sees whole. Arguments in ``excluded`` (positions or names)
     are passed through unmapped."""
-    from .. import numpy as tnp
     from ..api_forward import vmap
 
     ins_sig, outs_sig = _parse_signature(signature) if signature is not None else (None, None)
@@ -182,8 +182,6 @@ def piecewise(x: ArrayLike, condlist: Sequence[ArrayLike] | ArrayLike,
     """``jnp.piecewise``: ``funclist[i](x)`` where ``condlist[i]`` holds (the
     last true condition wins), the extra function (or 0) where none does. Each
     function is evaluated on the whole of ``x`` and the values selected."""
-    from .. import numpy as tnp
-
     xa = tnp.asarray(x)
     conds = [tnp.asarray(c) for c in condlist] if isinstance(condlist, (list, tuple)) else \
         [lax.index_in_dim(tnp.asarray(condlist), i, 0, keepdims=False) for i in range(tnp.asarray(condlist).shape[0])]
@@ -211,8 +209,6 @@ def ravel_multi_index(multi_index: Sequence[ArrayLike], dims: Sequence[int], mod
     """``jnp.ravel_multi_index``: per-axis indices as flat indices into an
     array of shape ``dims`` (``mode='raise'`` checks concrete indices;
     ``'wrap'``/``'clip'`` work traced)."""
-    from .. import numpy as tnp
-
     if len(multi_index) != len(dims):
         raise PrimitiveTypeError(f"ravel_multi_index: len(multi_index)={len(multi_index)} != len(dims)={len(dims)}")
     ds = tuple(int(d) for d in dims)

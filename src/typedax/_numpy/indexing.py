@@ -16,6 +16,10 @@ from ..core.dtypes import bool_, default_int
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import Tracer
 from .manipulation import along_axis, along_axis_operands
+from . import elementwise as _elementwise
+from . import lax_numpy as tnp
+from .lax_numpy import nonzero
+from .manipulation import broadcast_arrays, moveaxis, take, tile
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -25,8 +29,6 @@ def _static(op: str, what: str, v: object) -> int:
 
 
 def _index_arrays(parts: Sequence[np.ndarray[tuple[int, ...], np.dtype[np.intp]]]) -> tuple[Array, ...]:
-    from .. import numpy as tnp
-
     return tuple(tnp.asarray(p.astype(default_int())) for p in parts)
 
 
@@ -47,9 +49,7 @@ def triu_indices(n: int, k: int = 0, m: int | None = None) -> tuple[Array, Array
 
 
 def _shape2(op: str, arr: ArrayLike) -> tuple[int, int]:
-    from .. import numpy as tnp
-
-    s = tnp.shape(arr)
+    s = _elementwise.shape(arr)
     if len(s) != 2:
         raise PrimitiveTypeError(f"{op}: input array must be 2-D, got shape {s}")
     return s[0], s[1]
@@ -77,9 +77,7 @@ def diag_indices(n: int, ndim: int = 2) -> tuple[Array, ...]:
 
 def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
     """``jnp.diag_indices_from``: ``diag_indices`` of an array whose axes are of one length."""
-    from .. import numpy as tnp
-
-    s = tnp.shape(arr)
+    s = _elementwise.shape(arr)
     if len(s) < 2:
         raise PrimitiveTypeError("diag_indices_from: input array must be at least 2-d")
     if len(set(s)) != 1:
@@ -90,8 +88,6 @@ def diag_indices_from(arr: ArrayLike) -> tuple[Array, ...]:
 def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array, ...]:
     """``jnp.unravel_index``: flat indices as one index array per axis of
     ``shape`` (out-of-bounds indices clipped, as JAX)."""
-    from .. import numpy as tnp
-
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)
     idx = tnp.asarray(indices)
     out: list[Array] = [idx] * len(dims)
@@ -106,9 +102,6 @@ def unravel_index(indices: ArrayLike, shape: int | Sequence[int]) -> tuple[Array
 
 def fill_diagonal(a: ArrayLike, val: ArrayLike, wrap: bool = False, *, inplace: bool = True) -> Array:
     """``jnp.fill_diagonal`` with ``inplace=False`` (arrays are immutable, as JAX's)."""
-    from .. import numpy as tnp
-    from .manipulation import tile
-
     if inplace:
         raise PrimitiveTypeError("fill_diagonal: JAX arrays are immutable, must use inplace=False")
     if wrap:
@@ -127,8 +120,6 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
                    inplace: bool = True, *, mode: str | None = None) -> Array:
     """``jnp.put_along_axis`` with ``inplace=False``: ``values`` placed at
     ``indices`` along ``axis`` (the indexing of ``take_along_axis``)."""
-    from .. import numpy as tnp
-
     if inplace:
         raise PrimitiveTypeError("put_along_axis: JAX arrays are immutable, must use inplace=False")
     x = tnp.asarray(arr)
@@ -139,8 +130,6 @@ def put_along_axis(arr: ArrayLike, indices: ArrayLike, values: ArrayLike, axis: 
 
 def select(condlist: Sequence[ArrayLike], choicelist: Sequence[ArrayLike], default: ArrayLike = 0) -> Array:
     """``jnp.select``: where each condition first holds, its choice; ``default`` elsewhere."""
-    from .. import numpy as tnp
-
     if len(condlist) != len(choicelist):
         raise PrimitiveTypeError(
             f"select: condlist must have length equal to choicelist ({len(condlist)} vs {len(choicelist)})"
@@ -161,9 +150,6 @@ def delete(arr: ArrayLike, obj: ArrayLike | slice | Sequence[int], axis: int | N
            assume_unique_indices: bool = False) -> Array:
     """``jnp.delete`` with static ``obj`` (an int, a slice, or indices): the
     array without those entries along ``axis`` (of the flattened array when None)."""
-    from .. import numpy as tnp
-    from .manipulation import take
-
     x = tnp.asarray(arr)
     if axis is None:
         x, ax = tnp.ravel(x), 0
@@ -185,10 +171,6 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, siz
              fill_value: ArrayLike = 0, out: None = None) -> Array:
     """``jnp.compress``: the slices of ``a`` along ``axis`` where ``condition``
     (1-d) holds; a traced condition needs ``size`` (padded with ``fill_value``)."""
-    from .. import numpy as tnp
-    from .manipulation import take
-    from .searching import nonzero
-
     if out is not None:
         raise PrimitiveTypeError("compress: The 'out' argument to jnp.compress is not supported.")
     cond = tnp.asarray(condition)
@@ -214,8 +196,6 @@ def compress(condition: ArrayLike, a: ArrayLike, axis: int | None = None, *, siz
 
 def extract(condition: ArrayLike, arr: ArrayLike, *, size: int | None = None, fill_value: ArrayLike = 0) -> Array:
     """``jnp.extract``: ``compress(ravel(condition), ravel(arr))``."""
-    from .. import numpy as tnp
-
     return compress(tnp.ravel(condition), tnp.ravel(arr), size=size, fill_value=fill_value)
 
 
@@ -226,8 +206,6 @@ index_exp = np.index_exp
 def ix_(*args: ArrayLike) -> tuple[Array, ...]:
     """``jnp.ix_``: 1-d index arrays shaped to broadcast against each other
     (an open mesh for ``x[ix_(rows, cols)]``)."""
-    from .. import numpy as tnp
-
     out: list[Array] = []
     for i, a in enumerate(args):
         x = tnp.asarray(a)
@@ -242,9 +220,6 @@ def ix_(*args: ArrayLike) -> tuple[Array, ...]:
 def choose(a: ArrayLike, choices: Sequence[ArrayLike], out: None = None, mode: str = "raise") -> Array:
     """``jnp.choose``: ``choices[a[i]][i]`` (all broadcast); ``mode`` ``'wrap'``
     or ``'clip'`` (JAX does not support ``'raise'``)."""
-    from .. import numpy as tnp
-    from .manipulation import broadcast_arrays
-
     if out is not None:
         raise PrimitiveTypeError("choose: The 'out' argument to jnp.choose is not supported.")
     if mode == "raise":
@@ -271,9 +246,6 @@ def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int 
     scalar, a 1-d array -- traced too -- or a slice) along ``axis`` (the
     flattened array when None), as JAX computes it: the new positions by a
     sort of the indices, then two scatters."""
-    from .. import numpy as tnp
-    from .searching import nonzero
-
     a = tnp.asarray(arr)
     if axis is None:
         a, ax = tnp.ravel(a), 0
@@ -297,8 +269,6 @@ def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int 
     if indices.size == 1:
         index = lax.reshape(indices, ())
         if indices.ndim == 0:
-            from .manipulation import moveaxis
-
             v = moveaxis(v, 0, ax)
         indices = tnp.full((v.shape[ax],), index)
     n_insert = int(np.broadcast_shapes(indices.shape, (v.shape[ax],))[0])
@@ -319,9 +289,6 @@ def insert(arr: ArrayLike, obj: ArrayLike | slice, values: ArrayLike, axis: int 
 def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, inplace: bool = True) -> Array:
     """``jnp.put`` with ``inplace=False``: ``v`` (tiled to ``ind``'s size) at the
     flat indices ``ind``; out of bounds dropped, clipped (``'clip'``) or wrapped (``'wrap'``)."""
-    from .. import numpy as tnp
-    from .manipulation import tile
-
     if inplace:
         raise PrimitiveTypeError(
             "put: jax.numpy.put cannot modify arrays in-place, because JAX arrays are immutable. "

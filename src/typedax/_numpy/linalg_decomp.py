@@ -27,6 +27,14 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType
 from ..primitives._precision import PrecisionLike
 from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from . import creation as _creation
+from . import elementwise as _elementwise
+from . import functional as _functional
+from . import lax_numpy as tnp
+from . import manipulation as _manipulation
+from . import scalar_types as _scalar_types
+from .einsum import einsum as _einsum
+from .linalg_basic import SlogdetResult, inv, norm, solve
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "cholesky", "cond", "diagonal", "eigh", "eigvalsh",
@@ -45,11 +53,6 @@ class QRResult(NamedTuple):
     R: Array
 
 
-class SlogdetResult(NamedTuple):
-    sign: Array
-    logabsdet: Array
-
-
 class SVDResult(NamedTuple):
     U: Array
     S: Array
@@ -57,8 +60,6 @@ class SVDResult(NamedTuple):
 
 
 def _inexact(x: ArrayLike) -> Array:
-    from .. import numpy as tnp
-
     return tnp.asarray(tnp._float(tnp.asarray(x)))
 
 
@@ -67,9 +68,7 @@ def _eps(dtype: np.dtype[np.generic]) -> float:
 
 
 def _mT(x: Array) -> Array:
-    from .. import numpy as tnp
-
-    return tnp.swapaxes(x, -1, -2)
+    return _manipulation.swapaxes(x, -1, -2)
 
 
 def _matrix(op: str, a: ArrayLike) -> Array:
@@ -123,16 +122,14 @@ def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = T
 
 
 def _hermitian_svd(x: Array, compute_uv: bool) -> Array | SVDResult:
-    from .. import numpy as tnp
-
     v, w = lax_linalg.eigh(x)
     s = tnp.abs(w)
     order = tnp.flip(tnp.argsort(s, axis=-1), axis=-1)
-    s = tnp.take_along_axis(s, order, axis=-1)
+    s = _manipulation.take_along_axis(s, order, axis=-1)
     if not compute_uv:
         return s
-    sign = tnp.take_along_axis(tnp.sign(w), order, axis=-1)
-    u = tnp.take_along_axis(v, tnp.expand_dims(order, -2), axis=-1)
+    sign = _manipulation.take_along_axis(tnp.sign(w), order, axis=-1)
+    u = _manipulation.take_along_axis(v, tnp.expand_dims(order, -2), axis=-1)
     return SVDResult(u, s, _mT(u * tnp.expand_dims(sign, -2)))
 
 
@@ -170,8 +167,6 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
          rcond: ArrayLike | None = None) -> Array:
     """``jnp.linalg.pinv``: the Moore-Penrose pseudo-inverse (singular values
     at most ``rtol`` times the largest count as zero)."""
-    from .. import numpy as tnp
-
     if rcond is not None:
         if rtol is not None:
             raise PrimitiveTypeError("pinv: only one of rtol and rcond may be specified.")
@@ -185,7 +180,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
     u, s, vh = svd(x, full_matrices=False, hermitian=hermitian)
     tol = lax.expand_dims(tnp.expand_dims(tol, -1), tuple(range(s.ndim - tol.ndim - 1)))
     cutoff = tol * s[..., 0:1]
-    s = tnp.where(s > cutoff, s, tnp.inf)
+    s = tnp.where(s > cutoff, s, _elementwise.inf)
     return tnp.matmul(_mT(vh), _mT(u) / tnp.expand_dims(s, -1))
 
 
@@ -193,8 +188,6 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
           numpy_resid: bool = False) -> tuple[Array, Array, Array, Array]:
     """``jnp.linalg.lstsq``: ``(x, resid, rank, s)`` minimizing ``|a @ x - b|``
     through the SVD of ``a`` (2-d); ``b`` 1-d or 2-d."""
-    from .. import numpy as tnp
-
     x_, y_ = (tnp.asarray(v) for v in tnp._promote(_inexact(a), _inexact(b)))
     if x_.ndim != 2:
         raise PrimitiveTypeError(f"lstsq: {x_.ndim}-dimensional array given. Array must be two-dimensional")
@@ -209,7 +202,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     eps = _eps(dtype)
     if x_.size == 0:
         s = tnp.zeros((0,), dtype)
-        rank = tnp.asarray(0, tnp.int_)
+        rank = tnp.asarray(0, _functional.int_)
         sol = tnp.zeros((n,) + rhs.shape[1:], dtype)
     else:
         cut = eps * max(n, m) if rcond is None else (eps if rcond < 0 else float(rcond))
@@ -233,15 +226,13 @@ def matrix_rank(M: ArrayLike, rtol: ArrayLike | None = None, *, hermitian: bool 
                 tol: ArrayLike | None = None) -> Array:
     """``jnp.linalg.matrix_rank``: the number of singular values above
     ``rtol`` (default: the largest times ``max(m, n) * eps``)."""
-    from .. import numpy as tnp
-
     if tol is not None:
         if rtol is not None:
             raise PrimitiveTypeError("matrix_rank: only one of tol or rtol may be specified.")
         rtol = tol
     x = _inexact(M)
     if x.ndim < 2:
-        return tnp.asarray(tnp.any(x != 0), tnp.int32)
+        return tnp.asarray(tnp.any(x != 0), _scalar_types.int32)
     s = svd(x, full_matrices=False, compute_uv=False, hermitian=hermitian)
     if rtol is None:
         cut = tnp.max(s, axis=-1) * (max(x.shape[-2:]) * _eps(x.dtype))
@@ -255,9 +246,6 @@ def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
     """``jnp.linalg.cond``: the condition number in norm ``p`` (2, -2 and
     None through the singular values; the others ``norm(x) * norm(inv(x))``);
     ``inf`` where the matrix is singular."""
-    from .. import numpy as tnp
-    from .linalg import inv, norm
-
     arr = _inexact(x)
     if arr.ndim < 2:
         raise PrimitiveTypeError(f"cond: input array must be at least 2D; got arr.shape={arr.shape}")
@@ -274,15 +262,12 @@ def cond(x: ArrayLike, p: int | float | str | None = None) -> Array:
             raise PrimitiveTypeError(f"cond: for p={p!r}, array must be square; got arr.shape={arr.shape}")
         r = norm(arr, ord=p, axis=(-2, -1)) * norm(inv(arr), ord=p, axis=(-2, -1))
     nan_free = tnp.logical_not(tnp.any(tnp.isnan(arr), axis=(-2, -1)))
-    return tnp.where(tnp.isnan(r) & nan_free, tnp.inf, r)
+    return tnp.where(tnp.isnan(r) & nan_free, _elementwise.inf, r)
 
 
 def matrix_power(a: ArrayLike, n: int) -> Array:
     """``jnp.linalg.matrix_power``: ``a`` to the integer power ``n`` (by
     squaring; a negative ``n`` inverts first)."""
-    from .. import numpy as tnp
-    from .linalg import inv
-
     arr = tnp.asarray(a)
     if arr.ndim < 2:
         raise PrimitiveTypeError(f"matrix_power: {arr.ndim}-dimensional array given. Array must be at least two-dimensional")
@@ -293,7 +278,7 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
     except TypeError as err:
         raise PrimitiveTypeError(f"matrix_power: exponent must be an integer, got {n}") from err
     if k == 0:
-        return tnp.broadcast_to(tnp.eye(arr.shape[-2], dtype=arr.dtype), arr.shape)
+        return tnp.broadcast_to(_creation.eye(arr.shape[-2], dtype=arr.dtype), arr.shape)
     if k < 0:
         arr, k = inv(arr), -k
     if k == 1:
@@ -316,8 +301,6 @@ def matrix_power(a: ArrayLike, n: int) -> Array:
 def multi_dot(arrays: Sequence[ArrayLike], *, precision: object = None) -> Array:
     """``jnp.linalg.multi_dot``: the product of the arrays (the first and last
     may be 1-d), in the cheapest order (``einsum``'s ``optimize``)."""
-    from .. import numpy as tnp
-
     arrs = [tnp.asarray(x) for x in arrays]
     if len(arrs) < 2:
         raise PrimitiveTypeError(f"multi_dot requires at least two arrays; got len(arrays)={len(arrs)}")
@@ -343,16 +326,12 @@ def multi_dot(arrays: Sequence[ArrayLike], *, precision: object = None) -> Array
     if arrs[-1].ndim == 1:
         subs[-1] = subs[-1][:1]
     out = (subs[0][0] if arrs[0].ndim == 2 else "") + (subs[-1][-1] if arrs[-1].ndim == 2 else "")
-    return tnp.einsum(",".join(subs) + "->" + out, *arrs, optimize="auto")
+    return _einsum(",".join(subs) + "->" + out, *arrs, optimize="auto")
 
 
 def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
     """``jnp.linalg.tensorinv``: the inverse of ``a`` read as a matrix of its
     first ``ind`` axes by the rest."""
-    from .linalg import inv
-
-    from .. import numpy as tnp
-
     arr = tnp.asarray(a)
     k = operator.index(ind)
     if k <= 0:
@@ -369,13 +348,9 @@ def tensorinv(a: ArrayLike, ind: int = 2) -> Array:
 
 def tensorsolve(a: ArrayLike, b: ArrayLike, axes: tuple[int, ...] | None = None) -> Array:
     """``jnp.linalg.tensorsolve``: ``x`` with ``tensordot(a, x, x.ndim) == b``."""
-    from .linalg import solve
-
-    from .. import numpy as tnp
-
     aa, bb = tnp.asarray(a), tnp.asarray(b)
     if axes is not None:
-        aa = tnp.moveaxis(aa, axes, tuple(len(axes) * (aa.ndim - 1,)))
+        aa = _manipulation.moveaxis(aa, axes, tuple(len(axes) * (aa.ndim - 1,)))
     out_shape = aa.shape[bb.ndim:]
     if aa.shape[:bb.ndim] != bb.shape:
         raise PrimitiveTypeError(
@@ -396,15 +371,11 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Precis
     """``jnp.linalg.vecdot``: ``jnp.vecdot`` (as in JAX): the contracted
     axes must match before the others broadcast, and the result keeps the
     operands' promoted dtype (uint8 stays uint8)."""
-    from .manipulation import vecdot as vecdot_
-
-    return vecdot_(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
+    return _manipulation.vecdot(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def matrix_transpose(x: ArrayLike, /) -> Array:
     """``jnp.linalg.matrix_transpose``: the last two axes swapped."""
-    from .. import numpy as tnp
-
     arr = tnp.asarray(x)
     if arr.ndim < 2:
         raise PrimitiveTypeError(f"matrix_transpose requires at least 2 dimensions; got ndim={arr.ndim}")
@@ -413,51 +384,39 @@ def matrix_transpose(x: ArrayLike, /) -> Array:
 
 def diagonal(x: ArrayLike, /, *, offset: int = 0) -> Array:
     """``jnp.linalg.diagonal``: the diagonals of the last two axes."""
-    from .. import numpy as tnp
-
-    return tnp.diagonal(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1)
+    return _creation.diagonal(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1)
 
 
 def trace(x: ArrayLike, /, *, offset: int = 0, dtype: DType | type | None = None) -> Array:
     """``jnp.linalg.trace``: the traces of the last two axes (summed in ``dtype`` when given)."""
-    from .. import numpy as tnp
-
-    return tnp.trace(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+    return _creation.trace(tnp.asarray(x), offset=offset, axis1=-2, axis2=-1, dtype=dtype)
 
 
 def cross(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1) -> Array:
     """``jnp.linalg.cross``: ``jnp.cross`` of 3-component vectors only (as the standard)."""
-    from .. import numpy as tnp
-
     a, b = tnp.asarray(x1), tnp.asarray(x2)
     if a.ndim == 0 or b.ndim == 0 or a.shape[axis] != 3 or b.shape[axis] != 3:
         raise ArgumentValueError(
             "linalg.cross: both input arrays must be (arrays of) 3-dimensional vectors, "
             f"but they have shapes {a.shape} and {b.shape} with axis={axis}"
         )
-    return tnp.cross(a, b, axis=axis)
+    return _manipulation.cross(a, b, axis=axis)
 
 
 def outer(x1: ArrayLike, x2: ArrayLike, /) -> Array:
-    """``jnp.linalg.outer``: the outer product of two 1-d arrays (``tnp.outer`` flattens; this refuses)."""
-    from .. import numpy as tnp
-
+    """``jnp.linalg.outer``: the outer product of two 1-d arrays (``_manipulation.outer`` flattens; this refuses)."""
     a, b = tnp.asarray(x1), tnp.asarray(x2)
     if a.ndim != 1 or b.ndim != 1:
         raise ArgumentValueError(f"linalg.outer: input arrays must be one-dimensional, got shapes {a.shape} and {b.shape}")
-    return tnp.outer(a, b)
+    return _manipulation.outer(a, b)
 
 
 def tensordot(x1: ArrayLike, x2: ArrayLike, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2,
               precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.linalg.tensordot``: ``jnp.tensordot`` with keyword-only ``axes``."""
-    from .. import numpy as tnp
-
-    return tnp.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
+    return _manipulation.tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
 
 
 def matmul(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.linalg.matmul``: ``numpy.matmul``."""
-    from .. import numpy as tnp
-
     return tnp.matmul(x1, x2)

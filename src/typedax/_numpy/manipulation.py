@@ -17,6 +17,7 @@ from ..core.dtypes import DType, bool_, default_int
 from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
+from . import lax_numpy as tnp
 
 
 def _static_int(op: str, what: str, v: object) -> int:
@@ -28,8 +29,6 @@ def _static_int(op: str, what: str, v: object) -> int:
 # -- axes ------------------------------------------------------------------------------
 def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Sequence[int]) -> Array:
     """``jnp.moveaxis``: axes ``source`` moved to ``destination``, the others in order."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     src = (source,) if isinstance(source, (int, np.integer)) else tuple(source)
     dst = (destination,) if isinstance(destination, (int, np.integer)) else tuple(destination)
@@ -49,8 +48,6 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Seque
 
 def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
     """``jnp.swapaxes``."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     i, j = tnp._axis("swapaxes", axis1, x.ndim), tnp._axis("swapaxes", axis2, x.ndim)
     perm = list(range(x.ndim))
@@ -60,15 +57,11 @@ def swapaxes(a: ArrayLike, axis1: int, axis2: int) -> Array:
 
 def permute_dims(a: ArrayLike, /, axes: Sequence[int]) -> Array:
     """``jnp.permute_dims``: ``transpose`` with the axes required."""
-    from .. import numpy as tnp
-
     return tnp.transpose(a, axes)
 
 
 def matrix_transpose(x: ArrayLike, /) -> Array:
     """``jnp.matrix_transpose``: the last two axes swapped."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if a.ndim < 2:
         raise PrimitiveTypeError(f"matrix_transpose: x must be at least two-dimensional; got shape {a.shape}")
@@ -81,8 +74,6 @@ def atleast_1d(x: ArrayLike, /) -> Array: ...
 def atleast_1d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
 def atleast_1d(*arys: ArrayLike) -> Array | list[Array]:
     """``jnp.atleast_1d``: scalars as 1-d arrays; one array for one argument, a list for more."""
-    from .. import numpy as tnp
-
     out = [tnp.asarray(a) for a in arys]
     out = [lax.reshape(a, (1,)) if a.ndim == 0 else a for a in out]
     return out[0] if len(out) == 1 else out
@@ -94,8 +85,6 @@ def atleast_2d(x: ArrayLike, /) -> Array: ...
 def atleast_2d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
 def atleast_2d(*arys: ArrayLike) -> Array | list[Array]:
     """``jnp.atleast_2d``: a 1-d ``(n,)`` becomes ``(1, n)``."""
-    from .. import numpy as tnp
-
     out = [tnp.asarray(a) for a in arys]
     out = [lax.reshape(a, (1,) * (2 - a.ndim) + a.shape) if a.ndim < 2 else a for a in out]
     return out[0] if len(out) == 1 else out
@@ -107,8 +96,6 @@ def atleast_3d(x: ArrayLike, /) -> Array: ...
 def atleast_3d(x: ArrayLike, y: ArrayLike, /, *arys: ArrayLike) -> list[Array]: ...
 def atleast_3d(*arys: ArrayLike) -> Array | list[Array]:
     """``jnp.atleast_3d``: ``()`` becomes ``(1, 1, 1)``, ``(n,)`` ``(1, n, 1)``, ``(m, n)`` ``(m, n, 1)``."""
-    from .. import numpy as tnp
-
     out: list[Array] = []
     for a in (tnp.asarray(v) for v in arys):
         if a.ndim == 0:
@@ -133,16 +120,12 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
 
 def broadcast_arrays(*args: ArrayLike) -> list[Array]:
     """``jnp.broadcast_arrays``: the arguments broadcast to one shape (dtypes kept)."""
-    from .. import numpy as tnp
-
     shape = broadcast_shapes(*(aval_of(a).shape for a in args))
     return [tnp.broadcast_to(a, shape) for a in args]
 
 
 def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
     """``jnp.unstack``: the slices along ``axis``, that axis removed."""
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if a.ndim == 0:
         raise PrimitiveTypeError("unstack: Unstack requires arrays with rank > 0, however a scalar array was passed.")
@@ -152,8 +135,6 @@ def unstack(x: ArrayLike, /, *, axis: int = 0) -> tuple[Array, ...]:
 
 def fliplr(m: ArrayLike) -> Array:
     """``jnp.fliplr``: reversed along axis 1."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(m)
     if x.ndim < 2:
         raise PrimitiveTypeError(f"fliplr: requires an array of at least 2 dimensions, got shape {x.shape}")
@@ -162,8 +143,6 @@ def fliplr(m: ArrayLike) -> Array:
 
 def flipud(m: ArrayLike) -> Array:
     """``jnp.flipud``: reversed along axis 0."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(m)
     if x.ndim < 1:
         raise PrimitiveTypeError("flipud: requires an array of at least 1 dimension, got a scalar")
@@ -173,15 +152,11 @@ def flipud(m: ArrayLike) -> Array:
 # -- joining ---------------------------------------------------------------------------
 def concat(arrays: Sequence[ArrayLike], /, *, axis: int | None = 0) -> Array:
     """``jnp.concat`` (the array API's name for ``concatenate``)."""
-    from .. import numpy as tnp
-
     return tnp.concatenate(arrays, axis)
 
 
 def hstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
     """``jnp.hstack``: joined along axis 1 (axis 0 for 1-d arrays)."""
-    from .. import numpy as tnp
-
     arrs = [atleast_1d(a) for a in tup]
     if not arrs:
         raise PrimitiveTypeError("hstack: need at least one array to concatenate")
@@ -190,23 +165,17 @@ def hstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array
 
 def vstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
     """``jnp.vstack``: joined along axis 0, 1-d arrays as rows."""
-    from .. import numpy as tnp
-
     return tnp.concatenate([atleast_2d(a) for a in tup], 0, dtype)
 
 
 
 def dstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array:
     """``jnp.dstack``: joined along axis 2 (``atleast_3d`` first)."""
-    from .. import numpy as tnp
-
     return tnp.concatenate([atleast_3d(a) for a in tup], 2, dtype)
 
 
 def column_stack(tup: Sequence[ArrayLike]) -> Array:
     """``jnp.column_stack``: 1-d arrays as columns, joined along axis 1."""
-    from .. import numpy as tnp
-
     arrs: list[Array] = []
     for a in tup:
         x = tnp.asarray(a)
@@ -216,8 +185,6 @@ def column_stack(tup: Sequence[ArrayLike]) -> Array:
 
 def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
     """``jnp.append``: ``values`` after ``arr`` (both flattened when ``axis`` is None)."""
-    from .. import numpy as tnp
-
     if axis is None:
         return tnp.concatenate([tnp.ravel(arr), tnp.ravel(values)], 0)
     return tnp.concatenate([arr, values], axis)
@@ -226,8 +193,6 @@ def append(arr: ArrayLike, values: ArrayLike, axis: int | None = None) -> Array:
 # -- splitting -------------------------------------------------------------------------
 def _split(op: str, ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike,
            axis: int, equal: bool) -> list[Array]:
-    from .. import numpy as tnp
-
     x = tnp.asarray(ary)
     if x.ndim == 0:
         raise PrimitiveTypeError(f"{op}: the array must be at least 1-dimensional")
@@ -291,8 +256,6 @@ def dsplit(ary: ArrayLike, indices_or_sections: int | Sequence[int] | ArrayLike)
 # -- repeating, rolling ------------------------------------------------------------------
 def tile(A: ArrayLike, reps: int | Sequence[int]) -> Array:
     """``jnp.tile``: ``A`` repeated ``reps`` times along each axis."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(A)
     r = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     rs = tuple(_static_int("tile", "reps", v) for v in r)
@@ -311,8 +274,6 @@ def repeat(a: ArrayLike, repeats: ArrayLike, axis: int | None = None, *,
     static per-element repeats by a gather of static indices; traced repeats
     need ``total_repeat_length`` (then the output is cut or padded with the last
     element to that length, as JAX)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if axis is None:
         x, ax = tnp.ravel(x), 0
@@ -367,8 +328,6 @@ def roll(a: ArrayLike, shift: ArrayLike | Sequence[int], axis: int | Sequence[in
     """``jnp.roll``: elements shifted along ``axis`` (the flattened array if
     None), those past the end coming back at the start. A traced shift is a
     dynamic slice of the array joined to itself."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if axis is None:
         return lax.reshape(roll(tnp.ravel(x), shift, 0), x.shape)
@@ -415,8 +374,6 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
     """``jnp.take``: elements at ``indices`` along ``axis`` (the flattened array if
     None). ``mode`` as JAX: ``'fill'`` (the default: negative indices wrap once,
     others out of bounds give ``fill_value``, NaN for floats), ``'clip'``, ``'wrap'``."""
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError("take: The 'out' argument to jnp.take is not supported.")
     if mode not in _TAKE_MODES:
@@ -464,8 +421,6 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
                     mode: str | None = None, fill_value: ArrayLike | None = None) -> Array:
     """``jnp.take_along_axis``: ``arr`` indexed along ``axis`` by ``indices`` of
     the same rank (the other axes broadcast); ``mode`` as ``take`` (default ``'fill'``)."""
-    from .. import numpy as tnp
-
     x, idx, ax = along_axis_operands("take_along_axis", arr, indices, axis)
     index, out_shape = along_axis(x.shape, idx, ax, mode)
     if x.shape[ax] == 0:
@@ -477,8 +432,6 @@ def take_along_axis(arr: ArrayLike, indices: ArrayLike, axis: int | None = -1,
 def along_axis_operands(op: str, arr: ArrayLike, indices: ArrayLike, axis: int | None) -> tuple[Array, Array, int]:
     """``arr`` (flattened for ``axis=None``), ``indices`` and the axis of
     ``take_along_axis``/``put_along_axis``, with JAX's checks."""
-    from .. import numpy as tnp
-
     x, idx = tnp.asarray(arr), tnp.asarray(indices)
     if idx.dtype.kind not in "iu":
         raise PrimitiveTypeError(f"{op}: indices must be of integer type, got {idx.dtype}")
@@ -500,8 +453,6 @@ def along_axis(shape: tuple[int, ...], idx: Array, ax: int, mode: str | None) ->
     negative (below ``-n``) is out of bounds -- clipped to 0 with
     ``mode='clip'``, else made ``n`` so that ``.at[]`` fills or drops it
     (``.at[]`` would count it from the end a second time)."""
-    from .. import numpy as tnp
-
     n = shape[ax]
     out_shape = broadcast_shapes(idx.shape, tuple(1 if i == ax else d for i, d in enumerate(shape)))
     if mode != "promise_in_bounds" and idx.dtype.kind == "i":
@@ -523,8 +474,6 @@ def along_axis(shape: tuple[int, ...], idx: Array, ax: int, mode: str | None) ->
 def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = None,
          append: ArrayLike | None = None) -> Array:
     """``jnp.diff``: the ``n``-th differences along ``axis`` (``!=`` for bools)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if x.ndim == 0:
         raise PrimitiveTypeError(f"diff: diff requires input that is at least one dimensional; got {a!r}")
@@ -557,8 +506,6 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = N
 def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike | None = None) -> Array:
     """``jnp.ediff1d``: differences of the flattened array, with ``to_begin``
     and ``to_end`` (cast to its dtype) around them."""
-    from .. import numpy as tnp
-
     x = tnp.ravel(tnp.asarray(ary))
     out = lax.sub(lax.slice_in_dim(x, 1, x.shape[0]), lax.slice_in_dim(x, 0, builtins.max(x.shape[0] - 1, 0))) \
         if x.dtype != bool_ else lax.ne(lax.slice_in_dim(x, 1, x.shape[0]), lax.slice_in_dim(x, 0, builtins.max(x.shape[0] - 1, 0)))
@@ -573,8 +520,6 @@ def ediff1d(ary: ArrayLike, to_end: ArrayLike | None = None, to_begin: ArrayLike
 
 # -- products ----------------------------------------------------------------------------
 def _prod_operands(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-    from .. import numpy as tnp
-
     a, b = tnp._promote(x, y)
     return tnp.asarray(a), tnp.asarray(b)
 
@@ -602,8 +547,6 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[S
               precision: PrecisionLike = None, preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.tensordot``: ``axes`` an int (the last ``axes`` of ``a`` with the first
     of ``b``) or a pair of axis sequences; the result has ``a``'s free axes then ``b``'s."""
-    from .. import numpy as tnp
-
     x, y = _prod_operands(a, b)
     if isinstance(axes, (int, np.integer)) and not isinstance(axes, bool):
         k = int(axes)
@@ -640,8 +583,6 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes: int | Sequence[int] | Sequence[S
 def inner(a: ArrayLike, b: ArrayLike, precision: PrecisionLike = None,
           preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.inner``: the sum over the last axes (a product with a scalar)."""
-    from .. import numpy as tnp
-
     x, y = _prod_operands(a, b)
     if x.ndim == 0 or y.ndim == 0:
         out = tnp.multiply(x, y)
@@ -651,8 +592,6 @@ def inner(a: ArrayLike, b: ArrayLike, precision: PrecisionLike = None,
 
 def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
     """``jnp.outer``: ``ravel(a)[:, None] * ravel(b)[None, :]``."""
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError("outer: The 'out' argument to jnp.outer is not supported.")
     x, y = tnp.ravel(a), tnp.ravel(b)
@@ -662,8 +601,6 @@ def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: PrecisionLike = None,
          preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.vdot``: the dot product of the flattened arrays (real: no conjugate)."""
-    from .. import numpy as tnp
-
     x, y = _prod_operands(tnp.ravel(a), tnp.ravel(b))
     if x.shape != y.shape:
         raise PrimitiveTypeError(f"vdot: the arrays must have the same size, got {x.size} and {y.size}")
@@ -672,8 +609,6 @@ def vdot(a: ArrayLike, b: ArrayLike, *, precision: PrecisionLike = None,
 
 def kron(a: ArrayLike, b: ArrayLike) -> Array:
     """``jnp.kron``: the Kronecker product (blocks ``a[i, j] * b``)."""
-    from .. import numpy as tnp
-
     x, y = _prod_operands(a, b)
     nd = builtins.max(x.ndim, y.ndim)
     xs = (1,) * (nd - x.ndim) + x.shape
@@ -687,8 +622,6 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: i
           axis: int | None = None) -> Array:
     """``jnp.cross``: the cross product of vectors of 2 or 3 components along
     ``axisa``/``axisb`` (both of 2: the z component alone)."""
-    from .. import numpy as tnp
-
     if axis is not None:
         axisa = axisb = axisc = axis
     x, y = _prod_operands(a, b)
@@ -721,8 +654,6 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: i
 def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axis: int = -1) -> Array:
     """``jnp.trapezoid``: the trapezoidal rule along ``axis``, at sample points
     ``x`` (1-d, or of ``y``'s shape) or spacing ``dx``."""
-    from .. import numpy as tnp
-
     ya = tnp.asarray(y)
     yy = moveaxis(tnp.asarray(tnp._float(ya)), axis, -1)
     n = yy.shape[-1]
@@ -742,8 +673,6 @@ def trapezoid(y: ArrayLike, x: ArrayLike | None = None, dx: ArrayLike = 1.0, axi
 # -- more (issue 12, group 5) -----------------------------------------------------------
 def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
     """``jnp.rollaxis``: ``axis`` moved to before ``start`` (NumPy's older ``moveaxis``)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     ax = tnp._axis("rollaxis", axis, x.ndim)
     s = _static_int("rollaxis", "start", start)
@@ -758,8 +687,6 @@ def rollaxis(a: ArrayLike, axis: int, start: int = 0) -> Array:
 
 def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Array:
     """``jnp.resize``: the flattened array repeated (or cut) to fill ``new_shape``."""
-    from .. import numpy as tnp
-
     shape = (new_shape,) if isinstance(new_shape, (int, np.integer)) else tuple(new_shape)
     dims = tuple(_static_int("resize", "new_shape", d) for d in shape)
     if any(d < 0 for d in dims):
@@ -774,8 +701,6 @@ def resize(a: ArrayLike, new_shape: int | Sequence[int]) -> Array:
 
 def _cumulative_api(op: str, x: ArrayLike, axis: int | None, dtype: DType | type | None,
                     include_initial: bool, sum_: bool) -> Array:
-    from .. import numpy as tnp
-
     a = tnp.asarray(x)
     if axis is None:
         if a.ndim > 1:
@@ -807,7 +732,6 @@ def cumulative_prod(x: ArrayLike, /, *, axis: int | None = None, dtype: DType | 
 
 
 def _nan_as(a: ArrayLike, value: float) -> Array:
-    from .. import numpy as tnp
     from ..core.dtypes import is_float
 
     x = tnp.asarray(a)
@@ -818,8 +742,6 @@ def _nan_as(a: ArrayLike, value: float) -> Array:
 
 def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
     """``jnp.nancumsum``: ``cumsum`` with NaNs as zeros."""
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError("nancumsum: The 'out' argument to jnp.nancumsum is not supported.")
     return tnp.cumsum(_nan_as(a, 0.0), axis, dtype)
@@ -827,8 +749,6 @@ def nancumsum(a: ArrayLike, axis: int | None = None, dtype: DType | type | None 
 
 def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DType | type | None = None, out: None = None) -> Array:
     """``jnp.nancumprod``: ``cumprod`` with NaNs as ones."""
-    from .. import numpy as tnp
-
     if out is not None:
         raise PrimitiveTypeError("nancumprod: The 'out' argument to jnp.nancumprod is not supported.")
     return tnp.cumprod(_nan_as(a, 1.0), axis, dtype)
@@ -837,8 +757,6 @@ def nancumprod(a: ArrayLike, axis: int | None = None, dtype: DType | type | None
 def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: PrecisionLike = None,
            preferred_element_type: DType | type | None = None) -> Array:
     """``jnp.vecdot``: the dot product of vectors along ``axis`` (the others broadcast)."""
-    from .. import numpy as tnp
-
     a, b = _prod_operands(x1, x2)
     if a.ndim == 0 or b.ndim == 0:
         raise PrimitiveTypeError("vecdot: the operands must be at least 1-dimensional")
@@ -856,8 +774,6 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, *, axis: int = -1, precision: Precis
 
 def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.matvec``: matrices (..., m, n) times vectors (..., n), batches broadcast."""
-    from .. import numpy as tnp
-
     a, b = _prod_operands(x1, x2)
     if a.ndim < 2 or b.ndim < 1:
         raise PrimitiveTypeError(f"matvec: shapes {a.shape} and {b.shape} are not a matrix and a vector")
@@ -867,8 +783,6 @@ def matvec(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 
 def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
     """``jnp.vecmat``: vectors (..., m) times matrices (..., m, n), batches broadcast."""
-    from .. import numpy as tnp
-
     a, b = _prod_operands(x1, x2)
     if a.ndim < 1 or b.ndim < 2:
         raise PrimitiveTypeError(f"vecmat: shapes {a.shape} and {b.shape} are not a vector and a matrix")
@@ -879,8 +793,6 @@ def vecmat(x1: ArrayLike, x2: ArrayLike, /) -> Array:
 def fromfunction(function: Callable[..., Array], shape: Sequence[int], *, dtype: DType | type = float,
                  **kwargs: object) -> Array:
     """``jnp.fromfunction``: ``function`` called on the index grids of ``shape``."""
-    from .. import numpy as tnp
-
     d = tnp.astype(tnp.zeros(()), dtype).dtype
     dims = tuple(_static_int("fromfunction", "shape", s) for s in shape)
     return function(*(lax.broadcasted_iota(d, dims, i) for i in range(len(dims))), **kwargs)
@@ -890,7 +802,6 @@ def apply_along_axis(func1d: Callable[..., ArrayLike], axis: int, arr: ArrayLike
                      **kwargs: object) -> Array:
     """``jnp.apply_along_axis``: ``func1d`` on each 1-d slice along ``axis``
     (``vmap`` over the other axes); its output's axes take that axis' place."""
-    from .. import numpy as tnp
     from ..api_forward import vmap
 
     x = tnp.asarray(arr)
@@ -910,8 +821,6 @@ def apply_along_axis(func1d: Callable[..., ArrayLike], axis: int, arr: ArrayLike
 def apply_over_axes(func: Callable[[Array, int], ArrayLike], a: ArrayLike, axes: Sequence[int]) -> Array:
     """``jnp.apply_over_axes``: ``func(a, axis)`` for each axis in turn, the
     axis kept (as size 1) when ``func`` removes it."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     for axis in axes:
         b = tnp.asarray(func(x, axis))
@@ -927,8 +836,6 @@ def gradient(f: ArrayLike, *varargs: ArrayLike, axis: int | Sequence[int] | None
              edge_order: int | None = None) -> Array | list[Array]:
     """``jnp.gradient``: central differences inside, one-sided at the edges,
     with constant spacings ``varargs`` (one for all axes, or one per axis)."""
-    from .. import numpy as tnp
-
     if edge_order is not None:
         raise PrimitiveTypeError("gradient: The 'edge_order' argument to jnp.gradient is not supported.")
     a = tnp.asarray(tnp._float(tnp.asarray(f)))
@@ -973,7 +880,6 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
     """``jnp.trim_zeros``: the 1-d array without its leading (``'f'``) and
     trailing (``'b'``) zeros (the result's length depends on the values: a
     concrete input only)."""
-    from .. import numpy as tnp
     from ..core.errors import ConcretizationError
 
     x = tnp.asarray(filt)
@@ -992,8 +898,6 @@ def trim_zeros(filt: ArrayLike, trim: str = "fb") -> Array:
 def unwrap(p: ArrayLike, discont: ArrayLike | None = None, axis: int = -1, period: ArrayLike = 2 * np.pi) -> Array:
     """``jnp.unwrap``: jumps larger than ``discont`` (default ``period / 2``)
     along ``axis`` replaced by their complement modulo ``period``."""
-    from .. import numpy as tnp
-
     pa, per = (tnp.asarray(v) for v in tnp._promote(p, period))
     ax = tnp._axis("unwrap", axis, pa.ndim)
     if pa.shape[ax] == 0:

@@ -13,6 +13,8 @@ from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import default_float
 from ..core.errors import PrimitiveTypeError
+from . import elementwise as _elementwise
+from . import lax_numpy as tnp
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -22,21 +24,15 @@ def _static(op: str, what: str, v: object) -> int:
 
 
 def _promoted(*xs: ArrayLike) -> list[Array]:
-    from .. import numpy as tnp
-
     return [tnp.asarray(v) for v in tnp._promote(*xs)]
 
 
 def _inexact(*xs: ArrayLike) -> list[Array]:
-    from .. import numpy as tnp
-
     return [tnp.asarray(tnp._float(v)) for v in _promoted(*xs)]
 
 
 def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
     """``jnp.polyval``: ``p[0] * x**(n-1) + ... + p[n-1]`` by Horner's rule."""
-    from .. import numpy as tnp
-
     pa, xa = _promoted(p, x)
     if pa.ndim == 0:
         raise PrimitiveTypeError("polyval: p must be at least 1-dimensional")
@@ -49,8 +45,6 @@ def polyval(p: ArrayLike, x: ArrayLike, *, unroll: int = 16) -> Array:
 
 def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
     """``jnp.polyadd``: the sum of two polynomials (the shorter aligned to the end)."""
-    from .. import numpy as tnp
-
     a, b = _promoted(a1, a2)
     if b.shape[0] > a.shape[0]:
         a, b = b, a
@@ -60,16 +54,12 @@ def polyadd(a1: ArrayLike, a2: ArrayLike) -> Array:
 
 def polysub(a1: ArrayLike, a2: ArrayLike) -> Array:
     """``jnp.polysub``: ``polyadd(a1, -a2)``."""
-    from .. import numpy as tnp
-
     a, b = _promoted(a1, a2)
     return polyadd(a, tnp.negative(b))
 
 
 def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -> Array:
     """``jnp.polymul``: the product of two polynomials (a full convolution, as floats)."""
-    from .. import numpy as tnp
-
     if trim_leading_zeros:
         raise PrimitiveTypeError("polymul: trim_leading_zeros=True is not supported (it needs concrete values)")
     a, b = _inexact(a1, a2)
@@ -82,8 +72,6 @@ def polymul(a1: ArrayLike, a2: ArrayLike, *, trim_leading_zeros: bool = False) -
 
 def polyder(p: ArrayLike, m: int = 1) -> Array:
     """``jnp.polyder``: the ``m``-th derivative."""
-    from .. import numpy as tnp
-
     k = _static("polyder", "m", m)
     if k < 0:
         raise PrimitiveTypeError("polyder: Order of derivative must be positive")
@@ -97,8 +85,6 @@ def polyder(p: ArrayLike, m: int = 1) -> Array:
 
 def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
     """``jnp.polyint``: the ``m``-th antiderivative, integration constants ``k``."""
-    from .. import numpy as tnp
-
     order = _static("polyint", "m", m)
     if order < 0:
         raise PrimitiveTypeError("polyint: Order of integral must be positive (see polyder)")
@@ -112,13 +98,11 @@ def polyint(p: ArrayLike, m: int = 1, k: ArrayLike | None = None) -> Array:
         return pa
     n = pa.shape[0]
     coeff = np.array([math.prod(max(1, j - i) for i in range(order)) for j in range(n + order)][::-1], pa.dtype)
-    return tnp.true_divide(tnp.concatenate([pa, ka]), coeff)
+    return _elementwise.true_divide(tnp.concatenate([pa, ka]), coeff)
 
 
 def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Array:
     """``jnp.vander``: the powers of ``x`` as columns (highest first unless ``increasing``)."""
-    from .. import numpy as tnp
-
     xa = tnp.asarray(x)
     if xa.ndim != 1:
         raise PrimitiveTypeError("vander: x must be a one-dimensional array")
@@ -137,8 +121,6 @@ def vander(x: ArrayLike, N: int | None = None, increasing: bool = False) -> Arra
 
 
 def _window(op: str, M: int) -> tuple[Array, int] | Array:
-    from .. import numpy as tnp
-
     m = _static(op, "M", M)
     d = default_float()
     if m <= 1:
@@ -193,8 +175,6 @@ def blackman(M: int) -> Array:
 def poly(seq_of_zeros: ArrayLike) -> Array:
     """``jnp.poly``: the coefficients of the monic polynomial with these
     (1-d) zeros (a square matrix's eigenvalues need an eigensolver typedax lacks)."""
-    from .. import numpy as tnp
-
     (z,) = _inexact(seq_of_zeros)
     if z.ndim == 0:
         z = lax.reshape(z, (1,))
@@ -214,8 +194,6 @@ def poly(seq_of_zeros: ArrayLike) -> Array:
 def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> tuple[Array, Array]:
     """``jnp.polydiv``: the quotient and remainder of ``u / v`` (long
     division, unrolled over the static degrees, as JAX)."""
-    from .. import numpy as tnp
-
     if trim_leading_zeros:
         raise PrimitiveTypeError("polydiv: trim_leading_zeros=True is not supported (it needs concrete values)")
     ua, va = _inexact(u, v)

@@ -15,35 +15,14 @@ import numpy as np
 
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bfloat16 as _bf16, float16 as _f16
-
-
-class _ScalarMeta(type):
-    dtype: DType
-
-    def __instancecheck__(cls, instance: object) -> bool:
-        return isinstance(instance, cls.dtype.type)
-
-    # compared and hashed as NumPy's scalar type (so ``tnp.float32 == np.float32``)
-    def __eq__(cls, other: object) -> bool:
-        return cls is other or cls.dtype.type == other
-
-    def __ne__(cls, other: object) -> bool:
-        return not cls == other
-
-    def __hash__(cls) -> int:
-        return hash(cls.dtype.type)
-
-    def __repr__(cls) -> str:
-        return f"<class 'typedax.numpy.{cls.__name__}'>"
+from .lax_numpy import _ScalarMeta, asarray
 
 
 class _ScalarType(metaclass=_ScalarMeta):
     dtype: DType = np.dtype(np.float64)
 
     def __new__(cls, x: ArrayLike | list[object] | tuple[object, ...]) -> Array:  # type: ignore[misc]  # makes an Array, as jnp.float32(x) a jax.Array
-        from .. import numpy as tnp
-
-        return tnp.asarray(x, dtype=cls.dtype)
+        return asarray(x, dtype=cls.dtype)
 
 
 class bool_(_ScalarType):  # noqa: N801 - NumPy's and JAX's names

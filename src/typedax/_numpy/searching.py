@@ -20,12 +20,14 @@ from ..core.dtypes import DType, bool_, default_int, int32, int64, is_float
 from ..core.errors import ConcretizationError, PrimitiveTypeError
 from ..core.ir import refuse_keys
 from ..core.trace import Tracer
+from . import manipulation as _manipulation
+from . import lax_numpy as tnp
+from .manipulation import atleast_1d, take
+from .lax_numpy import _concrete, _fill_tuple, _need_static, _static_size, nonzero
 
 
 def _sort_lt(x: Array, y: Array) -> Array:
     """``x < y`` in the sort order (NaNs last)."""
-    from .. import numpy as tnp
-
     lt = lax.lt(x, y)
     if not is_float(x.dtype):
         return lt
@@ -38,8 +40,6 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     ``a`` (before equal elements for ``side='left'``, after for ``'right'``);
     int32 indices as JAX. Every method computes the same result here (a
     comparison of each value with all of ``a``)."""
-    from .. import numpy as tnp
-
     if side not in ("left", "right"):
         raise PrimitiveTypeError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if method not in ("scan", "scan_unrolled", "sort", "compare_all"):
@@ -48,8 +48,6 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
     if x.ndim != 1:
         raise PrimitiveTypeError(f"searchsorted: a should be 1-dimensional, got shape {x.shape}")
     if sorter is not None:
-        from .manipulation import take
-
         x = take(x, sorter, mode="clip")
     n = x.shape[0]
     out_dtype = int32 if n <= np.iinfo(np.int32).max else int64
@@ -63,8 +61,6 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
 def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str | None = None) -> Array:
     """``jnp.digitize``: the index of the bin of each element of ``x`` (bins
     increasing or decreasing)."""
-    from .. import numpy as tnp
-
     b = tnp.asarray(bins)
     xa = tnp.asarray(x)
     if b.ndim != 1:
@@ -79,88 +75,15 @@ def digitize(x: ArrayLike, bins: ArrayLike, right: bool = False, *, method: str 
     return tnp.where(increasing, up, down)
 
 
-def _concrete(op: str, x: Array, what: str) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]] | None:
-    """The value of ``x`` if it is concrete, else None."""
-    if isinstance(x, Tracer):
-        return None
-    if isinstance(x, ArrayImpl):
-        return np.asarray(x)
-    return None
-
-
-def _need_static(op: str, what: str) -> ConcretizationError:
-    return ConcretizationError(
-        f"{op}: the output's shape depends on the values of a traced array; pass a static {what} "
-        f"(jnp.{op}(..., {what}=N)) to use it under jit, vmap or grad"
-    )
-
-
-def _fill_tuple(op: str, fill_value: ArrayLike | tuple[ArrayLike, ...] | None, ndim: int) -> tuple[ArrayLike, ...] | None:
-    if fill_value is None:
-        return None
-    fills = fill_value if isinstance(fill_value, tuple) else (fill_value,) * ndim
-    if len(fills) != ndim or any(np.shape(np.asarray(f)) != () for f in fills):
-        raise PrimitiveTypeError(f"{op}: fill_value must be a scalar or a tuple of length {ndim}; got {fill_value!r}")
-    return fills
-
-
-def _static_size(op: str, what: str, v: object, least: int) -> int:
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or int(v) < least:
-        raise PrimitiveTypeError(f"{op}: {what} must be a static integer of at least {least}, got {v!r}")
-    return int(v)
-
-
-def nonzero(a: ArrayLike, *, size: int | None = None,
-            fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> tuple[Array, ...]:
-    """``jnp.nonzero``: the indices of the nonzero elements, one array per axis
-    (default integer type). With ``size``, exactly that many (padded with
-    ``fill_value``, default 0, or cut); without it the input must be concrete."""
-    from .. import numpy as tnp
-
-    x = tnp.asarray(a)
-    if x.ndim == 0:
-        raise PrimitiveTypeError(
-            "nonzero: Calling nonzero on 0d arrays is not allowed. Use jnp.atleast_1d(scalar).nonzero() instead."
-        )
-    fills = _fill_tuple("nonzero", fill_value, x.ndim)
-    mask = x if x.dtype == bool_ else tnp.not_equal(x, tnp.zeros((), x.dtype))
-    d = default_int()
-    if size is None:
-        value = _concrete("nonzero", mask, "size")
-        if value is None:
-            raise _need_static("nonzero", "size")
-        return tuple(tnp.asarray(i.astype(d)) for i in np.nonzero(value))
-    k = _static_size("nonzero", "size", size, 0)
-    if x.size == 0 or k == 0:
-        return tuple(tnp.zeros((k,), d) for _ in x.shape)
-    flat = lax.reshape(lax.convert_element_type(mask, d), (x.size,))
-    ends = tnp.cumsum(flat)
-    slots = lax.iota(d, k)
-    # the k-th nonzero element is where the running count first exceeds k
-    idx = tnp.sum(lax.le(lax.broadcast_in_dim(ends, (k, x.size), (1,)),
-                         lax.broadcast_in_dim(slots, (k, x.size), (0,))), axis=1, dtype=d)
-    strides = [int(s) for s in np.cumprod(x.shape[::-1])[::-1] // np.asarray(x.shape)]
-    out = [tnp.remainder(tnp.floor_divide(idx, s), n) for s, n in zip(strides, x.shape)]
-    if fills is not None:
-        past = lax.ge(slots, lax.broadcast_in_dim(tnp.sum(flat), (k,), ()))
-        out = [tnp.where(past, tnp.astype(tnp.asarray(f), d), o) for f, o in zip(fills, out)]
-    return tuple(out)
-
-
 def flatnonzero(a: ArrayLike, *, size: int | None = None,
                 fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> Array:
     """``jnp.flatnonzero``: ``nonzero(ravel(a))[0]``."""
-    from .. import numpy as tnp
-
     return nonzero(tnp.ravel(a), size=size, fill_value=fill_value)[0]
 
 
 def argwhere(a: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """``jnp.argwhere``: the indices of the nonzero elements as rows of an
     ``(N, a.ndim)`` array (``size`` and ``fill_value`` as ``nonzero``)."""
-    from .. import numpy as tnp
-    from .manipulation import atleast_1d
-
     x = tnp.asarray(a)
     parts = nonzero(atleast_1d(x), size=size, fill_value=fill_value)
     result = lax.transpose(tnp.stack(parts), (1, 0))
@@ -178,8 +101,6 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
     computes with NumPy; a traced one needs ``size`` (then the values are
     padded with ``fill_value``, default the smallest value), and gives the
     values only (with ``axis=None``)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(ar)
     refuse_keys("unique", [x.aval])  # (JAX refuses them too; NumPy would sort their words)
     if size is not None:
@@ -234,8 +155,6 @@ def unique(ar: ArrayLike, return_index: bool = False, return_inverse: bool = Fal
         new = lax.bitwise_and(new, lax.bitwise_not(both_nan))
     first = lax.concatenate([tnp.full((1,), True, bool_), new], 0)
     (pos,) = nonzero(first, size=size, fill_value=0)
-    from .manipulation import take
-
     vals_t = take(flat, pos, mode="clip")
     count = tnp.sum(first)
     fill_t = flat[0] if fill_value is None else tnp.astype(tnp.asarray(fill_value), x.dtype)
@@ -247,8 +166,6 @@ def bincount(x: ArrayLike, weights: ArrayLike | None = None, minlength: int = 0,
     """``jnp.bincount``: the number of occurrences (or summed ``weights``) of
     each non-negative integer; negative values count as 0 and values past
     ``length`` are dropped, as JAX. Without ``length`` the input must be concrete."""
-    from .. import numpy as tnp
-
     xa = tnp.asarray(x)
     if xa.dtype == bool_:
         xa = lax.convert_element_type(xa, int32)
@@ -287,8 +204,6 @@ def histogram_bin_edges(a: ArrayLike, bins: ArrayLike | int = 10,
                         weights: ArrayLike | None = None) -> Array:
     """``jnp.histogram_bin_edges``: ``bins + 1`` evenly spaced edges over
     ``range`` (default the data's min and max), or the given edges."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     d: DType = tnp._inexact(x.dtype)
     if np.ndim(bins) == 1 or (isinstance(bins, Array) and bins.ndim == 1):
@@ -312,8 +227,6 @@ def histogram(a: ArrayLike, bins: ArrayLike | int = 10,
               weights: ArrayLike | None = None, density: bool | None = None) -> tuple[Array, Array]:
     """``jnp.histogram``: the counts (or summed ``weights``; a density with
     ``density``) of ``a``'s elements in each bin, and the bin edges."""
-    from .. import numpy as tnp
-
     x = tnp.ravel(tnp.asarray(tnp._float(tnp.asarray(a))))
     edges = histogram_bin_edges(x, bins, range, weights)
     nb = edges.shape[0]
@@ -322,7 +235,7 @@ def histogram(a: ArrayLike, bins: ArrayLike | int = 10,
     w = tnp.ones_like(x) if weights is None else tnp.ravel(tnp.asarray(weights))
     counts = tnp.zeros((nb,), w.dtype).at[idx].add(w)[1:]
     if density:
-        widths = tnp.diff(edges)
+        widths = _manipulation.diff(edges)
         counts = tnp.divide(tnp.divide(counts, widths), tnp.sum(counts))
     return counts, edges
 
@@ -332,8 +245,6 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | N
     """``jnp.interp``: piecewise-linear interpolation of the points ``(xp, fp)``
     (``xp`` increasing) at ``x``; ``left``/``right`` (default ``fp[0]``/``fp[-1]``)
     outside, or ``'extrapolate'``; periodic with ``period``."""
-    from .. import numpy as tnp
-
     xa, xpa, fpa = (tnp.asarray(tnp._float(v)) for v in tnp._promote(tnp.asarray(x), tnp.asarray(xp), tnp.asarray(fp)))
     if xpa.ndim != 1 or fpa.ndim != 1:
         raise PrimitiveTypeError(f"interp: xp and fp must be one-dimensional, got shapes {xpa.shape} and {fpa.shape}")
@@ -352,8 +263,6 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | N
         fpa = tnp.concatenate([fpa[-1:], fpa, fpa[:1]])
     n = xpa.shape[0]
     i = tnp.clip(searchsorted(xpa, xa, side="right"), 1, max(n - 1, 1))
-    from .manipulation import take
-
     i64 = tnp.astype(i, default_int())
     lo = lax.sub(i64, np.ones((), i64.dtype))
     hi = i64 if n > 1 else lo

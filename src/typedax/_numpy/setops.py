@@ -15,6 +15,8 @@ from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import default_int
 from ..core.errors import ConcretizationError
 from ..core.trace import Tracer
+from . import searching as _searching
+from . import lax_numpy as tnp
 
 
 class UniqueAllResult(NamedTuple):
@@ -35,9 +37,7 @@ class UniqueInverseResult(NamedTuple):
 
 
 def _unique4(op: str, x: ArrayLike) -> tuple[Array, Array, Array, Array]:
-    from .. import numpy as tnp
-
-    out = tnp.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
+    out = _searching.unique(x, return_index=True, return_inverse=True, return_counts=True, equal_nan=False)
     if not isinstance(out, tuple) or len(out) != 4:
         raise ConcretizationError(f"{op}: expected unique's four results")
     return out[0], out[1], out[2], out[3]
@@ -45,9 +45,7 @@ def _unique4(op: str, x: ArrayLike) -> tuple[Array, Array, Array, Array]:
 
 def unique_values(x: ArrayLike, /) -> Array:
     """``jnp.unique_values``: the sorted distinct values (NaNs kept apart)."""
-    from .. import numpy as tnp
-
-    out = tnp.unique(x, equal_nan=False)
+    out = _searching.unique(x, equal_nan=False)
     return out if isinstance(out, Array) else out[0]
 
 
@@ -70,8 +68,6 @@ def unique_all(x: ArrayLike, /) -> UniqueAllResult:
 
 
 def _concrete(op: str, *xs: ArrayLike) -> list[np.ndarray[tuple[int, ...], np.dtype[np.generic]]]:
-    from .. import numpy as tnp
-
     out = []
     for x in xs:
         a = tnp.asarray(x)
@@ -86,8 +82,6 @@ def _concrete(op: str, *xs: ArrayLike) -> list[np.ndarray[tuple[int, ...], np.dt
 
 def _sized(values: np.ndarray[tuple[int, ...], np.dtype[np.generic]], size: int | None,
            fill_value: ArrayLike | None, default_fill: object) -> Array:
-    from .. import numpy as tnp
-
     if size is None:
         return tnp.asarray(values)
     k = values.shape[0]
@@ -99,8 +93,6 @@ def _sized(values: np.ndarray[tuple[int, ...], np.dtype[np.generic]], size: int 
 
 
 def _result_dtype(*xs: ArrayLike) -> np.dtype[np.generic]:
-    from .. import numpy as tnp
-
     return tnp.result_type(*(tnp.asarray(x) for x in xs))
 
 
@@ -108,8 +100,6 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, ret
                 size: int | None = None, fill_value: ArrayLike | None = None) -> Array | tuple[Array, Array, Array]:
     """``jnp.intersect1d``: the sorted values in both (with their first indices
     in each when ``return_indices``); ``size`` pads with ``fill_value`` (default the smallest)."""
-    from .. import numpy as tnp
-
     a, b = _concrete("intersect1d", ar1, ar2)
     d = _result_dtype(ar1, ar2)
     vals, ia, ib = np.intersect1d(a.ravel().astype(d), b.ravel().astype(d), assume_unique=assume_unique,
@@ -123,10 +113,8 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique: bool = False, ret
 def union1d(ar1: ArrayLike, ar2: ArrayLike, *, size: int | None = None, fill_value: ArrayLike | None = None) -> Array:
     """``jnp.union1d``: the sorted values in either (``unique`` of both, so a
     traced input works with ``size``)."""
-    from .. import numpy as tnp
-
     joined = tnp.concatenate([tnp.ravel(ar1), tnp.ravel(ar2)])
-    out = tnp.unique(joined, size=size, fill_value=fill_value)
+    out = _searching.unique(joined, size=size, fill_value=fill_value)
     return out if isinstance(out, Array) else out[0]
 
 

@@ -12,11 +12,11 @@ from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import default_int
 from ..core.errors import PrimitiveTypeError
+from . import lax_numpy as tnp
+from .manipulation import swapaxes
 
 
 def _kth(op: str, kth: object, n: int) -> int:
-    from .. import numpy as tnp
-
     if isinstance(kth, bool) or not isinstance(kth, (int, np.integer)):
         raise PrimitiveTypeError(f"{op}: kth must be a static integer, got {kth!r}")
     return tnp._axis(op, kth, n)
@@ -32,9 +32,6 @@ def _bottom_operand(x: Array) -> Array:
 def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """``jnp.partition``: the ``kth`` element in its sorted place, the smaller
     ones before it and the larger after (each part in ``top_k``'s order)."""
-    from .. import numpy as tnp
-    from .manipulation import swapaxes
-
     x = tnp.asarray(a)
     ax = tnp._axis("partition", axis, x.ndim)
     k = _kth("partition", kth, x.shape[ax])
@@ -48,9 +45,6 @@ def partition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
 
 def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
     """``jnp.argpartition``: the indices that ``partition`` would order."""
-    from .. import numpy as tnp
-    from .manipulation import swapaxes
-
     x = tnp.asarray(a)
     ax = tnp._axis("argpartition", axis, x.ndim)
     k = _kth("argpartition", kth, x.shape[ax])
@@ -69,8 +63,6 @@ def argpartition(a: ArrayLike, kth: int, axis: int = -1) -> Array:
 def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
     """``jnp.lexsort``: the indices sorting by the last key, then the one
     before it, ... (a stable multi-key sort)."""
-    from .. import numpy as tnp
-
     if isinstance(keys, Array) or isinstance(keys, np.ndarray):
         key_list = [tnp.asarray(keys[i]) for i in range(keys.shape[0])] if keys.ndim else []
     else:

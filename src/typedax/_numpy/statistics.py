@@ -19,6 +19,9 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_float
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
+from . import lax_numpy as tnp
+from .creation import _offset, diag
+from .manipulation import atleast_2d, moveaxis, take_along_axis
 
 Axis = int | Sequence[int] | None
 
@@ -29,8 +32,6 @@ def _no_out(op: str, out: object) -> None:
 
 
 def _masked(x: Array, where: ArrayLike | None, fill: float) -> Array:
-    from .. import numpy as tnp
-
     if where is None:
         return x
     return tnp.where(where, x, tnp.full((), fill, x.dtype))
@@ -38,8 +39,6 @@ def _masked(x: Array, where: ArrayLike | None, fill: float) -> Array:
 
 def _count(op: str, x: Array, axis: Axis, keepdims: bool, where: ArrayLike | None, dtype: DType) -> Array:
     """The number of elements each reduction over ``axis`` sees."""
-    from .. import numpy as tnp
-
     axes = tnp._axes(op, x.ndim, axis)
     if where is None:
         n = math.prod(x.shape[i] for i in axes)
@@ -51,8 +50,6 @@ def _count(op: str, x: Array, axis: Axis, keepdims: bool, where: ArrayLike | Non
 
 
 def _inexact_dtype(op: str, x: Array, dtype: DType | type | None) -> DType:
-    from .. import numpy as tnp
-
     if dtype is not None:
         return canonicalize_explicit(np.dtype(dtype), op)
     return tnp._inexact(x.dtype)
@@ -60,8 +57,6 @@ def _inexact_dtype(op: str, x: Array, dtype: DType | type | None) -> DType:
 
 def _var(op: str, a: ArrayLike, axis: Axis, dtype: DType | type | None, ddof: float, keepdims: bool,
          where: ArrayLike | None, ignore_nan: bool) -> Array:
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     d = _inexact_dtype(op, x, dtype)
     x = tnp.astype(x, d)
@@ -119,8 +114,6 @@ def nanstd(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, o
 
 
 def _nan_to(x: Array, value: float) -> Array:
-    from .. import numpy as tnp
-
     if not is_float(x.dtype):
         return x
     return lax.select(tnp.isnan(x), tnp.full(x.shape, value, x.dtype), x)
@@ -129,8 +122,6 @@ def _nan_to(x: Array, value: float) -> Array:
 def nansum(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, out: None = None,
            keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``jnp.nansum``: ``sum`` with NaNs as zeros."""
-    from .. import numpy as tnp
-
     _no_out("nansum", out)
     x = _masked(_nan_to(tnp.asarray(a), 0.0), where, 0)
     s = tnp.sum(x, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -140,8 +131,6 @@ def nansum(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, o
 def nanprod(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, out: None = None,
             keepdims: bool = False, initial: ArrayLike | None = None, where: ArrayLike | None = None) -> Array:
     """``jnp.nanprod``: ``prod`` with NaNs as ones."""
-    from .. import numpy as tnp
-
     _no_out("nanprod", out)
     x = _masked(_nan_to(tnp.asarray(a), 1.0), where, 1)
     p = tnp.prod(x, axis=axis, dtype=dtype, keepdims=keepdims)
@@ -151,8 +140,6 @@ def nanprod(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, 
 def nanmean(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, out: None = None,
             keepdims: bool = False, where: ArrayLike | None = None) -> Array:
     """``jnp.nanmean``: the mean of the non-NaN elements (NaN where there are none)."""
-    from .. import numpy as tnp
-
     _no_out("nanmean", out)
     x = tnp.asarray(a)
     d = _inexact_dtype("nanmean", x, dtype)
@@ -165,8 +152,6 @@ def nanmean(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, 
 
 def _nan_extremum(op: str, reduce_max: bool, a: ArrayLike, axis: Axis, out: None, keepdims: bool,
                   initial: ArrayLike | None, where: ArrayLike | None) -> Array:
-    from .. import numpy as tnp
-
     _no_out(op, out)
     x = tnp.asarray(a)
     reduce = tnp.max if reduce_max else tnp.min
@@ -205,8 +190,6 @@ def nanmin(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = F
 
 
 def _nan_arg(op: str, reduce_max: bool, a: ArrayLike, axis: int | None, keepdims: bool) -> Array:
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if not is_float(x.dtype):
         return (tnp.argmax if reduce_max else tnp.argmin)(x, axis=axis, keepdims=keepdims)
@@ -230,8 +213,6 @@ def nanargmin(a: ArrayLike, axis: int | None = None, out: None = None, keepdims:
 
 def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = False) -> Array:
     """``jnp.ptp``: ``max - min`` (not for bools, as JAX)."""
-    from .. import numpy as tnp
-
     _no_out("ptp", out)
     x = tnp.asarray(a)
     if x.dtype == bool_:
@@ -241,8 +222,6 @@ def ptp(a: ArrayLike, axis: Axis = None, out: None = None, keepdims: bool = Fals
 
 def count_nonzero(a: ArrayLike, axis: Axis = None, keepdims: bool = False) -> Array:
     """``jnp.count_nonzero``: the number of nonzero elements (the default integer type)."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     return tnp.sum(tnp.not_equal(x, tnp.zeros((), x.dtype)), axis=axis, dtype=default_int(), keepdims=keepdims)
 
@@ -261,8 +240,6 @@ def average(a: ArrayLike, axis: Axis = None, weights: ArrayLike | None = None, r
     """``jnp.average``: the mean, or the ``weights``-weighted mean (``weights``
     of ``a``'s shape, or 1-d along a single ``axis``); with ``returned``, also
     the sum of the weights."""
-    from .. import numpy as tnp
-
     x = tnp.asarray(a)
     if weights is None:
         avg = tnp.mean(x, axis=axis, keepdims=keepdims)
@@ -294,9 +271,6 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 def _quantile(op: str, a: ArrayLike, q: ArrayLike, axis: Axis, method: str, keepdims: bool,
               ignore_nan: bool) -> Array:
-    from .. import numpy as tnp
-    from .manipulation import moveaxis, take_along_axis
-
     if method not in _METHODS:
         raise PrimitiveTypeError(
             f"{op}: method can only be 'linear', 'lower', 'higher', 'midpoint' or 'nearest' "
@@ -372,8 +346,6 @@ def nanquantile(a: ArrayLike, q: ArrayLike, axis: Axis = None, out: None = None,
 
 
 def _percent(q: ArrayLike) -> ArrayLike:
-    from .. import numpy as tnp
-
     if isinstance(q, (int, float)) and not isinstance(q, bool):
         return q / 100.0
     return tnp.divide(q, 100.0)
@@ -413,10 +385,6 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
     """``jnp.cov``: the covariance matrix of the variables (rows of ``m``, or
     columns when not ``rowvar``), with NumPy's ``bias``/``ddof`` and frequency
     and analytic weights."""
-    from .. import numpy as tnp
-    from .creation import _offset
-    from .manipulation import atleast_2d
-
     if ddof is not None:
         _offset("cov", ddof)
     x = tnp.asarray(m)
@@ -475,9 +443,6 @@ def cov(m: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True, bias: boo
 
 def corrcoef(x: ArrayLike, y: ArrayLike | None = None, rowvar: bool = True) -> Array:
     """``jnp.corrcoef``: ``cov`` normalized by the standard deviations, clipped to [-1, 1]."""
-    from .. import numpy as tnp
-    from .creation import diag
-
     c = cov(x, y, rowvar)
     if c.ndim == 0:
         return lax.div(c, c)

@@ -18,6 +18,7 @@ from typing import Literal
 
 from .. import lax
 from .. import numpy as tnp
+from .._numpy import lax_numpy as _lax_numpy
 from ..core.array import Array, ArrayLike
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
@@ -62,8 +63,8 @@ def _convolve_nd(op: str, a: ArrayLike, b: ArrayLike, mode: str, precision: Prec
         )
     if in1.size == 0 or in2.size == 0:
         raise PrimitiveTypeError(f"{op}: zero-size arrays are not supported, got shapes {in1.shape} and {in2.shape}")
-    p1, p2 = tnp._promote(in1, in2)
-    x, k = tnp.asarray(tnp._float(p1)), tnp.asarray(tnp._float(p2))
+    p1, p2 = _lax_numpy._promote(in1, in2)
+    x, k = tnp.asarray(_lax_numpy._float(p1)), tnp.asarray(_lax_numpy._float(p2))
     no_swap = all(s1 >= s2 for s1, s2 in zip(x.shape, k.shape))
     swap = all(s1 <= s2 for s1, s2 in zip(x.shape, k.shape))
     if not (no_swap or swap):

@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as tnp
+from .._numpy import lax_numpy as _lax_numpy
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import HALF, default_float, is_float
 from ..core.errors import PrimitiveTypeError
@@ -38,11 +39,11 @@ Axis = int | Sequence[int] | None
 
 
 def _inexact(x: ArrayLike) -> Array:
-    return tnp.asarray(tnp._float(tnp.asarray(x)))
+    return tnp.asarray(_lax_numpy._float(tnp.asarray(x)))
 
 
 def _inexact2(x: ArrayLike, y: ArrayLike) -> tuple[Array, Array]:
-    a, b = tnp._inexact2(x, y)
+    a, b = _lax_numpy._inexact2(x, y)
     return tnp.asarray(a), tnp.asarray(b)
 
 
@@ -144,7 +145,7 @@ def _xlog1py_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) ->
 def _axes(ndim: int, axis: Axis) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
-    return tnp._axes("logsumexp", ndim, axis)
+    return _lax_numpy._axes("logsumexp", ndim, axis)
 
 
 @overload
@@ -212,14 +213,14 @@ def _promote(*xs: ArrayLike) -> list[Array]:
     ``int32`` beside a Python float, as ``jnp.int32(1) + 0.5`` is), so that
     ``f32_array + norm.logpdf(0.5)`` stays float32, as in JAX; else strong."""
     dtype = tnp.result_type(*xs)
-    dtype = dtype if is_float(dtype) else tnp._inexact(dtype)
-    node = functools.reduce(join, (tnp._node(x) for x in xs))
+    dtype = dtype if is_float(dtype) else _lax_numpy._inexact(dtype)
+    node = functools.reduce(join, (_lax_numpy._node(x) for x in xs))
     if node in _WEAK_NODES:
         vs = [lax._convert_weak(x, dtype) if aval_of(x).dtype != dtype or not aval_of(x).weak_type else x
               for x in xs]
     else:
         vs = [tnp.astype(x, dtype) for x in xs]
-    return [tnp.asarray(v) for v in tnp._prepare(*vs)]
+    return [tnp.asarray(v) for v in _lax_numpy._prepare(*vs)]
 
 
 _WEAK_NODES = frozenset({"i*", "f*"})
