@@ -402,7 +402,7 @@ def test_jaxprs_round_trip_through_text() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(jaxprs(max_eqns=4, primitives=[p.name for p in windowed.FAMILY.primitives] + ["add", "neg"], max_rank=3))
+@given(jaxprs(max_eqns=4, primitives=[p.name for p in windowed.FAMILY.primitives] + ["reduce_window", "add", "neg"], max_rank=3))
 def test_generated_jaxprs_round_trip_and_run_as_under_jit(j: Jaxpr) -> None:
     assert parse_jaxpr(str(j)) == j
     rng = np.random.default_rng(0)

@@ -10,7 +10,7 @@ value and this module collects them.
 from __future__ import annotations
 
 from .control_flow import cond_p, scan_p, while_p
-from .control_flow import callbacks, checkpoints, custom_calls
+from .control_flow import callbacks, checkpoints, custom_calls, reduce_windows
 from .core.parse import install_default_registry
 from .core.rules import Family, Registry
 from .jitting import jit_p
@@ -39,6 +39,7 @@ FAMILIES: tuple[Family, ...] = (
     shaping.FAMILY,
     gather_scatter.FAMILY,
     windowed.FAMILY,
+    reduce_windows.FAMILY,
     prng.FAMILY,
     keys.FAMILY,
     convolution.FAMILY,

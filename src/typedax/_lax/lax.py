@@ -22,8 +22,9 @@ from ..core.avals import ShapedArray
 from .. import tree as _tree
 from ..core.dtypes import DType, canonicalize_explicit, is_float
 from ..core.errors import PrimitiveTypeError
-from ..core.ir import NO_PARAMS, NDArray, Params, Primitive
+from ..core.ir import NO_PARAMS, Params, Primitive
 from ..control_flow.common import trace_callable
+from ..control_flow.reduce_windows import bind_reduce_window
 from ..core.trace import Tracer, Value, as_value, aval_of, bind1, scalar_as
 from ..primitives import (
     abs_p,
@@ -480,7 +481,7 @@ def reduce_window(
             f"reduce_window: the computation must return the operand's structure {op_tree} and close over "
             f"no arrays, got {out_tree}" + (f" and {len(closed.consts)} array constants" if closed.consts else "")
         )
-    return _tree.unflatten(op_tree, _win.bind_reduce_window(ops, inits, closed.jaxpr, w))
+    return _tree.unflatten(op_tree, bind_reduce_window(ops, inits, closed.jaxpr, w))
 
 
 # -- special functions and bitwise operations (primitives/special.py, bitwise.py) --

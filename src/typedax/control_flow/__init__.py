@@ -1,7 +1,9 @@
 """Control flow as higher-order primitives, one module each with every rule
 and its ``lax`` function: ``conditionals`` (``cond``), ``while_loops``
 (``while_loop``, primitive ``while``), ``scans`` (``scan``); and
-``fori_loops`` (``fori_loop``, written with ``scan`` or ``while_loop``).
+``fori_loops`` (``fori_loop``, written with ``scan`` or ``while_loop``); and
+``reduce_windows``, the general ``reduce_window`` primitive (a body jaxpr
+folded over windows: its JVP differentiates the body).
 The modules are named apart from the functions they define."""
 
 from .conditionals import CondParams as CondParams
