@@ -84,6 +84,8 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.matmul": lambda A: tnp.matmul(A(F), A(M)),
     "tnp.max": lambda A: tnp.max(A(F)),
     "tnp.max(axis)": lambda A: tnp.max(A(F), axis=1, keepdims=True),
+    "tnp.amax": lambda A: tnp.amax(A(F), axis=1),
+    "tnp.amin": lambda A: tnp.amin(A(F), axis=0, keepdims=True),
     "tnp.maximum": lambda A: tnp.maximum(A(F), A(G)),
     "tnp.mean": lambda A: tnp.mean(A(F), axis=0),
     "tnp.argmax": lambda A: tnp.argmax(A(F)),

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax._numpy import lax_numpy
-from typedax import _indexing, lax
+from typedax import lax
+from typedax._numpy import array_indexing as _indexing
 from typedax.core.errors import IndexingError, PrimitiveTypeError
 from typedax.core.trace import aval_of
 

@@ -165,16 +165,16 @@ from .primitives.shaping import broadcasted_iota as broadcasted_iota
 from .primitives.shaping import concatenate as concatenate
 from .primitives.shaping import expand_dims as expand_dims
 from .primitives.shaping import iota as iota
-from .primitives.shaping import pad as pad
+from .primitives.slicing import pad as pad
 from .primitives.shaping import rev as rev
 from .primitives.shaping import squeeze as squeeze
-from .primitives.slicing import dynamic_index_in_dim as dynamic_index_in_dim
-from .primitives.slicing import dynamic_slice as dynamic_slice
-from .primitives.slicing import dynamic_slice_in_dim as dynamic_slice_in_dim
-from .primitives.slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim
-from .primitives.slicing import dynamic_update_slice as dynamic_update_slice
-from .primitives.slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim
-from .primitives.slicing import index_in_dim as index_in_dim
+from .primitives.dynamic_slicing import dynamic_index_in_dim as dynamic_index_in_dim
+from .primitives.dynamic_slicing import dynamic_slice as dynamic_slice
+from .primitives.dynamic_slicing import dynamic_slice_in_dim as dynamic_slice_in_dim
+from .primitives.dynamic_slicing import dynamic_update_index_in_dim as dynamic_update_index_in_dim
+from .primitives.dynamic_slicing import dynamic_update_slice as dynamic_update_slice
+from .primitives.dynamic_slicing import dynamic_update_slice_in_dim as dynamic_update_slice_in_dim
+from .primitives.dynamic_slicing import index_in_dim as index_in_dim
 from .primitives.slicing import slice as slice  # noqa: A004 - jax.lax's name
 from .primitives.slicing import slice_in_dim as slice_in_dim
 

@@ -551,3 +551,10 @@ __all__ += ["from_dlpack"]
 # ``tnp.bool``: the array API's and jax.numpy's name for ``bool_`` (a face
 # defines no functions, so binding the builtin's name here shadows nothing).
 from ._numpy.scalar_types import bool_ as bool
+
+# An array's operators and methods (``x + y``, ``x.sum()``, ``x[idx]``, ``x.at``) are this
+# module's functions: the numpy layer installs them into the core, as jax.numpy does.
+import sys as _sys  # noqa: E402
+from ._numpy.array_methods import install_array_methods as _install_array_methods  # noqa: E402
+
+_install_array_methods(_sys.modules[__name__])

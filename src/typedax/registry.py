@@ -15,7 +15,7 @@ from .core.parse import install_default_registry
 from .core.rules import Family, Registry
 from .jitting import jit_p
 from .jitting import shard_map
-from .primitives import dot, elementwise, gather_scatter, reductions, shaping, slicing, structural
+from .primitives import dot, dynamic_slicing, elementwise, gather_scatter, reductions, shaping, slicing, structural
 from .primitives import cumulative, sorting
 from .primitives import windowed
 from .primitives import bitcast, bitwise, special
@@ -36,6 +36,7 @@ FAMILIES: tuple[Family, ...] = (
     sorting.FAMILY,
     dot.FAMILY,
     slicing.FAMILY,
+    dynamic_slicing.FAMILY,
     shaping.FAMILY,
     gather_scatter.FAMILY,
     windowed.FAMILY,

@@ -47,7 +47,8 @@ from ..primitives.gather_scatter import (
 )
 from ..primitives.reductions import reduce_and, reduce_or, reduce_prod
 from ..primitives.shaping import concatenate, expand_dims
-from ..primitives.slicing import index_in_dim, slice_in_dim
+from ..primitives.dynamic_slicing import index_in_dim
+from ..primitives.slicing import slice_in_dim
 from ..primitives.windowed import monoid_identity
 from . import lax
 from .lax import operands_and_inits

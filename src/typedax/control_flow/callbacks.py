@@ -53,7 +53,7 @@ from ..core.trace import Value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, tensor_type
 from ..primitives._params import _get, get_bool
 from ..primitives.shaping import expand_dims
-from ..primitives.slicing import index_in_dim
+from ..primitives.dynamic_slicing import index_in_dim
 from .common import batch_as, to_front
 from .scans import scan
 

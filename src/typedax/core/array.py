@@ -21,7 +21,7 @@ import operator
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeAlias, Union, cast
+from typing import TYPE_CHECKING, Any, Final, Protocol, Self, TypeAlias, TypeVar, Union, cast
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from .ir import NDArray
 from .sharding import Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
-    from .._indexing import IndexUpdateHelper
+    from .._numpy.array_indexing import IndexUpdateHelper
     from typing_extensions import CapsuleType  # (types.CapsuleType is Python 3.13's)
 
     from ..lowering.jaxlib_api import Device
@@ -44,6 +44,8 @@ HostArray: TypeAlias = "np.ndarray[tuple[int, ...], np.dtype[Any]]"
 
 #: What typedax functions accept as an array operand.
 ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
+
+_T = TypeVar("_T")
 
 _OPERAND_TYPES = (np.ndarray, np.generic, bool, int, float)
 
@@ -130,24 +132,73 @@ class _NumpyOps(Protocol):
                 fill_value: ArrayLike | tuple[ArrayLike, ...] | None = None) -> tuple[Array, ...]: ...
 
 
-# ``typedax.numpy`` imports this module, so the operators find it lazily; once
-# found it is kept here (a function-level import costs ~0.3 us per operator).
+# -- installed from above --------------------------------------------------
+# The core is the lowest layer, but an array's operators and methods are
+# jax.numpy's, its indexing is the numpy layer's, ``==`` of typed keys is the
+# key primitives' and its device is the runtime's. Each of those layers
+# installs its part here when it is imported (as JAX's numpy layer installs
+# the array methods), and ``import typedax`` imports them all; so the core
+# never imports upward, and the methods below keep their exact types.
+
+#: The numpy layer's functions the operators and methods call
+#: (``_numpy/array_methods.py``), read with one global load per operator.
 _TNP: _NumpyOps | None = None
+#: ``x.__array_namespace__()``: the ``typedax.numpy`` face.
+_NAMESPACE: list[ModuleType] = []
+#: ``x[idx]`` and ``x.at`` (``_numpy/array_indexing.py``).
+_GETITEM: list[Callable[[Array, object], Array]] = []
+_INDEX_UPDATE: list[Callable[[Array], IndexUpdateHelper]] = []
+#: ``==`` / ``!=`` of typed PRNG keys (``primitives/keys.py``).
+_KEYS_EQUAL: list[Callable[[Array, ArrayLike, bool], Array]] = []
+
+
+class Runtime(Protocol):
+    """What the runtime (``lowering/runtime.py``) installs for concrete arrays."""
+
+    def devices(self) -> Sequence[Device]: ...
+    def default_device(self) -> Device: ...
+    def device_to_numpy(self, value: object) -> NDArray: ...
+
+
+_RUNTIME: list[Runtime] = []
+
+
+def install_numpy(ops: _NumpyOps, namespace: ModuleType, getitem: Callable[[Array, object], Array],
+                  index_update: Callable[[Array], IndexUpdateHelper]) -> None:
+    """The numpy layer's operators, methods, namespace and indexing
+    (``_numpy/array_methods.py``, when ``typedax.numpy`` is imported)."""
+    global _TNP
+    _TNP = ops
+    _NAMESPACE[:] = [namespace]
+    _GETITEM[:] = [getitem]
+    _INDEX_UPDATE[:] = [index_update]
+
+
+def install_keys_equal(keys_equal: Callable[[Array, ArrayLike, bool], Array]) -> None:
+    """``==`` / ``!=`` of typed keys (``primitives/keys.py``, on import)."""
+    _KEYS_EQUAL[:] = [keys_equal]
+
+
+def install_runtime(runtime: Runtime) -> None:
+    """The devices of concrete arrays (``lowering/runtime.py``, on import)."""
+    _RUNTIME[:] = [runtime]
+
+
+def _installed(slot: list[_T], what: str) -> _T:
+    if not slot:
+        raise RuntimeError(f"{what} is installed by a layer above the core that is not imported (import typedax)")
+    return slot[0]
 
 
 def _load_numpy() -> _NumpyOps:
-    global _TNP
-    from .. import numpy as tnp
-
-    _TNP = tnp
-    return tnp
+    if _TNP is None:
+        raise RuntimeError("the array operators are jax.numpy's: typedax.numpy is not imported (import typedax)")
+    return _TNP
 
 
 def _keys_equal(x: Array, other: object, equal: bool) -> Array:
     """``==`` / ``!=`` of typed PRNG keys (``primitives/keys.py``)."""
-    from ..primitives.keys import keys_equal  # upward, lazily: keys are built on core
-
-    return keys_equal(x, _operand("==" if equal else "!=", other), equal)
+    return _installed(_KEYS_EQUAL, "== of typed keys")(x, _operand("==" if equal else "!=", other), equal)
 
 
 def _operand(op: str, other: object) -> ArrayLike:
@@ -230,18 +281,14 @@ class Array:
 
     def __getitem__(self, index: object) -> Array:
         """NumPy indexing with JAX's semantics (``typedax/_indexing.py``)."""
-        from .._indexing import getitem  # upward, lazily: tests/test_layers.py
-
-        return getitem(self, index)
+        return _installed(_GETITEM, "x[idx]")(self, index)
 
     @property
     def at(self) -> IndexUpdateHelper:
         """Indexed updates: ``x.at[idx].set(y)``, ``.add``, ``.multiply``,
         ``.divide``, ``.power``, ``.min``, ``.max``, ``.apply``, ``.get`` (each
         a new array: ``x`` never changes)."""
-        from .._indexing import IndexUpdateHelper as Helper  # upward, lazily
-
-        return Helper(self)
+        return _installed(_INDEX_UPDATE, "x.at")(self)
 
     def __iter__(self) -> Iterator[Array]:
         if not self.aval.shape:
@@ -404,13 +451,12 @@ class Array:
                 f"__array_namespace__: api_version={api_version!r} is not available; typedax.numpy "
                 f"implements {ARRAY_API_VERSION!r}"
             )
-        return cast(ModuleType, _TNP or _load_numpy())
+        return _installed(_NAMESPACE, "__array_namespace__")
 
     def to_device(self, device: Device, /, *, stream: int | None = None) -> Self:
         """``jax.Array.to_device``: typedax computes on one device, so the
         array itself (or a ``DeviceError`` for another device)."""
-        from ..lowering.runtime import devices  # upward, lazily: tests/test_layers.py
-
+        devices = _installed(_RUNTIME, "the runtime").devices
         if stream is not None:
             raise DeviceError(f"to_device: stream={stream!r} is not supported (typedax has no streams)")
         if device not in devices():
@@ -728,9 +774,7 @@ class ArrayImpl(Array):
             if self.aval.dtype in EXTENDED:  # typed keys: the device holds their words
                 host = keys_of_words(host)
             elif host.dtype != self.aval.dtype:  # no buffer-protocol format (bfloat16)
-                from ..lowering.jaxlib_api import device_to_numpy  # upward, lazily: tests/test_layers.py
-
-                host = device_to_numpy(self._dev)  # type: ignore[arg-type]  # a jaxlib Array (DeviceBuffer is its protocol)
+                host = _installed(_RUNTIME, "the runtime").device_to_numpy(self._dev)
             self._host = host  # a cache: both copies hold the same value
         if host.flags.writeable:
             host = host.view()
@@ -751,16 +795,12 @@ class ArrayImpl(Array):
     def devices(self) -> set[Device]:
         """The default device (every unsharded array lives there, or is
         copied there on first use)."""
-        from ..lowering.runtime import backend  # upward, lazily: tests/test_layers.py
-
-        return {backend().device}
+        return {_installed(_RUNTIME, "the runtime").default_device()}
 
     @property
     def sharding(self) -> Sharding:
         """On the default device (``SingleDeviceSharding``)."""
-        from ..lowering.runtime import backend  # upward, lazily: tests/test_layers.py
-
-        return SingleDeviceSharding(backend().device)
+        return SingleDeviceSharding(_installed(_RUNTIME, "the runtime").default_device())
 
     @property
     def addressable_shards(self) -> list[Shard]:

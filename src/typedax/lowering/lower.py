@@ -83,10 +83,22 @@ def lower_jaxpr(
     return LoweredModule(context, module, name, consumed, tuple(lctx.host_callbacks))
 
 
-def _platform() -> str:
-    from .runtime import platform  # the runtime imports this module
+def _no_platform() -> str:
+    raise RuntimeError("lower_jaxpr: the runtime, which says the platform, is not imported (import typedax)")
 
-    return platform()
+
+#: The platform the module is lowered for (its host-callback targets):
+#: ``runtime.platform``, which the runtime installs when imported (it imports
+#: this module, so this module does not import it).
+_PLATFORM: list[Callable[[], str]] = [_no_platform]
+
+
+def install_platform(platform: Callable[[], str]) -> None:
+    _PLATFORM[0] = platform
+
+
+def _platform() -> str:
+    return _PLATFORM[0]()
 
 
 def _main(module: ir.Module) -> ir.Operation:

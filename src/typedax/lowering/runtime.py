@@ -27,13 +27,13 @@ from ..core.config import backend_started, cpu_async_dispatch, num_cpu_devices, 
 from ..core.dtypes import EXTENDED, SUPPORTED, TO_32, key_words
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
-from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy
+from ..core.array import ArrayImpl, ArrayLike, deleted_error, from_numpy, install_runtime
 from ..core.sharded import ShardedArrayImpl
 from ..core.sharding import Sharding
 from ..core.trace import Tracer, Value, aval_of
 from . import jaxlib_api as jx
 from .array import aval_key, from_buffer
-from .lower import LoweredModule
+from .lower import LoweredModule, install_platform
 
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
 
@@ -364,3 +364,22 @@ def _narrowed(dtype: np.dtype[np.generic], aval: ShapedArray) -> bool:
 
 def _is_scalar(x: object) -> bool:
     return type(x) in (bool, int, float)
+
+
+class _ArrayRuntime:
+    """The runtime's part of a concrete array (``core/array.py``: its
+    ``devices()``, ``sharding``, ``to_device`` and the host value of a dtype
+    the buffer protocol cannot describe), installed below on import."""
+
+    def devices(self) -> list[jx.Device]:
+        return devices()
+
+    def default_device(self) -> jx.Device:
+        return backend().device
+
+    def device_to_numpy(self, value: object) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
+        return jx.device_to_numpy(value)  # type: ignore[arg-type]  # a jaxlib device array (core keeps it untyped)
+
+
+install_runtime(_ArrayRuntime())
+install_platform(platform)

@@ -50,12 +50,12 @@ from .sorting import top_k_p as top_k_p
 from .structural import reduce_sum_p as reduce_sum_p
 from .structural import reshape_p as reshape_p
 from .structural import transpose_p as transpose_p
-from .slicing import dynamic_slice_p as dynamic_slice_p
-from .slicing import dynamic_update_slice_p as dynamic_update_slice_p
+from .dynamic_slicing import dynamic_slice_p as dynamic_slice_p
+from .dynamic_slicing import dynamic_update_slice_p as dynamic_update_slice_p
 from .slicing import slice_p as slice_p
 from .shaping import concatenate_p as concatenate_p
 from .shaping import iota_p as iota_p
-from .shaping import pad_p as pad_p
+from .slicing import pad_p as pad_p
 from .shaping import rev_p as rev_p
 from .shaping import squeeze_p as squeeze_p
 from .gather_scatter import gather_p as gather_p

@@ -46,7 +46,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
 
-from ..core.array import Array, ArrayLike
+from ..core.array import Array, ArrayLike, install_keys_equal
 from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import (
     EXTENDED,
@@ -71,7 +71,7 @@ from ._params import get_int, get_ints, params_of
 from .elementwise import eq_p, ne_p
 from .prng import threefry2x32_numpy, threefry_hlo
 from .reductions import reduce_and, reduce_or
-from .structural import broadcast_to, check_arity, move_batch_axis, types_str, zero_jvp
+from .structural import broadcast_to, check_arity, install_wrap_keys, move_batch_axis, types_str, zero_jvp
 
 #: the ``impl`` param of ``random_seed`` and ``random_wrap``: JAX's name of
 #: the Threefry implementation in printed jaxprs
@@ -532,3 +532,6 @@ KEY_LOWERINGS.update({
     "dynamic_update_slice": _with_zero_index(None),
     "select_n": _select_n_lower,
 })
+
+install_keys_equal(keys_equal)  # == and != of typed keys (core/array.py): the core does not import upward
+install_wrap_keys(random_wrap)  # zeros of typed keys (structural.zeros_like_aval)

@@ -1,7 +1,7 @@
 """Shaping primitives, every rule for each, and their ``jax.lax`` functions:
-``concatenate``, ``pad`` (low/high padding, negative to crop, and interior
-padding), ``rev``, ``iota``, ``squeeze``; and ``expand_dims``, a function over
-``broadcast`` as in JAX.
+``concatenate``, ``rev``, ``iota``, ``squeeze``; and ``expand_dims``, a
+function over ``broadcast`` as in JAX. (``pad``, whose transpose is ``slice``
+and the other way round, is in ``slicing.py``.)
 
 ``pad`` follows XLA: interior padding first (``interior`` copies of the
 padding value between neighbours), then ``low``/``high`` elements added at
@@ -41,7 +41,6 @@ from .structural import (
 )
 
 Values = Sequence[HloValue]
-PaddingConfig = tuple[tuple[int, int, int], ...]
 
 
 def _out(eqn: Eqn) -> ShapedArray:
@@ -118,139 +117,6 @@ def _concatenate_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[Hlo
 concatenate_p = Primitive(
     "concatenate", _concatenate_impl, _concatenate_abstract,
     Rules(jvp=_concatenate_jvp, transpose=_concatenate_t, batch=_concatenate_batch, lower=_concatenate_lower),
-)
-
-
-# -- pad(x, padding_value; padding_config) ----------------------------------------
-def get_padding_config(params: Params) -> PaddingConfig:
-    if "padding_config" not in params:
-        raise PrimitiveTypeError("pad: missing param 'padding_config'")
-    v = params["padding_config"]
-    if not isinstance(v, tuple) or not all(
-        isinstance(t, tuple) and len(t) == 3 and all(type(i) is int for i in t) for t in v
-    ):
-        raise PrimitiveTypeError(
-            f"pad: param 'padding_config' must be a tuple of (low, high, interior) int triples, got {v!r}"
-        )
-    return tuple((int(t[0]), int(t[1]), int(t[2])) for t in v if isinstance(t, tuple))  # type: ignore[arg-type]  # ints checked above
-
-
-def _interior_size(n: int, interior: int) -> int:
-    return n + max(n - 1, 0) * interior
-
-
-def padded_shape(shape: tuple[int, ...], config: PaddingConfig) -> tuple[int, ...]:
-    return tuple(lo + hi + _interior_size(n, it) for n, (lo, hi, it) in zip(shape, config))
-
-
-def _pad_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
-    x, pv = args
-    config = get_padding_config(params)
-    out_shape = padded_shape(x.shape, config)
-    out = np.full(out_shape, pv, dtype=x.dtype)
-    src: list[slice] = []
-    dst: list[slice] = []
-    for n, m, (lo, hi, it) in zip(x.shape, out_shape, config):
-        s = it + 1
-        # element e of x lands at e * s + lo; keep those landing in [0, m)
-        e0 = max(0, -(-(-lo) // s))
-        e1 = min(n, -(-(m - lo) // s))
-        if e1 <= e0:
-            return [out]
-        src.append(slice(e0, e1))
-        dst.append(slice(e0 * s + lo, (e1 - 1) * s + lo + 1, s))
-    out[tuple(dst)] = x[tuple(src)]
-    return [out]
-
-
-def _pad_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
-    check_arity("pad", avals, 2)
-    x, pv = avals
-    config = get_padding_config(params)
-    if pv.shape != () or pv.dtype != x.dtype:
-        raise PrimitiveTypeError(
-            f"pad: padding_value must be a scalar of the operand's dtype, got ({types_str(avals)})"
-        )
-    if len(config) != x.ndim:
-        raise PrimitiveTypeError(
-            f"pad: padding_config={config} needs one (low, high, interior) per dimension of {x.str_short()}"
-        )
-    if any(it < 0 for _, _, it in config):
-        raise PrimitiveTypeError(f"pad: interior padding must be non-negative, got padding_config={config}")
-    shape = padded_shape(x.shape, config)
-    if any(d < 0 for d in shape):
-        raise PrimitiveTypeError(
-            f"pad: padding_config={config} leaves a negative dimension for {x.str_short()} ({shape})"
-        )
-    return [ShapedArray(shape, x.dtype)]
-
-
-def _pad_jvp(
-    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
-) -> tuple[list[Value], list[Tangent]]:
-    out = bind1(pad_p, primals, params)
-    tx, tv = tangents
-    if isinstance(tx, Zero) and isinstance(tv, Zero):
-        return [out], [zero_like(out)]
-    return [out], [bind1(pad_p, (instantiate_zeros(tx), instantiate_zeros(tv)), params)]
-
-
-def _pad_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
-    (ct,) = cts
-    x, pv = ps
-    config = get_padding_config(params)
-    dtype = aval_of(ct).dtype
-    # undo the edges (a negative edge is cropped: pad it back with zeros), then
-    # take every (interior + 1)-th element
-    uncropped = bind1(
-        pad_p, (ct, np.zeros((), dtype)),
-        params_of(("padding_config", tuple((-lo, -hi, 0) for lo, hi, _ in config))),
-    )
-    shape = aval_of(uncropped).shape
-    ct_x = slice_(uncropped, (0,) * len(shape), shape, tuple(it + 1 for _, _, it in config))
-    ct_v: Value | None = None
-    if isinstance(pv, UndefPrimal):
-        every = tuple(range(len(shape)))
-        ct_v = sub(reduce_sum(ct, every), reduce_sum(ct_x, every))
-    return [ct_x if isinstance(x, UndefPrimal) else None, ct_v]
-
-
-def _pad_batch(
-    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
-) -> tuple[list[Value], list[BatchDim]]:
-    (x, pv), (bx, bv) = vals, dims
-    config = get_padding_config(params)
-    if bv is None:
-        assert bx is not None
-        new = config[:bx] + ((0, 0, 0),) + config[bx:]
-        return [bind1(pad_p, (x, pv), params_of(("padding_config", new)))], [bx]
-    # a batched padding value: pad with anything, then select the padding
-    # value where a padded mask is False
-    x = move_batch_axis(size, bx, 0, x)
-    xa = aval_of(x)
-    new = ((0, 0, 0),) + config
-    dtype = xa.dtype
-    padded = bind1(pad_p, (x, np.zeros((), dtype)), params_of(("padding_config", new)))
-    shape = aval_of(padded).shape
-    ones = broadcast_to(np.ones((), bool_), xa.shape, tuple(range(xa.ndim)))
-    mask = bind1(pad_p, (ones, np.zeros((), bool_)), params_of(("padding_config", new)))
-    pvs = broadcast_to(move_batch_axis(size, bv, 0, pv), shape, tuple(range(1, len(shape))))
-    return [select(mask, padded, pvs)], [0]
-
-
-def _pad_lower(ctx: LoweringContext, eqn: Eqn, args: Values) -> list[HloValue]:
-    config = get_padding_config(eqn.params)
-    return [
-        hlo.pad(
-            args[0], args[1],
-            [lo for lo, _, _ in config], [hi for _, hi, _ in config], [it for _, _, it in config],
-        )
-    ]
-
-
-pad_p = Primitive(
-    "pad", _pad_impl, _pad_abstract,
-    Rules(jvp=_pad_jvp, transpose=_pad_t, batch=_pad_batch, lower=_pad_lower),
 )
 
 
@@ -394,7 +260,7 @@ squeeze_p = Primitive(
 )
 
 
-FAMILY = Family("shaping", (concatenate_p, pad_p, rev_p, iota_p, squeeze_p))
+FAMILY = Family("shaping", (concatenate_p, rev_p, iota_p, squeeze_p))
 
 
 # -- the jax.lax functions ----------------------------------------------------------
@@ -406,31 +272,6 @@ def concatenate(operands: Sequence[ArrayLike], dimension: int) -> Array:
         raise PrimitiveTypeError("concatenate requires a non-empty sequence of arrays")
     d = _int("concatenate", "dimension", dimension)
     return bind1(concatenate_p, ops, params_of(("dimension", d)))
-
-
-def _padding_value(op: str, x: ArrayLike, v: ArrayLike) -> Value:
-    """A Python scalar takes ``x``'s dtype (weak typing), where that loses nothing."""
-    dtype = aval_of(x).dtype
-    if type(v) in (bool, int, float):
-        if (type(v) is float and dtype.kind in "iub") or (type(v) is int and dtype.kind == "b"):
-            raise PrimitiveTypeError(
-                f"{op}: a Python {type(v).__name__} ({v!r}) cannot pad an operand of dtype {dtype.name}"
-            )
-        return np.asarray(v, dtype)
-    return v
-
-
-def pad(operand: ArrayLike, padding_value: ArrayLike, padding_config: Sequence[tuple[int, int, int]]) -> Array:
-    """``operand`` with ``(low, high, interior)`` padding per dimension
-    (``jax.lax.pad``); negative ``low``/``high`` remove elements."""
-    config: list[tuple[int, int, int]] = []
-    for t in padding_config:
-        if len(t) != 3:
-            raise PrimitiveTypeError(f"pad: padding_config entries must be (low, high, interior), got {t!r}")
-        lo, hi, it = _ints("pad", "padding_config", t)
-        config.append((lo, hi, it))
-    pv = _padding_value("pad", operand, padding_value)
-    return bind1(pad_p, (operand, pv), params_of(("padding_config", tuple(config))))
 
 
 def rev(operand: ArrayLike, dimensions: Sequence[int]) -> Array:

@@ -11,7 +11,7 @@ rules use to move batch axes (``move_batch_axis``) and to make zeros
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from jaxlib.mlir.dialects import stablehlo as hlo
@@ -81,14 +81,25 @@ def full_like(value: float, like: Value) -> Value:
     return broadcast_to(s, a.shape, tuple(range(len(a.shape))))
 
 
+def _no_keys(words: Value) -> Value:
+    raise RuntimeError("zeros of typed keys: typedax.primitives.keys is not imported (import typedax)")
+
+
+#: ``random_wrap``: typed keys of their words. The key family
+#: (``keys.py``) builds on this module and installs it here when imported.
+_WRAP_KEYS: list[Callable[[Value], Value]] = [_no_keys]
+
+
+def install_wrap_keys(wrap: Callable[[Value], Value]) -> None:
+    _WRAP_KEYS[0] = wrap
+
+
 def zeros_like_aval(aval: ShapedArray) -> Value:
     """Zeros of type ``aval``: a NumPy array when evaluating eagerly, else a
     broadcast scalar (so staged jaxprs get a literal, not an array constant).
     For typed keys, the keys whose words are zeros (a key is never a literal)."""
     if aval.dtype in EXTENDED:
-        from .keys import random_wrap  # a sibling family; lazily: keys imports this module
-
-        return random_wrap(zeros_like_aval(physical_aval(aval)))
+        return _WRAP_KEYS[0](zeros_like_aval(physical_aval(aval)))
     if current_trace() is EVAL_TRACE:  # an Array, as every eager result
         return from_numpy(np.zeros(aval.shape, aval.dtype))
     z = exact(np.zeros((), aval.dtype))

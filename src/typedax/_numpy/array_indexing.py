@@ -39,16 +39,17 @@ from typing import Any, TypeAlias, Union
 
 import numpy as np
 
-from . import lax
-from .core.array import Array, ArrayImpl, ArrayLike, from_numpy
-from .core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
-from .core.errors import IndexingError
-from .core.ir import NDArray
-from .core.ir import Params
-from .core.trace import Tracer, Value, aval_of, bind1
-from .primitives._params import params_of
-from .primitives.shaping import squeeze_p
-from .primitives.slicing import convert_index, slice_p
+from .. import lax
+from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
+from ..core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
+from ..core.errors import IndexingError
+from ..core.ir import NDArray
+from ..core.ir import Params
+from ..core.trace import Tracer, Value, aval_of, bind1
+from ..primitives._params import params_of
+from ..primitives.shaping import squeeze_p
+from ..primitives.slicing import convert_index, slice_p
+from . import lax_numpy as tnp
 
 #: A concrete integer array or a traced one.
 IndexArray: TypeAlias = Union[NDArray, Array]
@@ -958,14 +959,10 @@ class IndexUpdateRef:
 
 
 def _power(v: Array, p: ArrayLike) -> Array:
-    from . import numpy as tnp
-
     return tnp.power(v, p)
 
 
 def _ones_like(v: Array) -> Array:
-    from . import numpy as tnp
-
     return tnp.ones_like(v)
 
 
