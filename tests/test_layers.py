@@ -1,11 +1,16 @@
 """The package's layers import only downward, and no modules import each
 other in a cycle (docs/architecture.md draws the layers).
 
-Module-level imports are read with ``ast`` (``if TYPE_CHECKING:`` blocks
-excluded: they never run). An import inside a function body runs late, so it
-cannot make an import cycle, but one that reaches *up* the layers is still a
-dependency a reader should know about: each is listed in ``LAZY_UPWARD`` with
-its reason, and an unlisted one fails here.
+Every import counts: module level and inside functions (an import deferred
+to call time is still a dependency), read with ``ast``; only ``if
+TYPE_CHECKING:`` blocks are skipped (they never run). A lower layer that
+needs something of a higher one has it installed from above when the
+higher layer is imported (the array's methods, the runtime's devices, ...;
+docs/architecture.md, "Installed from above"), so the only exceptions are
+the ones ``EXCEPTIONS`` lists, each with its reason.
+
+The public faces (``typedax.numpy``, ``lax``, ``random``, ``nn``, ...) define
+nothing: they import and re-export their layer's implementation modules.
 """
 
 from __future__ import annotations
@@ -14,11 +19,14 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 import typedax
 
 SRC = Path(typedax.__file__).parent
 
-#: Layers, lowest first: a module may import its own layer and those below.
+#: Layers, lowest first: a module may import its own layer (without a
+#: cycle) and those below. A face belongs to the layer it re-exports.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core", ("typedax.core", "typedax.tree")),
     ("hlo", ("typedax.hlo",)),
@@ -26,49 +34,24 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("interpreters", ("typedax.interpreters",)),
     ("control flow", ("typedax.control_flow",)),
     ("lowering and runtime", ("typedax.lowering",)),
-    ("jit", ("typedax.jitting",)),
+    ("jit", ("typedax.jitting", "typedax.registry")),
+    ("lax", ("typedax.lax", "typedax._lax", "typedax.lax_linalg")),
+    ("transformations", ("typedax.api", "typedax.api_forward", "typedax.api_reverse", "typedax.transforms",
+                         "typedax.custom_derivatives", "typedax.ad_checkpoint", "typedax.debug",
+                         "typedax.tree_util", "typedax.sharding")),
+    ("numpy", ("typedax.numpy", "typedax._numpy")),
+    ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
+                   "typedax.scipy", "typedax.experimental")),
 )
-FACADES = "facades"  # everything else: lax, numpy, the API, registry, testing
+FACADES = "faces"  # everything else: the package itself (typedax/__init__.py) and typedax.testing
 
-#: Function-level imports that reach up the layers, and why each is there.
-LAZY_UPWARD: dict[tuple[str, str], str] = {
-    ("typedax.core.array", "typedax.numpy"):
-        "the operators of tracers and arrays (core) follow typedax.numpy's promotion",
-    ("typedax.core.array", "typedax._indexing"):
-        "x[idx] and x.at on arrays and tracers (core) are jax.numpy's indexing, "
-        "built from the slicing and gather primitives",
-    ("typedax.core.array", "typedax.lowering.jaxlib_api"):
-        "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
-    ("typedax.core.array", "typedax.lowering"):
-        "a bfloat16 device array reaches the host through jaxlib's private call (no buffer-protocol format)",
-    ("typedax.core.array", "typedax.lowering.runtime"):
-        "x.devices() and x.device of a concrete array (core) are the runtime's device",
-    ("typedax.core.sharded", "typedax.lowering"):
-        "a sharded array (core) gathers its shards and re-sends its value through jaxlib's calls",
-    ("typedax.core.sharded", "typedax.lowering.jaxlib_api"):
-        "a sharded array (core) reads its per-device pieces through jaxlib's private _arrays",
-    ("typedax.core.sharded", "typedax.lowering.sharding"):
-        "a sharded array (core) whose device value was dropped is laid out again by the runtime",
-    ("typedax.core.array", "typedax.primitives"):
-        "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
-    ("typedax.core.array", "typedax.primitives.keys"):
-        "== and != of typed PRNG keys (core arrays) compare their words with the key primitives",
-    ("typedax.jitting.api", "typedax.lax"):
-        "jit's packed host arguments (one transfer for several NumPy arrays) are sliced back "
-        "out by a program staged with lax.slice and lax.reshape",
-    ("typedax.core.trace", "typedax.lowering.eager"):
-        "the eval trace (core) runs the primitives whose value is XLA's own (Rules.eval_on_device: "
-        "float sums, running sums, pow) through their one-equation programs",
-    ("typedax.core.trace", "typedax.lowering"):
-        "the eval trace (core) runs the primitives whose value is XLA's own (Rules.eval_on_device: "
-        "float sums, running sums, pow) through their one-equation programs",
-    ("typedax.core.parse", "typedax.registry"):
-        "parse_jaxpr reads the library's registry of primitives unless given one",
-    ("typedax.primitives.windowed", "typedax.interpreters"):
-        "the general reduce_window's JVP rule differentiates its body jaxpr (jvp_jaxpr)",
-    ("typedax.primitives.windowed", "typedax.interpreters.jvp"):
-        "the general reduce_window's JVP rule differentiates its body jaxpr (jvp_jaxpr)",
-}
+#: Imports that go up the layers anyway, and why each is there (none today:
+#: keep it short).
+EXCEPTIONS: dict[tuple[str, str], str] = {}
+
+#: Faces: modules that define nothing and only re-export (issue 24).
+FACES = ("typedax.numpy", "typedax.lax", "typedax.lax_linalg", "typedax.random", "typedax.nn",
+         "typedax._numpy.linalg")
 
 
 def _module_name(path: Path) -> str:
@@ -138,21 +121,21 @@ def _parents(module: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(2, len(parts)) if ".".join(parts[:i]) in MODULES]
 
 
-def import_graph() -> tuple[dict[str, set[str]], set[tuple[str, str]]]:
-    eager: dict[str, set[str]] = {m: set() for m in MODULES}
-    lazy: set[tuple[str, str]] = set()
+def import_graph() -> dict[str, dict[str, bool]]:
+    """Each module's typedax imports: target -> imported only inside functions?"""
+    graph: dict[str, dict[str, bool]] = {m: {} for m in MODULES}
     for module, path in MODULES.items():
         tree = ast.parse(path.read_text(), str(path))
         for target, is_lazy in _imports(module, tree.body, False):
-            deps = [target, *_parents(target)]
-            for d in deps:
+            for d in [target, *_parents(target)]:
                 if d == module or module.startswith(d + "."):
                     continue
-                if is_lazy:
-                    lazy.add((module, d))
-                else:
-                    eager[module].add(d)
-    return eager, lazy
+                graph[module][d] = graph[module].get(d, True) and is_lazy
+    return graph
+
+
+def _where(lazy: bool) -> str:
+    return "inside a function" if lazy else "at module level"
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -191,37 +174,66 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_every_module_is_in_a_layer_the_map_names() -> None:
     assert "typedax.core.ir" in MODULES and layer_of("typedax.core.ir") == 0
-    assert layer_of("typedax.numpy") == len(LAYERS)
+    assert layer_of("typedax._numpy.lax_numpy") == layer_of("typedax.numpy") < layer_of("typedax.random")
+    assert layer_of("typedax") == len(LAYERS)
 
 
 def test_no_import_cycles() -> None:
-    eager, _ = import_graph()
-    cycles = _cycles(eager)
-    assert not cycles, "modules that import each other (module level): " + "; ".join(
+    graph = import_graph()
+    cycles = _cycles({m: set(ds) for m, ds in graph.items()})
+    assert not cycles, "modules that import each other (module level or inside functions): " + "; ".join(
         " <-> ".join(c) for c in cycles
     )
 
 
 def test_imports_go_down_the_layers() -> None:
-    eager, _ = import_graph()
-    upward = sorted(
-        f"{m} ({layer_name(layer_of(m))}) imports {d} ({layer_name(layer_of(d))})"
-        for m, deps in eager.items()
-        for d in deps
+    graph = import_graph()
+    upward = {
+        (m, d): f"{m} ({layer_name(layer_of(m))}) imports {d} ({layer_name(layer_of(d))}) {_where(lazy)}"
+        for m, deps in graph.items()
+        for d, lazy in deps.items()
         if layer_of(d) > layer_of(m)
-    )
-    assert not upward, "imports up the layers:\n" + "\n".join(upward)
+    }
+    unlisted = sorted(v for k, v in upward.items() if k not in EXCEPTIONS)
+    assert not unlisted, "imports up the layers:\n" + "\n".join(unlisted)
+    stale = sorted(f"{m} -> {d}" for m, d in set(EXCEPTIONS) - set(upward))
+    assert not stale, "EXCEPTIONS lists imports that are gone: " + ", ".join(stale)
 
 
-def test_lazy_upward_imports_are_the_listed_ones() -> None:
-    _, lazy = import_graph()
-    upward = {(m, d) for m, d in lazy if layer_of(d) > layer_of(m)}
-    unlisted = sorted(f"{m} -> {d}" for m, d in upward - set(LAZY_UPWARD))
-    assert not unlisted, "function-level imports up the layers, not in LAZY_UPWARD:\n" + "\n".join(unlisted)
-    stale = sorted(f"{m} -> {d}" for m, d in set(LAZY_UPWARD) - upward)
-    assert not stale, "LAZY_UPWARD lists imports that are gone: " + ", ".join(stale)
+def _definitions(tree: ast.Module) -> list[str]:
+    """What a face defines: functions, classes, lambdas, and names bound
+    other than by import or ``__all__``."""
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            found.append(f"{node.name} (line {node.lineno})")
+        elif isinstance(node, ast.Lambda):
+            found.append(f"a lambda (line {node.lineno})")
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else (
+            [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        found += [f"{ast.unparse(t)} (line {node.lineno})" for t in targets
+                  if not (isinstance(t, ast.Name) and t.id == "__all__")]
+    return found
+
+
+@pytest.mark.parametrize("face", FACES)
+def test_faces_define_nothing(face: str) -> None:
+    defined = _definitions(ast.parse(MODULES[face].read_text()))
+    assert not defined, f"{face} is a face (it only re-exports) but defines: " + ", ".join(defined)
+
+
+def test_the_face_check_sees_a_definition() -> None:
+    assert _definitions(ast.parse("from x import y as y\n__all__ = ['y']\n__all__ += ['z']")) == []
+    assert _definitions(ast.parse("def f(): pass\nclass C: pass\ng = lambda: 0\nh = 1")) == [
+        "f (line 1)", "C (line 2)", "a lambda (line 3)", "g (line 3)", "h (line 4)"]
 
 
 def test_the_checker_sees_a_cycle() -> None:
     assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
     assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_checker_follows_imports_inside_functions() -> None:
+    tree = ast.parse("def f():\n    from typedax import numpy\n")
+    assert ("typedax.numpy", True) in list(_imports("typedax.core.ir", tree.body, False))
