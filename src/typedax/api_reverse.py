@@ -18,6 +18,7 @@ from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, cast,
 import numpy as np
 
 from . import lax, tree
+from ._lax.lax import _convert_weak
 from .api import argnum_positions, flat_fun
 from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
@@ -212,7 +213,7 @@ class _Diff:
         # a gradient has its primal's type, weak flag included (as JAX's:
         # ``grad(f)(2.0)`` is weakly typed)
         flat = [
-            lax._convert_weak(c, a.dtype) if a.weak_type and not aval_of(c).weak_type else c
+            _convert_weak(c, a.dtype) if a.weak_type and not aval_of(c).weak_type else c
             for c, a in zip(flat, self.avals)
         ]
         g = tree.unflatten(self.dyn_tree, flat)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import lax
+from .._lax.lax import _convert_weak
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_, default_float, is_float
 from ..core.errors import PrimitiveTypeError
@@ -85,7 +86,7 @@ def cbrt(x: ArrayLike, /) -> Array:
     out = lax.cbrt(v)
     a = aval_of(v)
     # weak if x is, as JAX's (a primitive there): lax.cbrt's strong constants make it strong
-    return lax._convert_weak(out, a.dtype) if a.weak_type and not aval_of(out).weak_type else out
+    return _convert_weak(out, a.dtype) if a.weak_type and not aval_of(out).weak_type else out
 
 
 def signbit(x: ArrayLike, /) -> Array:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeAlias, cast, overload
 import numpy as np
 
 from .. import lax
+from .._lax.lax import _binop, _broadcast_in_dim_params, _convert_weak
 from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType
@@ -126,7 +127,7 @@ def _promote(*xs: Value) -> list[Value]:
         elif aval_of(x).dtype == dtype and (weak is not None or not aval_of(x).weak_type):
             out.append(x)
         else:  # weak if the result is (then every operand is); a weak operand of a strong result is made strong
-            out.append(lax.convert_element_type(x, dtype) if weak is None else lax._convert_weak(x, dtype))
+            out.append(lax.convert_element_type(x, dtype) if weak is None else _convert_weak(x, dtype))
     return out
 
 
@@ -296,7 +297,7 @@ def _broadcast_shape2(sx: tuple[int, ...], sy: tuple[int, ...]) -> tuple[int, ..
 def _broadcast_params(ndim: int, shape: tuple[int, ...]) -> Params:
     """The params of ``broadcast_to``'s equation for an operand of ``ndim``
     dimensions (its trailing ones), shared (``lax.broadcast_in_dim``'s)."""
-    return lax._broadcast_in_dim_params(shape, tuple(range(len(shape) - ndim, len(shape))))
+    return _broadcast_in_dim_params(shape, tuple(range(len(shape) - ndim, len(shape))))
 
 
 def _broadcast_array(x: Value, xs: tuple[int, ...], shape: tuple[int, ...]) -> Value:
@@ -399,7 +400,7 @@ def _bind2(prim: Primitive, a: Value, b: Value) -> Array:
     but without its checks again -- unless a Python scalar remains (both
     operands weak scalars), which ``lax`` converts first."""
     if type(a) in _SCALAR_TYPES or type(b) in _SCALAR_TYPES:
-        return lax._binop(prim, a, b)
+        return _binop(prim, a, b)
     return bind1(prim, (a, b), NO_PARAMS)
 
 
@@ -522,7 +523,7 @@ def _convert(x: Value, dtype: DType) -> Value:
     if aval.dtype == dtype:
         return x
     if aval.weak_type:
-        return lax._convert_weak(x, dtype)
+        return _convert_weak(x, dtype)
     return lax.convert_element_type(x, dtype)
 
 
@@ -1578,7 +1579,7 @@ def _keeps_weak(f: Callable[_P, Array]) -> Callable[_P, Array]:
     def g(*args: _P.args, **kwargs: _P.kwargs) -> Array:
         out = f(*args, **kwargs)
         if not out.weak_type and out.dtype != _bool and builtins.all(aval_of(a).weak_type for a in args):
-            return lax._convert_weak(out, out.dtype)
+            return _convert_weak(out, out.dtype)
         return out
 
     return g
