@@ -48,9 +48,9 @@ _RULE_ERRORS: Final = (TypedaxError, ArithmeticError, LookupError, TypeError, Va
 
 #: The registry ``parse_jaxpr`` reads without one: the library's lists every
 #: family, so it sits above the core (``typedax.registry``, the jit layer),
-#: and installs itself here with ``install_default_registry`` on import.
-#: Until then, an empty one (every primitive name is unknown).
-_DEFAULT_REGISTRY: list[Mapping[str, Primitive]] = [{}]
+#: and installs itself here with ``install_default_registry`` on import
+#: (``import typedax`` imports it). ``None`` until then.
+_DEFAULT_REGISTRY: list[Mapping[str, Primitive] | None] = [None]
 
 
 def install_default_registry(registry: Mapping[str, Primitive]) -> None:
@@ -70,6 +70,11 @@ def parse_jaxpr(text: str, registry: Mapping[str, Primitive] | None = None) -> J
     """
     if registry is None:
         registry = _DEFAULT_REGISTRY[0]
+        if registry is None:
+            raise RuntimeError(
+                "parse_jaxpr: no registry given, and typedax.registry, which installs the library's as "
+                "the default, is not imported (import typedax)"
+            )
     source = Source(text)
     parser = _Parser(source, tokenize(source), registry)
     # room on Python's stack for MAX_DEPTH levels (the limit is only raised,
