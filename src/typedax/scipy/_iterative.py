@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from .. import lax
+from .._lax.lax import _convert_weak
 from .. import numpy as tnp
 from ..core.array import Array
 from ..core.dtypes import DType, HALF
@@ -53,7 +54,7 @@ def _weak_as(out: Array, like: Array) -> Array:
     """``out``, weakly typed if ``like`` is (and ``out`` is not)."""
     a = aval_of(out)
     if aval_of(like).weak_type and not a.weak_type:
-        return lax._convert_weak(out, a.dtype)
+        return _convert_weak(out, a.dtype)
     return out
 
 
@@ -68,7 +69,7 @@ def upcast_half(fn: Callable[..., Array], *args: Array) -> Array:
     else:
         out = fn(*args)
     if all(aval_of(a).weak_type for a in args) and not aval_of(out).weak_type:
-        return lax._convert_weak(out, aval_of(out).dtype)
+        return _convert_weak(out, aval_of(out).dtype)
     return out
 
 

@@ -5,11 +5,12 @@ dtype (weak beside a weak scalar, as JAX's ``_lax_const``)."""
 from __future__ import annotations
 
 from ... import lax
+from ..._lax.lax import _convert_weak
 from ...core.array import Array, ArrayLike
 from ...core.ir import NDArray
 from ...core.trace import aval_of
-from ..special import _c, _cs
-from ..special import _promote as promote
+from .._base import _c, _cs
+from .._base import _promote as promote
 
 __all__ = ["c", "clamp", "cs", "promote"]
 
@@ -34,5 +35,5 @@ def clamp(lo: ArrayLike, x: ArrayLike, hi: ArrayLike) -> Array:
     out = lax.clamp(lo, x, hi)
     a = aval_of(out)
     if not a.weak_type and all(aval_of(v).weak_type for v in (lo, x, hi)):
-        return lax._convert_weak(out, a.dtype)
+        return _convert_weak(out, a.dtype)
     return out
