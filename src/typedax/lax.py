@@ -237,12 +237,6 @@ from .primitives.collectives import psum as psum
 from .primitives.collectives import psum_scatter as psum_scatter
 from .lowering.sharding import with_sharding_constraint as with_sharding_constraint
 
-# TEMP for issue-24 migration: private helpers of the base that the numpy layer,
-# scipy and api_reverse still reach as lax._name; they live in typedax._lax.lax.
-from ._lax.lax import _binop as _binop  # TEMP for issue-24 migration
-from ._lax.lax import _broadcast_in_dim_params as _broadcast_in_dim_params  # TEMP for issue-24 migration
-from ._lax.lax import _convert_weak as _convert_weak  # TEMP for issue-24 migration
-
 __all__ = [
     "abs", "add", "broadcast", "broadcast_in_dim", "ceil", "convert_element_type", "cos", "div",
     "dot", "dot_general", "eq", "exp", "floor", "ge", "gt", "integer_pow", "le", "log",
