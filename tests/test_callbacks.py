@@ -382,3 +382,34 @@ def test_jaxpr_with_effects_round_trips() -> None:
     assert isinstance(j, Jaxpr)
     assert tdx.parse_jaxpr(str(j)) == j
     assert 'debug_callback [ callback="debug.print#' in str(j)
+
+
+def _layouts(text: str) -> list[str]:
+    return re.findall(r"(?:operand|result)_layouts = \[(?:dense<[^>]*> : tensor<\w+>(?:, )?)*\]", text)
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_callbacks_ask_for_row_major_buffers_as_jax(ordered: bool) -> None:
+    """The host callback's custom call carries JAX's default (row-major)
+    operand and result layouts, tokens included: a GPU compiler free to pick
+    layouts handed jit(vmap(f, in_axes=1)) of a pure_callback a transposed
+    buffer before they were set."""
+    def host(x: object, s: object) -> np.ndarray:
+        return np.asarray(x) * 2
+
+    def ours(x: tdx.Array, s: tdx.Array) -> tdx.Array:
+        out = tdx.ShapeDtypeStruct(x.shape, x.dtype)
+        if ordered:
+            return tdx.experimental.io_callback(host, out, x, s, ordered=True)
+        return tdx.pure_callback(host, out, x, s)
+
+    def theirs(x: jax.Array, s: jax.Array) -> jax.Array:
+        out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+        if ordered:
+            return jax.experimental.io_callback(host, out, x, s, ordered=True)  # type: ignore[no-any-return]  # JAX's result is untyped
+        return jax.pure_callback(host, out, x, s)  # type: ignore[no-any-return]  # as above
+
+    x, s = np.ones((2, 3, 4), np.float32), np.float32(1.0)
+    mine = _layouts(tdx.jit(ours).lower(x, s).as_text())
+    assert mine == _layouts(jax.jit(theirs).lower(x, s).as_text())
+    assert mine[0].startswith("operand_layouts") and "dense<[2, 1, 0]>" in mine[0]

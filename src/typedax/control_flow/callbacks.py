@@ -186,6 +186,15 @@ def _abstract_for(prim: str) -> Callable[[Sequence[ShapedArray], Params], list[S
     return abstract
 
 
+def _row_major_layouts(ranks: Sequence[int]) -> ir.ArrayAttr:
+    """A custom call's ``operand_layouts``/``result_layouts``: minor-to-major
+    dimension orders, the last dimension minor (row-major), one per value."""
+    return ir.ArrayAttr.get([
+        ir.DenseIntElementsAttr.get(np.arange(r - 1, -1, -1, dtype=np.int64).reshape(r), type=ir.IndexType.get())
+        for r in ranks
+    ])
+
+
 def _lowering_for(prim: str, effectful: bool) -> LoweringRule:
     def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
         params = eqn.params
@@ -206,7 +215,16 @@ def _lowering_for(prim: str, effectful: bool) -> LoweringRule:
             if token is None:
                 token = hlo.AfterAllOp([]).result
             operands, types = [token, *operands], [hlo.TokenType.get(), *types]
+        in_ranks = [a.aval.ndim for a in eqn.inputs]
+        out_ranks = [a.ndim for a in avals]
+        if ordered:  # the token has no dimensions
+            in_ranks, out_ranks = [0, *in_ranks], [0, *out_ranks]
         attributes = {
+            # row-major buffers, as the host function reads them (JAX's default
+            # layouts): without them a GPU compiler may hand the callback a
+            # transposed buffer (jit(vmap(..., in_axes=1)) of a pure_callback)
+            "operand_layouts": _row_major_layouts(in_ranks),
+            "result_layouts": _row_major_layouts(out_ranks),
             "call_target_name": ir.StringAttr.get(ctx.callback_target),
             "has_side_effect": ir.BoolAttr.get(effectful),
             "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 4),
