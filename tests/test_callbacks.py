@@ -404,12 +404,12 @@ def test_callbacks_ask_for_row_major_buffers_as_jax(ordered: bool) -> None:
         return tdx.pure_callback(host, out, x, s)
 
     def theirs(x: jax.Array, s: jax.Array) -> jax.Array:
-        out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+        out = jax.ShapeDtypeStruct(x.shape, x.dtype)  # type: ignore[no-untyped-call]  # jax's ShapeDtypeStruct is unannotated
         if ordered:
             return jax.experimental.io_callback(host, out, x, s, ordered=True)  # type: ignore[no-any-return]  # JAX's result is untyped
         return jax.pure_callback(host, out, x, s)  # type: ignore[no-any-return]  # as above
 
-    x, s = np.ones((2, 3, 4), np.float32), np.float32(1.0)
+    x, s = tnp.ones((2, 3, 4), tnp.float32), tnp.asarray(1.0, tnp.float32)
     mine = _layouts(tdx.jit(ours).lower(x, s).as_text())
-    assert mine == _layouts(jax.jit(theirs).lower(x, s).as_text())
+    assert mine == _layouts(jax.jit(theirs).lower(np.asarray(x), np.asarray(s)).as_text())
     assert mine[0].startswith("operand_layouts") and "dense<[2, 1, 0]>" in mine[0]

@@ -190,7 +190,8 @@ def _row_major_layouts(ranks: Sequence[int]) -> ir.ArrayAttr:
     """A custom call's ``operand_layouts``/``result_layouts``: minor-to-major
     dimension orders, the last dimension minor (row-major), one per value."""
     return ir.ArrayAttr.get([
-        ir.DenseIntElementsAttr.get(np.arange(r - 1, -1, -1, dtype=np.int64).reshape(r), type=ir.IndexType.get())
+        ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]  # a NumPy array is a Buffer at run time
+            np.arange(r - 1, -1, -1, dtype=np.int64), type=ir.IndexType.get())
         for r in ranks
     ])
 
