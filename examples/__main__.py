@@ -1,6 +1,6 @@
 """Run every example in order."""
 
-from . import cnn_digits, control_flow, convolutions, forward, indexing, mlp, mnist_classifier_fromscratch, porting, reverse, tracing
+from . import cnn_digits, control_flow, convolutions, data_parallel, forward, indexing, mlp, mnist_classifier_fromscratch, porting, reverse, tracing
 
 tracing.main()
 forward.main()
@@ -12,3 +12,4 @@ indexing.main()
 porting.main()
 convolutions.main()
 cnn_digits.main()
+data_parallel.main()
