@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_eight_devices_in_their_own_process() -> None:
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", HYPOTHESIS_PROFILE="ci")
+    # host devices: the CPU platform, also where the suite itself runs on a GPU (make test-gpu)
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", HYPOTHESIS_PROFILE="ci",
+               TYPEDAX_PLATFORM="cpu", JAX_PLATFORMS="cpu")
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/sharded"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,

@@ -178,9 +178,13 @@ def platform_name() -> str | None:
 
 
 def backend_started(platform: str) -> None:
-    """The runtime started its backend on ``platform``: ``platform_name`` is fixed."""
+    """The runtime started its backend on ``platform``: ``platform_name`` is
+    fixed, and so are the CPU client's settings (``num_cpu_devices``,
+    ``cpu_enable_async_dispatch``) on every platform, as JAX's, which starts
+    all its backends together (on a GPU, too, they are refused from then on)."""
     with _LOCK:
         _STARTED_PLATFORM[0] = platform
+        _BACKEND_STARTED[0] = True
 
 
 def _refresh_jit_checks() -> None:
