@@ -172,9 +172,11 @@ def _windows(x: NDArray, init: Scalar, w: Window) -> NDArray:
 
 def _passes_through(w: Window, wins: NDArray) -> bool:
     """XLA's simplifier turns a sum over one-element windows with unit
-    strides and no base dilation into (a pad of) the operand: ``x + 0`` is
-    ``x``, so ``-0.0`` stays ``-0.0``."""
-    return wins.shape[-1] == 1 and set(w.strides) <= {1} and set(w.base_dilation) <= {1}
+    strides and no base or window dilation into (a pad of) the operand:
+    ``x + 0`` is ``x``, so ``-0.0`` stays ``-0.0``. (With a window dilation,
+    even of a one-element window, it adds the init value: ``-0.0`` is ``+0.0``.)"""
+    return (wins.shape[-1] == 1 and set(w.strides) <= {1} and set(w.base_dilation) <= {1}
+            and set(w.window_dilation) <= {1})
 
 
 def _fold(x: NDArray, init: Scalar, w: Window, op: Callable[[NDArray, NDArray], object]) -> NDArray:
