@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("lax", ("typedax.lax", "typedax._lax", "typedax.lax_linalg")),
     ("transformations", ("typedax.api", "typedax.api_forward", "typedax.api_reverse", "typedax.transforms",
                          "typedax.custom_derivatives", "typedax.ad_checkpoint", "typedax.debug",
-                         "typedax.tree_util", "typedax.sharding")),
+                         "typedax.tree_util", "typedax.sharding", "typedax.distributed")),
     ("numpy", ("typedax.numpy", "typedax._numpy")),
     ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
                    "typedax.scipy", "typedax.experimental")),

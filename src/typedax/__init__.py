@@ -59,6 +59,8 @@ from .lowering import local_devices as local_devices
 from .lowering.runtime import device_count as device_count
 from .lowering.runtime import local_device_count as local_device_count
 from .lowering.runtime import process_index as process_index
+from .lowering.runtime import process_count as process_count
+from . import distributed as distributed
 from . import sharding as sharding
 from . import random as random
 from . import nn as nn

@@ -21,6 +21,7 @@ class Device:
     platform: str
     device_kind: str
     client: Client
+    process_index: int
 
 class DeviceList:
     def __init__(self, device_assignment: tuple[Device, ...], /) -> None: ...
@@ -96,6 +97,7 @@ class Client:
     def local_devices(self) -> list[Device]: ...
     def devices(self) -> list[Device]: ...
     def device_count(self) -> int: ...
+    def process_index(self) -> int: ...
     def compile_and_load(
         self,
         computation: str | bytes | _ir.Module,
@@ -134,6 +136,40 @@ def get_tfrt_cpu_client(
     get_global_topology_timeout_minutes: int | None = None,
     transfer_server_factory: object = None,
 ) -> Client: ...
+
+class DistributedRuntimeService:
+    def shutdown(self) -> None: ...
+
+class DistributedRuntimeClient:
+    def connect(self) -> None: ...
+    def shutdown(self) -> None: ...
+
+class CpuCollectives: ...
+
+def get_distributed_runtime_service(
+    address: str,
+    num_nodes: int,
+    heartbeat_timeout: int | None = None,
+    cluster_register_timeout: int | None = None,
+    shutdown_timeout: int | None = None,
+    recoverable: bool | None = None,
+) -> DistributedRuntimeService: ...
+
+def get_distributed_runtime_client(
+    address: str,
+    node_id: int,
+    rpc_timeout: int | None = None,
+    init_timeout: int | None = None,
+    shutdown_timeout: int | None = None,
+    heartbeat_timeout: int | None = None,
+    missed_heartbeat_callback: Callable[..., object] | None = None,
+    shutdown_on_destruction: bool | None = None,
+    use_compression: bool | None = None,
+) -> DistributedRuntimeClient: ...
+
+def make_gloo_tcp_collectives(
+    distributed_client: DistributedRuntimeClient, hostname: str | None = None, interface: str | None = None
+) -> CpuCollectives: ...
 
 def get_c_api_client(
     platform_name: str,

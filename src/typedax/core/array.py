@@ -640,6 +640,13 @@ class Array:
         return self.sharding.is_fully_replicated
 
     @property
+    def is_fully_addressable(self) -> bool:
+        """``jax.Array.is_fully_addressable``: whether this process holds
+        every piece (always, unless distributed: ``typedax.distributed``)."""
+        own = _installed(_RUNTIME, "the runtime").default_device().process_index
+        return all(d.process_index == own for d in self.devices())
+
+    @property
     def addressable_shards(self) -> list[Shard]:
         """``jax.Array.addressable_shards``: each device's piece (``.data``,
         ``.index``, ``.device``, ``.replica_id``)."""

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .array import ArrayImpl, DeviceBuffer
+from .array import _RUNTIME as _ARRAY_RUNTIME
+from .array import ArrayImpl, DeviceBuffer, _installed
 from .avals import ShapedArray
 from .ir import NDArray
-from .sharding import Shard, Sharding, SingleDeviceSharding
+from .sharding import Index, Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from ..lowering.jaxlib_api import Device
@@ -52,6 +53,14 @@ def install_shard_runtime(runtime: ShardRuntime) -> None:
     _RUNTIME[0] = runtime
 
 
+#: JAX's error for the value of an array whose pieces other processes hold.
+NOT_ADDRESSABLE = (
+    "Fetching value for `jax.Array` that spans non-addressable (non process local) devices is not possible. "
+    "You can use `jax.experimental.multihost_utils.process_allgather` to print the global array or use "
+    "`.addressable_shards` method of jax.Array to inspect the addressable (process local) shards."
+)
+
+
 class ShardedArrayImpl(ArrayImpl):
     """An ``ArrayImpl`` whose device value is split (or copied) over the
     devices of ``sharding``."""
@@ -80,24 +89,37 @@ class ShardedArrayImpl(ArrayImpl):
             self._dev = runtime.put(self.to_numpy(), self.aval, self._sharding)
         return runtime.pieces(self._dev)
 
+    def _addressable(self) -> list[tuple[Device, Index]]:
+        """(device, index) of each piece this process holds, in the order of
+        ``_pieces()``: every device's unless distributed (``typedax.distributed``)."""
+        own = _installed(_ARRAY_RUNTIME, "the runtime").default_device().process_index
+        index_map = self._sharding.devices_indices_map(self.aval.shape)
+        return [(d, i) for d, i in index_map.items() if d.process_index == own]
+
     def to_numpy(self) -> NDArray:
-        """The whole value, gathered from the shards to the host once."""
+        """The whole value, gathered from the shards to the host once. In a
+        distributed run, only an array this process holds all of (or a
+        replicated one) has a value here, as JAX's."""
         if self._host is None and self._dev is not None:
             to_host = _RUNTIME[0].to_host
+            addressable = self._addressable()
+            if len(addressable) < self._sharding.num_devices:  # pieces on other processes' devices
+                if not self._sharding.is_fully_replicated:
+                    raise RuntimeError(NOT_ADDRESSABLE)
+                self._host = np.array(to_host(self._pieces()[0]), dtype=self.aval.dtype)
+                return super().to_numpy()
             out = np.empty(self.aval.shape, dtype=self.aval.dtype)
-            index_map = self._sharding.devices_indices_map(self.aval.shape)
-            for index, piece in zip(index_map.values(), self._pieces()):
+            for (_, index), piece in zip(addressable, self._pieces()):
                 out[index] = to_host(piece)
             self._host = out
         return super().to_numpy()
 
     @property
     def addressable_shards(self) -> list[Shard]:
-        index_map = self._sharding.devices_indices_map(self.aval.shape)
         seen: dict[tuple[tuple[int | None, int | None], ...], int] = {}
         shards: list[Shard] = []
         sub = self._sharding.shard_shape(self.aval.shape)
-        for (device, index), piece in zip(index_map.items(), self._pieces()):
+        for (device, index), piece in zip(self._addressable(), self._pieces()):
             key = tuple((s.start, s.stop) for s in index)
             replica = seen[key] = seen.get(key, -1) + 1
             data = ShardedArrayImpl(ShapedArray(sub, self.aval.dtype, self.aval.weak_type), None, piece,

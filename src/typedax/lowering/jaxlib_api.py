@@ -35,6 +35,8 @@ from jaxlib._jax import Client as Client
 from jaxlib._jax import CompileOptions as CompileOptions
 from jaxlib._jax import Device as Device
 from jaxlib._jax import DeviceList as DeviceList
+from jaxlib._jax import DistributedRuntimeClient as DistributedRuntimeClient
+from jaxlib._jax import DistributedRuntimeService as DistributedRuntimeService
 from jaxlib._jax import HostBufferSemantics as HostBufferSemantics
 from jaxlib._jax import LoadedExecutable as LoadedExecutable
 from jaxlib._jax import PyTreeDef as PyTreeDef
@@ -52,6 +54,11 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "CompileOptions"),
     ("jaxlib._jax", "Device"),
     ("jaxlib._jax", "DeviceList"),
+    ("jaxlib._jax", "DistributedRuntimeClient"),
+    ("jaxlib._jax", "DistributedRuntimeService"),
+    ("jaxlib._jax", "get_distributed_runtime_client"),
+    ("jaxlib._jax", "get_distributed_runtime_service"),
+    ("jaxlib._jax", "make_gloo_tcp_collectives"),
     ("jaxlib._jax", "HostBufferSemantics"),
     ("jaxlib._jax", "LoadedExecutable"),
     ("jaxlib._jax", "LoadedExecutable.get_compiled_memory_stats"),
@@ -117,11 +124,59 @@ def compile_and_load(
     return client.compile_and_load(bytecode, devices, options)
 
 
-def make_cpu_client(asynchronous: bool, num_devices: int | None = None) -> Client:
+class Cluster(NamedTuple):
+    """This process's place among the processes of a distributed run
+    (``typedax.distributed.initialize``): what a client needs to join them."""
+
+    client: DistributedRuntimeClient
+    process_id: int
+    num_processes: int
+    #: the GPUs this process uses (``local_device_ids``); ``None``: all
+    local_device_ids: tuple[int, ...] | None = None
+    partition_index: int | None = None
+
+
+def distributed_service(
+    bind_address: str, num_processes: int, heartbeat_timeout: int, shutdown_timeout: int
+) -> DistributedRuntimeService:
+    """The coordination service (process 0 runs it), as JAX's
+    ``distributed.State.initialize`` starts it: a gRPC server on
+    ``bind_address`` waiting for ``num_processes`` clients."""
+    return _jax.get_distributed_runtime_service(
+        bind_address, num_processes, heartbeat_timeout=heartbeat_timeout,
+        shutdown_timeout=shutdown_timeout, recoverable=False,
+    )
+
+
+def distributed_client(
+    address: str, process_id: int, init_timeout: int, heartbeat_timeout: int
+) -> DistributedRuntimeClient:
+    """A client of the coordination service at ``address`` (not yet
+    connected: ``connect()`` blocks until every process has connected or
+    ``init_timeout`` seconds pass), with JAX's options."""
+    return _jax.get_distributed_runtime_client(
+        address, process_id, init_timeout=init_timeout, use_compression=True,
+        heartbeat_timeout=heartbeat_timeout,
+    )
+
+
+def make_cpu_client(asynchronous: bool, num_devices: int | None = None, cluster: Cluster | None = None) -> Client:
     """The CPU client; ``num_devices`` host devices, or (``None``) as many as
     ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` says (1 by
-    default: jaxlib reads the flag itself), as JAX's ``xla_bridge`` makes it."""
-    return xc.make_cpu_client(asynchronous=asynchronous, num_devices=num_devices)
+    default: jaxlib reads the flag itself), as JAX's ``xla_bridge`` makes it.
+    In a distributed run (``cluster``), the client learns the other
+    processes' devices through the coordination service (its ``devices()``
+    are all of them, its ``local_devices()`` this process's) and runs
+    cross-process collectives with Gloo over TCP, JAX's default
+    (``jax_cpu_collectives_implementation='gloo'``)."""
+    if cluster is None:
+        return xc.make_cpu_client(asynchronous=asynchronous, num_devices=num_devices)
+    return xc.make_cpu_client(
+        asynchronous=asynchronous, distributed_client=cluster.client, node_id=cluster.process_id,
+        num_nodes=cluster.num_processes,
+        collectives=_jax.make_gloo_tcp_collectives(distributed_client=cluster.client),
+        num_devices=num_devices,
+    )
 
 
 def iota_sharding(dims: list[int], mesh_sizes: list[int], perm: list[int], replicate_last: bool) -> _hlo.HloSharding:
@@ -378,9 +433,13 @@ def jax_cuda_client() -> Client | None:
     return client if isinstance(client, Client) else None
 
 
-def cuda_client(library: Path, options: ClientOptions) -> Client:
+def cuda_client(library: Path, options: ClientOptions, cluster: Cluster | None = None) -> Client:
     """A PjRt client for CUDA through the plugin at ``library``, with
-    ``options`` (``gpu_client_options``), as ``plugin_plan`` decides."""
+    ``options`` (``gpu_client_options``), as ``plugin_plan`` decides. In a
+    distributed run (``cluster``) the client joins the other processes as
+    JAX's ``make_pjrt_c_api_client`` does: ``node_id``/``num_nodes`` (and
+    ``partition_index``) in its options, the distributed client beside them,
+    ``local_device_ids`` as its visible devices (NCCL then spans processes)."""
     jax_client = jax_cuda_client()
     names = (JAX_CUDA_PLUGIN, TYPEDAX_CUDA_PLUGIN)
     loaded = {n: bool(_jax.pjrt_plugin_loaded(n)) for n in names}
@@ -392,7 +451,14 @@ def cuda_client(library: Path, options: ClientOptions) -> Client:
         _jax.load_pjrt_plugin(plan.name, str(library), None)
     if plan.initialize:
         _jax.initialize_pjrt_plugin(plan.name)
-    return _jax.get_c_api_client(plan.name, options)
+    if cluster is None:
+        return _jax.get_c_api_client(plan.name, options)
+    joined: ClientOptions = {**options, "node_id": cluster.process_id, "num_nodes": cluster.num_processes}
+    if cluster.local_device_ids is not None:
+        joined["visible_devices"] = list(cluster.local_device_ids)
+    if cluster.partition_index is not None:
+        joined["partition_index"] = cluster.partition_index
+    return _jax.get_c_api_client(plan.name, joined, cluster.client)
 
 
 def pytree_flatten() -> _jax._PyTreeRegistry:

@@ -33,6 +33,7 @@ from ..core.sharding import Sharding
 from ..core.trace import Tracer, Value, aval_of
 from . import jaxlib_api as jx
 from .array import aval_key, from_buffer
+from .distributed import cluster
 from .lower import LoweredModule, install_platform
 
 PLATFORMS: tuple[str, ...] = ("cpu", "cuda")
@@ -58,14 +59,20 @@ class Backend:
     client: jx.Client
     device: jx.Device
     devices: jx.DeviceList
-    #: every device of the client (``devices()``); ``device`` is the first,
-    #: where unsharded arrays live and unsharded programs run
+    #: every device of the client (``devices()``: every process's, in a
+    #: distributed run); ``device`` is the first of this process's, where
+    #: unsharded arrays live and unsharded programs run
     all_devices: tuple[jx.Device, ...]
     #: jaxlib's own sharding class (replicated on the one device): transfers
     #: and result handlers read it in C++, where a Python subclass of
     #: ``SingleDeviceSharding`` answered each transfer's questions through
     #: Python calls (~0.5 us of a ~2.9 us host-to-device copy)
     sharding: jx.GSPMDSharding
+    #: this process's devices (``local_devices()``): ``all_devices`` unless
+    #: distributed (``typedax.distributed``)
+    local_devices: tuple[jx.Device, ...]
+    #: this process's index among the distributed run's (0 alone)
+    process_index: int
 
 
 _LOCK = threading.Lock()
@@ -108,15 +115,17 @@ def _requested_platform() -> str:
 
 
 def _make_client(name: str) -> jx.Client:
+    joined = cluster()  # the other processes of a distributed run (typedax.distributed), if any
     if name == "cpu":
         # inline execution by default: docs/architecture.md ("Settings") has the why
         n = num_cpu_devices()
-        return jx.make_cpu_client(asynchronous=cpu_async_dispatch(), num_devices=None if n < 0 else n)
+        return jx.make_cpu_client(asynchronous=cpu_async_dispatch(), num_devices=None if n < 0 else n,
+                                  cluster=joined)
     library = jx.cuda_plugin_library()
     if library is None:
         packages = " or ".join(pkg for _, pkg in jx.CUDA_PLUGINS)
         raise PlatformError(f"platform 'cuda' needs jaxlib's CUDA plugin (pip install {packages})")
-    return jx.cuda_client(library, jx.gpu_client_options(os.environ))
+    return jx.cuda_client(library, jx.gpu_client_options(os.environ), joined)
 
 
 def backend() -> Backend:
@@ -128,12 +137,13 @@ def backend() -> Backend:
             name = _requested_platform()
             client = _make_client(name)
             backend_started(name)  # jax_platform_name is fixed from now on
-            every = tuple(client.local_devices())
-            device = every[0]
+            every = tuple(client.devices())
+            local = tuple(client.local_devices())
+            device = local[0]
             devices = jx.DeviceList((device,))
             _BACKEND.append(
                 Backend(name, client, device, devices, every,
-                        jx.GSPMDSharding(devices, jx.replicated_hlo_sharding()))
+                        jx.GSPMDSharding(devices, jx.replicated_hlo_sharding()), local, client.process_index())
             )
     return _BACKEND[0]
 
@@ -142,29 +152,38 @@ def devices() -> list[jx.Device]:
     """The backend's devices (``jax.devices()``): one CPU device unless
     ``XLA_FLAGS=--xla_force_host_platform_device_count=N`` or
     ``config.update('jax_num_cpu_devices', N)`` asks for more; every local
-    GPU. Unsharded arrays and programs use the first (the default device);
-    the others are reached through shardings (``typedax.sharding``)."""
+    GPU; in a distributed run (``typedax.distributed``), every process's.
+    Unsharded arrays and programs use this process's first (the default
+    device); the others are reached through shardings (``typedax.sharding``)."""
     return list(backend().all_devices)
 
 
 def local_devices() -> list[jx.Device]:
-    """``jax.local_devices()``: one process, so ``devices()``."""
-    return devices()
+    """``jax.local_devices()``: this process's devices (``devices()``
+    unless distributed)."""
+    return list(backend().local_devices)
 
 
 def device_count() -> int:
-    """``jax.device_count()``."""
+    """``jax.device_count()``: every process's devices."""
     return len(backend().all_devices)
 
 
 def local_device_count() -> int:
-    """``jax.local_device_count()``: one process, so ``device_count()``."""
-    return device_count()
+    """``jax.local_device_count()``: this process's devices."""
+    return len(backend().local_devices)
 
 
 def process_index() -> int:
-    """``jax.process_index()``: typedax runs one process (0)."""
-    return 0
+    """``jax.process_index()``: this process's index in a distributed run
+    (``typedax.distributed.initialize``'s ``process_id``), 0 alone."""
+    return backend().process_index
+
+
+def process_count() -> int:
+    """``jax.process_count()``: how many processes the devices belong to
+    (1 unless distributed)."""
+    return max(d.process_index for d in backend().all_devices) + 1
 
 
 #: JAX's backend names for typedax's platforms (``jax.default_backend()``

@@ -55,15 +55,19 @@ def xla_sharding(s: Sharding, ndim: int) -> jx.GSPMDSharding:
 
 
 def put_sharded(host: NDArray, aval: ShapedArray, s: Sharding) -> jx.Array:
-    """Copy a host value of type ``aval`` to the devices of ``s``, each its piece."""
+    """Copy a host value of type ``aval`` to the devices of ``s``, each its
+    piece. In a distributed run (``typedax.distributed``) only this
+    process's devices get theirs: ``host`` is the global value, which every
+    process passes alike (as JAX's ``device_put`` asks; not checked)."""
     index_map = s.devices_indices_map(aval.shape)
     piece_type = _PutType(ShapedArray(s.shard_shape(aval.shape), aval.dtype))
+    process = backend().process_index  # a distributed run: other processes put their own pieces
     pieces = [
         jx.batched_device_put(
             piece_type, _on(device), [np.ascontiguousarray(host[index])], [device],
             True, False, jx.HostBufferSemantics.IMMUTABLE_ONLY_DURING_CALL, True,
         )
-        for device, index in index_map.items()
+        for device, index in index_map.items() if device.process_index == process
     ]
     return jx.assemble(_PutType(aval), xla_sharding(s, len(aval.shape)), pieces)
 
@@ -112,7 +116,11 @@ def device_put(x: ArrayLike, device: Sharding | jx.Device | None = None) -> Arra
         raise ShardingError(f"device_put: {s!r} names devices typedax does not have: {missing}")
     s.check(aval.shape, "device_put")
     host = np.array(x, dtype=aval.dtype)  # a copy: the caller may change theirs
-    return ShardedArrayImpl(aval, host, put_sharded(host, physical_aval(aval), s), s)
+    dev = put_sharded(host, physical_aval(aval), s)
+    if any(d.process_index != b.process_index for d in s.device_assignment):
+        # other processes hold some pieces (typedax.distributed): no value here, as JAX's
+        return ShardedArrayImpl(aval, None, dev, s)
+    return ShardedArrayImpl(aval, host, dev, s)
 
 
 def output_sharding(hlo: jx.HloSharding, mesh: Mesh, ndim: int) -> Sharding | None:

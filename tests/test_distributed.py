@@ -1,0 +1,142 @@
+"""``typedax.distributed`` (issue 25 item 5): processes that compute as one.
+
+Two processes on loopback (``tests/_distributed_worker.py``, 2 host devices
+each, a port chosen now, 60 s at most) join through jaxlib's coordination
+service; each sees all 4 devices and its own 2, holds its half of a sharded
+array, and a ``psum`` over the 4 devices (``shard_map``) and a sum XLA's
+partitioner reduces across them (``jit`` with shardings) give both the
+whole sum. Errors as JAX's: a second ``initialize``, one after the backend
+started, bad arguments (compared with JAX's own checks), the value of an
+array other processes hold part of."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import typedax as tdx
+from _distributed_worker import BAD_ARGUMENTS
+
+WORKER = Path(__file__).parent / "_distributed_worker.py"
+TIMEOUT_S = 60
+NUM_PROCESSES = 2
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _run_processes() -> list[dict[str, object]]:
+    """Start the workers, wait for both (``TIMEOUT_S`` in all), return their reports."""
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and "_proxy" not in k.lower()}
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), str(i), str(NUM_PROCESSES), str(port)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        for i in range(NUM_PROCESSES)
+    ]
+    outputs: list[tuple[int, str, str]] = []
+    try:
+        for p in procs:
+            out, err = p.communicate(timeout=TIMEOUT_S)
+            outputs.append((p.returncode, out, err))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+    for i, (code, out, err) in enumerate(outputs):
+        assert code == 0, f"process {i} exited with {code}:\n{out}\n{err[-3000:]}"
+    return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in outputs]
+
+
+@pytest.fixture(scope="module")
+def reports() -> list[dict[str, object]]:
+    return _run_processes()
+
+
+def test_devices_of_every_process(reports: list[dict[str, object]]) -> None:
+    everyone = reports[0]["devices"]
+    assert isinstance(everyone, list) and len(everyone) == 4
+    mine: list[int] = []
+    for i, r in enumerate(reports):
+        assert r["devices"] == everyone  # one global list, in one order
+        assert r["process_index"] == i and r["process_count"] == NUM_PROCESSES
+        assert r["device_count"] == 4 and r["local_device_count"] == 2
+        local = r["local_devices"]
+        assert isinstance(local, list) and len(local) == 2 and set(local) <= set(everyone)
+        mine += local
+    assert sorted(mine) == sorted(everyone)  # each device belongs to one process
+
+
+def test_each_process_holds_its_shards(reports: list[dict[str, object]]) -> None:
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    for r in reports:
+        assert r["fully_addressable"] is False
+        shards = r["shards"]
+        assert isinstance(shards, list) and len(shards) == 2
+        everyone, local = r["devices"], r["local_devices"]
+        assert isinstance(everyone, list) and isinstance(local, list)
+        for device, start, data in shards:
+            assert device in local and start == everyone.index(device)  # row k on mesh device k
+            np.testing.assert_array_equal(np.asarray(data), x[start:start + 1])
+
+
+def test_psum_across_processes(reports: list[dict[str, object]]) -> None:
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    for r in reports:
+        # each process holds 2 of the 4 rows: only a sum across processes gives this
+        np.testing.assert_array_equal(np.asarray(r["psum"]), x.sum(0, keepdims=True))
+        np.testing.assert_array_equal(np.asarray(r["jit_sum"]), x.sum(0))
+
+
+def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
+    from jax._src import distributed as jax_distributed
+
+    for r in reports:
+        assert r["second_initialize"] == "distributed.initialize should only be called once."
+        assert "spans non-addressable (non process local) devices" in str(r["gather_error"])
+        assert r["initialized_after_shutdown"] is False
+        assert "typedax does not detect clusters" in str(r["detection"])  # JAX's Slurm/MPI/TPU detection
+        refused = r["refused"]
+        assert isinstance(refused, list)
+        for bad, (kind, message) in zip(BAD_ARGUMENTS, refused):
+            args: dict[str, object] = {"coordinator_address": "127.0.0.1:1", "num_processes": 2, "process_id": 0}
+            args.update(bad)
+            with pytest.raises((ValueError, TypeError)) as jax_error:  # JAX's checks, before it starts anything
+                jax_distributed.State().initialize(**args, cluster_detection_method="deactivate")  # type: ignore[arg-type]  # wrong types on purpose
+            assert (kind, message) == (type(jax_error.value).__name__, str(jax_error.value)), bad
+
+
+def test_initialize_after_the_backend_started() -> None:
+    import jax
+
+    tdx.devices()  # the backend is running
+    with pytest.raises(RuntimeError, match=r"must be called before any typedax calls") as ours:
+        tdx.distributed.initialize("127.0.0.1:1", 2, 0)
+    jax.devices()
+    with pytest.raises(RuntimeError, match=r"must be called before any JAX calls") as theirs:
+        jax.distributed.initialize("127.0.0.1:1", 2, 0)
+    assert str(ours.value).replace("typedax", "JAX") == str(theirs.value).replace("jax.", "JAX.")
+    assert not tdx.distributed.is_initialized()
+
+
+def test_one_process() -> None:
+    tdx.distributed.shutdown()  # not initialized: does nothing, as JAX's
+    assert tdx.process_index() == 0 and tdx.process_count() == 1
+    assert tdx.local_devices() == tdx.devices() and tdx.local_device_count() == tdx.device_count()
+    assert tdx.numpy.ones(3).is_fully_addressable
+
