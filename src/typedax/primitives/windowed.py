@@ -50,7 +50,7 @@ from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, INTEGER, DType
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
-from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
+from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero, floats_on_device
 from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, element_type, full, tensor_type
 from ._params import get_ints, params_of
@@ -244,7 +244,8 @@ def _monoid(
 
     def all_rules(p: Primitive) -> Rules:
         r = rules(p)
-        return Rules(jvp=r.jvp, transpose=r.transpose, batch=_window_batch(p, name), lower=lower)
+        return Rules(jvp=r.jvp, transpose=r.transpose, batch=_window_batch(p, name), lower=lower,
+                     eval_on_device=r.eval_on_device)
 
     return Primitive(name, impl, abstract, rules_for=all_rules)
 
@@ -317,7 +318,8 @@ def _np_add(a: NDArray, b: NDArray) -> object:
 
 reduce_window_sum_p = _monoid(
     "reduce_window_sum", NUMERIC, _np_add, lambda d: 0, hlo.add,
-    lambda p: Rules(jvp=linear_jvp(p), transpose=_sum_t),
+    # a float sum's order is XLA's (eager equals jit bit for bit: docs/architecture.md)
+    lambda p: Rules(jvp=linear_jvp(p), transpose=_sum_t, eval_on_device=floats_on_device),
 )
 _ANY: frozenset[DType] = NUMERIC | {np.dtype(np.bool_)}
 reduce_window_max_p = _monoid("reduce_window_max", _ANY, _max, dtype_min, hlo.maximum, _chooser_jvp("ge"))
