@@ -84,9 +84,19 @@ def main(process_id: int, num_processes: int, port: int) -> dict[str, object]:
     report["shards"] = [[s.device.id, s.index[0].start, s.data.tolist()] for s in xs.addressable_shards]
     report["fully_addressable"] = xs.is_fully_addressable
     start = time.perf_counter()
-    total = tdx.jit(tdx.shard_map(lambda a: lax.psum(a, "i"), mesh=mesh, in_specs=P("i"), out_specs=P()))(xs)
+    psum = tdx.jit(tdx.shard_map(lambda a: lax.psum(a, "i"), mesh=mesh, in_specs=P("i"), out_specs=P()))
+    total = psum(xs)
     report["psum"] = np.asarray(total).tolist()
     report["psum_s"] = time.perf_counter() - start
+    # each process passes only its own rows (its sub-batch), as a data loader per host would
+    k = tdx.local_device_count()
+    mine = x[tdx.process_index() * k:(tdx.process_index() + 1) * k]  # this process's devices' rows
+    local = tdx.make_array_from_process_local_data(NamedSharding(mesh, P("i")), mine)
+    report["local_data_shape"] = list(local.shape)
+    report["local_data_psum"] = np.asarray(psum(local)).tolist()
+    rows = [tdx.device_put(x[tdx.devices().index(d):tdx.devices().index(d) + 1], d) for d in tdx.local_devices()]
+    pieces = tdx.make_array_from_single_device_arrays((n, 2), NamedSharding(mesh, P("i")), rows[::-1])
+    report["single_device_arrays_psum"] = np.asarray(psum(pieces)).tolist()
     summed = tdx.jit(lambda a: a.sum(0), out_shardings=NamedSharding(mesh, P()))(xs)
     report["jit_sum"] = np.asarray(summed).tolist()
     try:

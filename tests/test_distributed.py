@@ -101,6 +101,10 @@ def test_psum_across_processes(reports: list[dict[str, object]]) -> None:
         # each process holds 2 of the 4 rows: only a sum across processes gives this
         np.testing.assert_array_equal(np.asarray(r["psum"]), x.sum(0, keepdims=True))
         np.testing.assert_array_equal(np.asarray(r["jit_sum"]), x.sum(0))
+        # from each process's own rows only
+        assert r["local_data_shape"] == [4, 2]
+        np.testing.assert_array_equal(np.asarray(r["local_data_psum"]), x.sum(0, keepdims=True))
+        np.testing.assert_array_equal(np.asarray(r["single_device_arrays_psum"]), x.sum(0, keepdims=True))
 
 
 def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
@@ -140,3 +144,28 @@ def test_one_process() -> None:
     assert tdx.local_devices() == tdx.devices() and tdx.local_device_count() == tdx.device_count()
     assert tdx.numpy.ones(3).is_fully_addressable
 
+
+
+def test_arrays_from_local_data_in_one_process() -> None:
+    import jax
+
+    from typedax.sharding import NamedSharding, PartitionSpec as P
+
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    s = NamedSharding(tdx.make_mesh((1,), ("i",)), P("i"))
+    got = tdx.make_array_from_process_local_data(s, x)
+    assert got.sharding == s and got.is_fully_addressable
+    np.testing.assert_array_equal(np.asarray(got), x)
+    js = jax.sharding.NamedSharding(jax.make_mesh((1,), ("i",)), jax.sharding.PartitionSpec("i"))  # type: ignore[no-untyped-call]  # untyped in jax
+    with pytest.raises(ValueError) as theirs:
+        jax.make_array_from_process_local_data(js, x, (4, 3))  # type: ignore[no-untyped-call]  # untyped in jax
+    with pytest.raises(ValueError) as ours:
+        tdx.make_array_from_process_local_data(s, x, (4, 3))
+    assert str(ours.value) == str(theirs.value)
+
+    pieces = tdx.make_array_from_single_device_arrays((2, 3), s, [tdx.device_put(x, tdx.devices()[0])])
+    np.testing.assert_array_equal(np.asarray(pieces), x)
+    with pytest.raises(ValueError, match="shape"):
+        tdx.make_array_from_single_device_arrays((4, 3), s, [tdx.device_put(x)])
+    with pytest.raises(ValueError, match="0 arrays for the 1 devices"):
+        tdx.make_array_from_single_device_arrays((2, 3), s, [])

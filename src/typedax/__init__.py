@@ -61,6 +61,8 @@ from .lowering.runtime import local_device_count as local_device_count
 from .lowering.runtime import process_index as process_index
 from .lowering.runtime import process_count as process_count
 from . import distributed as distributed
+from .lowering.multihost import make_array_from_process_local_data as make_array_from_process_local_data
+from .lowering.multihost import make_array_from_single_device_arrays as make_array_from_single_device_arrays
 from . import sharding as sharding
 from . import random as random
 from . import nn as nn
