@@ -3,9 +3,11 @@
 primitives of ``typedax.primitives.linalg`` (see its docstring for the
 design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
 
-Importing this module installs ``jaxlib_api.prepare_lapack`` as the
-primitives' LAPACK preparer (it registers jaxlib's CPU kernels with XLA
-when the first of them is lowered).
+Importing this module installs ``jaxlib_api.prepare_linalg`` as the
+primitives' kernel preparer (it registers jaxlib's CPU LAPACK or CUDA
+cuSOLVER kernels with XLA when the first of them is lowered), and the
+runtime's ``platform`` as theirs (on the GPU they evaluate eagerly through
+the same kernels as under ``jit``).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from ..core.array import Array, ArrayLike, from_numpy
 from ..core.dtypes import INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of, bind, bind1
-from ..lowering import jaxlib_api
+from ..lowering import jaxlib_api, runtime
 from ..primitives import linalg as _p
 from ..primitives._params import params_of
 from ..primitives.shaping import expand_dims, squeeze
@@ -27,8 +29,9 @@ from . import lax
 
 __all__ = ["cholesky", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
 
-if jaxlib_api.prepare_lapack not in _p.LAPACK_PREPARERS:
-    _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_lapack)
+if jaxlib_api.prepare_linalg not in _p.LAPACK_PREPARERS:
+    _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_linalg)
+_p.PLATFORM[0] = runtime.platform
 
 
 def _array(x: ArrayLike) -> Array:

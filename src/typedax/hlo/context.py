@@ -27,13 +27,19 @@ class LoweringContext:
 
     __slots__ = (
         "context", "module", "functions", "_names", "mesh_axes", "host_callbacks", "_tokens", "callback_target",
+        "platform",
     )
 
     def __init__(
         self, context: ir.Context, module: ir.Module,
         callback_target: str = "xla_ffi_python_cpu_callback",
+        platform: str = "cpu",
     ) -> None:
         self.context = context
+        #: the platform compiled for (``cpu`` or ``cuda``): rules whose kernels
+        #: differ by platform (the linalg decompositions) read it, as JAX's
+        #: per-platform lowering rules
+        self.platform = platform
         #: the ``custom_call`` target of a host callback on the platform compiled for
         self.callback_target = callback_target
         self.module = module

@@ -89,6 +89,8 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib.xla_client", "register_custom_call_target"),
     ("jaxlib.cpu._lapack", "registrations"),
     ("jaxlib.cpu._lapack", "initialize"),
+    ("jaxlib.gpu_solver", "registrations"),
+    ("jaxlib.xla_client", "register_custom_call_handler"),
 )
 
 #: CUDA PjRt plugin packages, newest first: (module, pip package).
@@ -448,7 +450,7 @@ def cuda_client(library: Path, options: ClientOptions, cluster: Cluster | None =
     if plan.reuse_client and jax_client is not None:
         return jax_client
     if plan.load:
-        _jax.load_pjrt_plugin(plan.name, str(library), None)
+        _CUDA_C_API.append(_jax.load_pjrt_plugin(plan.name, str(library), None))
     if plan.initialize:
         _jax.initialize_pjrt_plugin(plan.name)
     if cluster is None:
@@ -485,3 +487,69 @@ def prepare_lapack() -> None:
         xc.register_custom_call_target(name, target, "cpu", int(name.endswith("_ffi")))
     _lapack.initialize()
     _LAPACK_READY.append(True)
+
+
+def prepare_linalg(platform: str) -> None:
+    """Make the kernels of the linalg decompositions callable on ``platform``:
+    jaxlib's LAPACK kernels on ``cpu`` (``prepare_lapack``), its cuSOLVER
+    kernels on ``cuda`` (``prepare_cusolver``). Called by the lowering rules
+    of ``typedax.primitives.linalg`` (``typedax.lax_linalg`` installs it)."""
+    if platform == "cuda":
+        prepare_cusolver()
+    else:
+        prepare_lapack()
+
+
+#: The packages of the CUDA plugin's kernels and FFI extension, newest first
+#: (beside ``jax_plugins.xla_cuda*``, which holds the PjRt plugin itself).
+CUDA_KERNEL_PACKAGES: tuple[str, ...] = ("jax_cuda13_plugin", "jax_cuda12_plugin")
+
+#: The PJRT C API of the CUDA plugin, when typedax loaded it (``cuda_client``).
+_CUDA_C_API: list[object] = []
+
+_CUSOLVER_READY: list[bool] = []
+
+
+def _install_cuda_custom_call_handler() -> None:
+    """Route XLA custom-call registrations for ``CUDA`` to the plugin, as the
+    plugin's ``initialize`` does when JAX loads it: the CUDA FFI registry is
+    the one inside the plugin's library, reached through its FFI extension
+    (``cuda_plugin_extension.register_custom_call_target``) and its PJRT C
+    API. Only where typedax loaded the plugin (else JAX did, and installed
+    the handler); ``register_custom_call_handler`` keeps the first handler,
+    and either one reaches the same library."""
+    if not _CUDA_C_API:
+        return
+    for package in CUDA_KERNEL_PACKAGES:
+        try:
+            extension = importlib.import_module(f"{package}.cuda_plugin_extension")
+        except ImportError:
+            continue
+        c_api = _CUDA_C_API[0]
+
+        def handler(name: str, fn: object, platform: str, api_version: int, traits: object) -> None:
+            extension.register_custom_call_target(c_api, name, fn, platform, api_version, traits)
+
+        xc.register_custom_call_handler("CUDA", handler)  # type: ignore[arg-type]  # jaxlib's Protocol types traits as its enum
+        return
+
+
+def prepare_cusolver() -> None:
+    """Make jaxlib's cuSOLVER kernels (``cusolver_*_ffi``: potrf, geqrf,
+    orgqr, syevd, gesvdj, gesvd, getrf, ...) callable from a StableHLO
+    ``custom_call`` on CUDA, as JAX does when it imports its linalg
+    (``register_module_custom_calls(gpu_solver)``): each FFI target of
+    ``jaxlib.gpu_solver`` (the plugin package's ``_solver`` module) registered
+    for ``CUDA`` with ``xla_client``, which passes it to the plugin's handler
+    (``_install_cuda_custom_call_handler``), or queues it until a handler
+    exists. XLA accepts an identical second registration, so JAX registering
+    the same kernels too is harmless. Without the plugin package there is
+    nothing to register (and no CUDA client either). Once per process."""
+    if _CUSOLVER_READY:
+        return
+    _install_cuda_custom_call_handler()
+    from jaxlib import gpu_solver
+
+    for name, target, api_version in gpu_solver.registrations()["CUDA"]:
+        xc.register_custom_call_target(name, target, "CUDA", api_version)
+    _CUSOLVER_READY.append(True)

@@ -73,7 +73,8 @@ def lower_jaxpr(
         module = ir.Module.create()
         clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "main"
         module.operation.attributes["sym_name"] = ir.StringAttr.get(f"jit_{clean}")
-        lctx = LoweringContext(context, module, jx.PYTHON_CALLBACK_TARGETS[_platform()])
+        platform = _platform()
+        lctx = LoweringContext(context, module, jx.PYTHON_CALLBACK_TARGETS[platform], platform)
         lower_function(lctx, jaxpr, "main", public=True)
         consumed: tuple[int, ...] = ()
         if any(donated):

@@ -40,6 +40,15 @@ paths). The alternative, a composite algorithm traced from ``lax`` ops
 (Jacobi sweeps for ``eigh``/``svd``), would be slower and less accurate than
 LAPACK and differ from JAX's CPU results by more than rounding.
 
+On CUDA (``LoweringContext.platform``) they lower as JAX's GPU rules do:
+jaxlib's cuSOLVER FFI kernels (``cusolver_potrf_ffi``, ``geqrf``,
+``orgqr``, ``syevd``, ``gesvdj`` up to 1024 x 1024 and ``gesvd`` above),
+with JAX's attributes, and ``triangular_solve`` as XLA's own
+``stablehlo.triangular_solve``; ``jaxlib_api.prepare_cusolver`` registers
+the kernels with the plugin. There eager evaluation runs the same kernels
+(``Rules.eval_on_device``): cuSOLVER's signs of eigen- and singular
+vectors are not LAPACK's, and JAX's eager results are cuSOLVER's.
+
 JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``cholesky`` (Murray 2016), ``triangular_solve`` in ``a`` and ``b``, ``qr``
 (reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``)
@@ -69,19 +78,36 @@ from .dot import dot_general
 from .elementwise import add, convert, div, eq, mul, neg, sub
 from .structural import broadcast_to, instantiate_zeros, move_batch_axis, reduce_sum, transpose, types_str, zero_like
 
-#: Functions that make jaxlib's LAPACK kernels callable (``typedax.lax_linalg``
-#: installs ``jaxlib_api.prepare_lapack``); each lowering rule calls them.
-LAPACK_PREPARERS: list[Callable[[], None]] = []
+#: Functions that make jaxlib's kernels callable on a platform (``cpu``: LAPACK,
+#: ``cuda``: cuSOLVER; ``typedax.lax_linalg`` installs
+#: ``jaxlib_api.prepare_linalg``); each lowering rule calls them.
+LAPACK_PREPARERS: list[Callable[[str], None]] = []
 
 
-def _prepare_lapack(name: str) -> None:
+def _prepare_lapack(name: str, ctx: LoweringContext) -> bool:
+    """Prepare the kernels for ``ctx``'s platform; whether it is the GPU."""
     if not LAPACK_PREPARERS:
         raise PrimitiveTypeError(
             f"{name}: lowering needs jaxlib's LAPACK kernels; import typedax.lax_linalg "
             "(import typedax does) to register them"
         )
     for f in LAPACK_PREPARERS:
-        f()
+        f(ctx.platform)
+    return ctx.platform == "cuda"
+
+
+#: The platform computations run on (``typedax.lax_linalg`` installs the
+#: runtime's ``platform``; this layer cannot import it).
+PLATFORM: list[Callable[[], str]] = [lambda: "cpu"]
+
+
+def _on_gpu(values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Params) -> tuple[int, ...] | None:
+    """The ``eval_on_device`` rule: on the GPU, eager evaluation runs the
+    kernels ``jit`` runs (cuSOLVER's signs of eigen- and singular vectors and
+    last bits are not LAPACK's), as JAX's eager evaluation does; on the CPU,
+    SciPy's LAPACK (the routines jaxlib's kernels are bound to) without a
+    compilation per shape."""
+    return () if PLATFORM[0]() == "cuda" else None
 
 
 # -- shared checks, helpers ----------------------------------------------------------
@@ -177,10 +203,10 @@ def _layout(rank: int, matrix: bool) -> list[int]:
     return list(range(rank - 1, -1, -1))
 
 
-def _layouts(ranks: Sequence[int], matrix_rank: int) -> ir.ArrayAttr:
+def _layouts(ranks: Sequence[int], matrix_rank: int, column_major: bool = True) -> ir.ArrayAttr:
     return ir.ArrayAttr.get([
         ir.DenseIntElementsAttr.get(  # type: ignore[call-overload]  # an ndarray is a buffer
-            np.asarray(_layout(r, r == matrix_rank), np.int64), type=ir.IndexType.get())
+            np.asarray(_layout(r, column_major and r == matrix_rank), np.int64), type=ir.IndexType.get())
         for r in ranks
     ])
 
@@ -200,6 +226,40 @@ def _lapack(
     """One call of ``lapack_<s|d><routine>_ffi`` (JAX's attributes and
     layouts); ``alias`` = (operand, result) that share a buffer."""
     target = f"lapack_{'s' if dtype == float32 else 'd'}{routine}_ffi"
+    return _ffi_call(target, operands, results, {k: _char(v) for k, v in config.items()}, alias)
+
+
+def _cusolver(
+    routine: str,
+    operands: Sequence[HloValue],
+    results: Sequence[ShapedArray],
+    config: dict[str, bool | int],
+    alias: tuple[int, int],
+    column_major: bool = True,
+) -> list[HloValue]:
+    """One call of jaxlib's ``cusolver_<routine>_ffi`` (the dtype is read
+    from the operand), with JAX's attributes (``bool``: ``i1``, ``int``:
+    ``ui8``) and layouts."""
+    attrs: dict[str, ir.Attribute] = {
+        k: ir.BoolAttr.get(v) if isinstance(v, bool) else ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), v)
+        for k, v in config.items()
+    }
+    return _ffi_call(f"cusolver_{routine}_ffi", operands, results, attrs, alias, column_major)
+
+
+def _ffi_call(
+    target: str,
+    operands: Sequence[HloValue],
+    results: Sequence[ShapedArray],
+    config: dict[str, ir.Attribute],
+    alias: tuple[int, int],
+    column_major: bool = True,
+) -> list[HloValue]:
+    """A ``custom_call`` of an XLA FFI kernel as JAX's ``_linalg_ffi_lowering``
+    emits it: ``mhlo.backend_config`` a dictionary of attributes (with
+    ``api_version = 1``, as JAX's ``mlir.custom_call`` for a dictionary),
+    matrices column-major (or all row-major), ``alias`` = (operand, result)
+    that share a buffer."""
     in_ranks = [len(_shape(v)) for v in operands]
     matrix_rank = max(in_ranks)
     types = [tensor_type(r) for r in results]
@@ -210,8 +270,8 @@ def _lapack(
         "backend_config": ir.StringAttr.get(""),
         "api_version": ir.IntegerAttr.get(ir.IntegerType.get_signless(32), 1),
         "called_computations": ir.ArrayAttr.get([]),
-        "operand_layouts": _layouts(in_ranks, matrix_rank),
-        "result_layouts": _layouts([r.ndim for r in results], matrix_rank),
+        "operand_layouts": _layouts(in_ranks, matrix_rank, column_major),
+        "result_layouts": _layouts([r.ndim for r in results], matrix_rank, column_major),
         "output_operand_aliases": ir.ArrayAttr.get([
             hlo.OutputOperandAlias.get(
                 output_tuple_indices=[result] if len(results) > 1 else [],
@@ -221,7 +281,7 @@ def _lapack(
         ]),
     }
     op = hlo.CustomCallOp.build_generic(results=types, operands=list(operands), attributes=attributes)
-    op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get({k: _char(v) for k, v in config.items()})
+    op.operation.attributes["mhlo.backend_config"] = ir.DictAttr.get(config)
     return list(op.results)
 
 
@@ -285,16 +345,19 @@ def _cholesky_jvp(
 
 
 def _cholesky_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    _prepare_lapack("cholesky")
+    gpu = _prepare_lapack("cholesky", ctx)
     aval = eqn.inputs[0].aval
     info_aval = ShapedArray(aval.shape[:-2], int32)
-    out, info = _lapack("potrf", aval.dtype, args, [aval, info_aval], {"uplo": "L"}, (0, 0))
+    if gpu:
+        out, info = _cusolver("potrf", args, [aval, info_aval], {"lower": True}, (0, 0))
+    else:
+        out, info = _lapack("potrf", aval.dtype, args, [aval, info_aval], {"uplo": "L"}, (0, 0))
     return [_tri_lower(_nan_unless_ok(info, out, aval), aval, True)]
 
 
 cholesky_p = Primitive(
     "cholesky", _cholesky_impl, _cholesky_abstract,
-    rules_for=lambda p: Rules(jvp=_cholesky_jvp, batch=_front_batch(p), lower=_cholesky_lower),
+    rules_for=lambda p: Rules(jvp=_cholesky_jvp, batch=_front_batch(p), lower=_cholesky_lower, eval_on_device=_on_gpu),
 )
 
 
@@ -386,9 +449,12 @@ def _ts_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Va
 
 
 def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    _prepare_lapack("triangular_solve")
-    left, lower, trans, _, unit = _ts_params(eqn.params)
+    gpu = _prepare_lapack("triangular_solve", ctx)
+    left, lower, trans, conj, unit = _ts_params(eqn.params)
     a_aval, b_aval = (v.aval for v in eqn.inputs)
+    if gpu:  # XLA's own op, as JAX lowers it off the CPU
+        how = ("ADJOINT" if conj else "TRANSPOSE") if trans else "NO_TRANSPOSE"
+        return [hlo.triangular_solve(args[0], args[1], left, lower, unit, hlo.TransposeAttr.get(how))]
     config = {"side": "L" if left else "R", "uplo": "L" if lower else "U",
               "trans_x": "T" if trans else "N", "diag": "U" if unit else "N"}
     return _lapack("trsm", a_aval.dtype, args, [b_aval], config, (1, 0))
@@ -396,7 +462,7 @@ def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
 
 triangular_solve_p = Primitive(
     "triangular_solve", _ts_impl, _ts_abstract,
-    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_front_batch(p), lower=_ts_lower),
+    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_front_batch(p), lower=_ts_lower, eval_on_device=_on_gpu),
 )
 
 
@@ -460,7 +526,7 @@ def _qr_jvp(
 
 
 def _qr_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    _prepare_lapack("qr")
+    gpu = _prepare_lapack("qr", ctx)
     a_aval = eqn.inputs[0].aval
     q_aval, r_aval = (v.aval for v in eqn.out_binders)
     batch, (m, n), k = a_aval.shape[:-2], a_aval.shape[-2:], q_aval.shape[-1]
@@ -471,7 +537,10 @@ def _qr_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
             type=tensor_type(q_aval)))
         return [eye, full(0.0, r_aval)]
     tau_aval = ShapedArray(batch + (min(m, n),), a_aval.dtype)
-    qr, tau = _lapack("geqrf", a_aval.dtype, args, [a_aval, tau_aval], {}, (0, 0))
+    if gpu:
+        qr, tau = _cusolver("geqrf", args, [a_aval, tau_aval], {}, (0, 0))
+    else:
+        qr, tau = _lapack("geqrf", a_aval.dtype, args, [a_aval, tau_aval], {}, (0, 0))
     r = hlo.slice(qr, [0] * nd, list(batch) + [k, n], [1] * nd) if k != m else qr
     r = _tri_lower(r, r_aval, False)
     h: HloValue
@@ -481,13 +550,16 @@ def _qr_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
         h = hlo.slice(qr, [0] * nd, list(batch) + [m, k], [1] * nd)
     else:
         h = qr
-    (q,) = _lapack("orgqr", a_aval.dtype, [h, tau], [q_aval], {}, (0, 0))
+    if gpu:
+        (q,) = _cusolver("orgqr", [h, tau], [q_aval], {}, (0, 0))
+    else:
+        (q,) = _lapack("orgqr", a_aval.dtype, [h, tau], [q_aval], {}, (0, 0))
     return [q, r]
 
 
 qr_p = Primitive(
     "qr", _qr_impl, _qr_abstract,
-    rules_for=lambda p: Rules(jvp=_qr_jvp, batch=_front_batch(p), lower=_qr_lower),
+    rules_for=lambda p: Rules(jvp=_qr_jvp, batch=_front_batch(p), lower=_qr_lower, eval_on_device=_on_gpu),
 )
 
 
@@ -533,21 +605,24 @@ def _eigh_jvp(
 
 
 def _eigh_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    _prepare_lapack("eigh")
+    gpu = _prepare_lapack("eigh", ctx)
     a_aval = eqn.inputs[0].aval
     v_aval, w_aval = (v.aval for v in eqn.out_binders)
     if a_aval.shape[-1] == 0:
         return [full(0.0, v_aval), full(0.0, w_aval)]
     lower = get_bool("eigh", eqn.params, "lower")
     info_aval = ShapedArray(a_aval.shape[:-2], int32)
-    v, w, info = _lapack("syevd", a_aval.dtype, args, [v_aval, w_aval, info_aval],
-                         {"mode": "V", "uplo": "L" if lower else "U"}, (0, 0))
+    if gpu:  # algorithm 0: cuSOLVER's choice, as JAX's default
+        v, w, info = _cusolver("syevd", args, [v_aval, w_aval, info_aval], {"lower": lower, "algorithm": 0}, (0, 0))
+    else:
+        v, w, info = _lapack("syevd", a_aval.dtype, args, [v_aval, w_aval, info_aval],
+                             {"mode": "V", "uplo": "L" if lower else "U"}, (0, 0))
     return [_nan_unless_ok(info, v, v_aval), _nan_unless_ok(info, w, w_aval)]
 
 
 eigh_p = Primitive(
     "eigh", _eigh_impl, _eigh_abstract,
-    rules_for=lambda p: Rules(jvp=_eigh_jvp, batch=_front_batch(p), lower=_eigh_lower),
+    rules_for=lambda p: Rules(jvp=_eigh_jvp, batch=_front_batch(p), lower=_eigh_lower, eval_on_device=_on_gpu),
 )
 
 
@@ -648,7 +723,7 @@ def _rows_m(v: Value, rows: int) -> Value:
 
 
 def _svd_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
-    _prepare_lapack("svd")
+    gpu = _prepare_lapack("svd", ctx)
     a_aval = eqn.inputs[0].aval
     full_matrices, compute_uv = _svd_params(eqn.params)
     s_aval, u_aval, vt_aval = _svd_shapes(a_aval, full_matrices)
@@ -659,18 +734,57 @@ def _svd_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list
             return hlo.constant(ir.DenseElementsAttr.get(c, type=tensor_type(aval)))  # type: ignore[call-overload]  # an ndarray is a buffer
         return [full(0.0, s_aval), eye(u_aval), eye(vt_aval)] if compute_uv else [full(0.0, s_aval)]
     info_aval = ShapedArray(a_aval.shape[:-2], int32)
-    mode = ("A" if full_matrices else "S") if compute_uv else "N"
-    _, s, u, vt, info = _lapack("gesdd", a_aval.dtype, args, [a_aval, s_aval, u_aval, vt_aval, info_aval],
-                                {"mode": mode}, (0, 0))
+    if gpu:
+        s, u, vt, info = _svd_cusolver(args[0], a_aval, full_matrices, compute_uv)
+    else:
+        mode = ("A" if full_matrices else "S") if compute_uv else "N"
+        _, s, u, vt, info = _lapack("gesdd", a_aval.dtype, args, [a_aval, s_aval, u_aval, vt_aval, info_aval],
+                                    {"mode": mode}, (0, 0))
     outs = [_nan_unless_ok(info, s, s_aval)]
     if compute_uv:
         outs += [_nan_unless_ok(info, u, u_aval), _nan_unless_ok(info, vt, vt_aval)]
     return outs
 
 
+def _svd_cusolver(
+    a: HloValue, a_aval: ShapedArray, full_matrices: bool, compute_uv: bool,
+) -> tuple[HloValue, HloValue, HloValue, HloValue]:
+    """``(s, u, vt, info)`` from cuSOLVER, as JAX's ``_svd_gpu_sub_lowering``
+    (its default algorithm): Jacobi (``gesvdj``) up to 1024 x 1024, which
+    computes ``v`` (transposed here) and, up to 32 x 32 or with
+    ``full_matrices``, full ``u`` and ``v`` (sliced here); ``gesvd`` above,
+    on the transposed (row-major) matrix when it is wide. ``u``/``vt`` are
+    placeholders without ``compute_uv``."""
+    s_aval, u_aval, vt_aval = _svd_shapes(a_aval, full_matrices)
+    batch, (m, n) = a_aval.shape[:-2], a_aval.shape[-2:]
+    nb, k = len(batch), min(m, n)
+    info_aval = ShapedArray(batch, int32)
+    if not compute_uv:
+        u_aval = vt_aval = ShapedArray((), a_aval.dtype)
+    if m <= 1024 and n <= 1024:
+        econ = not full_matrices and m > 32 and n > 32
+        ju = ShapedArray(batch + (m, k if econ else m), a_aval.dtype)
+        jv = ShapedArray(batch + (n, k if econ else n), a_aval.dtype)
+        _, s, u, v, info = _cusolver("gesvdj", [a], [a_aval, s_aval, ju, jv, info_aval],
+                                     {"full_matrices": not econ, "compute_uv": compute_uv}, (0, 0))
+        vt = v
+        if compute_uv:
+            vt = hlo.transpose(v, list(range(nb)) + [nb + 1, nb])
+            if not full_matrices and not econ:
+                nd = nb + 2
+                u = hlo.slice(u, [0] * nd, list(batch) + [m, k], [1] * nd)
+                vt = hlo.slice(vt, [0] * nd, list(batch) + [k, n], [1] * nd)
+        return s, u, vt, info
+    transposed = m < n
+    outs = [a_aval, s_aval, vt_aval, u_aval, info_aval] if transposed else [a_aval, s_aval, u_aval, vt_aval, info_aval]
+    _, s, u, vt, info = _cusolver("gesvd", [a], outs, {"full_matrices": full_matrices, "compute_uv": compute_uv,
+                                                      "transposed": transposed}, (0, 0), column_major=not transposed)
+    return (s, vt, u, info) if transposed else (s, u, vt, info)
+
+
 svd_p = Primitive(
     "svd", _svd_impl, _svd_abstract,
-    rules_for=lambda p: Rules(jvp=_svd_jvp, batch=_front_batch(p), lower=_svd_lower),
+    rules_for=lambda p: Rules(jvp=_svd_jvp, batch=_front_batch(p), lower=_svd_lower, eval_on_device=_on_gpu),
 )
 
 
