@@ -16,6 +16,8 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -41,25 +43,36 @@ def _run_processes() -> list[dict[str, object]]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and "_proxy" not in k.lower()}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), str(i), str(NUM_PROCESSES), str(port)],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )
-        for i in range(NUM_PROCESSES)
+    logs = [(tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")) for _ in range(NUM_PROCESSES)]
+    procs = [  # output to files: a pipe nobody reads could block a worker
+        subprocess.Popen([sys.executable, str(WORKER), str(i), str(NUM_PROCESSES), str(port)],
+                         stdout=out, stderr=err, text=True, env=env)
+        for i, (out, err) in enumerate(logs)
     ]
+    deadline = time.monotonic() + TIMEOUT_S
+    timed_out = False
+    for p in procs:
+        try:
+            p.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            break
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
     outputs: list[tuple[int, str, str]] = []
-    try:
-        for p in procs:
-            out, err = p.communicate(timeout=TIMEOUT_S)
-            outputs.append((p.returncode, out, err))
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-                p.communicate()
+    for p, files in zip(procs, logs):
+        texts = []
+        for f in files:
+            f.seek(0)
+            texts.append(f.read())
+            f.close()
+        outputs.append((p.wait(), texts[0], texts[1]))
     for i, (code, out, err) in enumerate(outputs):
-        assert code == 0, f"process {i} exited with {code}:\n{out}\n{err[-3000:]}"
+        assert code == 0 and not timed_out, (
+            f"process {i} exited with {code}" + (f" (killed after {TIMEOUT_S} s)" if timed_out else "")
+            + f":\n{out}\n{err[-3000:]}"
+        )
     return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in outputs]
 
 
