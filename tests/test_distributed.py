@@ -182,3 +182,20 @@ def test_arrays_from_local_data_in_one_process() -> None:
         tdx.make_array_from_single_device_arrays((4, 3), s, [tdx.device_put(x)])
     with pytest.raises(ValueError, match="0 arrays for the 1 devices"):
         tdx.make_array_from_single_device_arrays((2, 3), s, [])
+
+
+def test_gpu_client_options_of_a_process() -> None:
+    """The CUDA client's options in a distributed run (no GPU needed: the
+    composition is a pure function; the client itself is untested here)."""
+    from typedax.lowering import jaxlib_api as jx
+
+    cluster = jx.Cluster(None, 1, 4, (2, 3), None)  # type: ignore[arg-type]  # the client is not read
+    env = {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "JAX_CUDA_VISIBLE_DEVICES": "0,1,2,3"}
+    options = jx.cluster_client_options(jx.gpu_client_options(env), cluster)
+    assert options == {
+        "platform_name": "cuda", "allocator": "default", "preallocate": False,
+        "node_id": 1, "num_nodes": 4, "visible_devices": [2, 3],  # local_device_ids win, as JAX's config update
+    }
+    assert jx.cluster_client_options({}, jx.Cluster(None, 0, 2, None, 5)) == {  # type: ignore[arg-type]  # the client is not read
+        "node_id": 0, "num_nodes": 2, "partition_index": 5,
+    }

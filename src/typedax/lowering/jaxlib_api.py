@@ -455,12 +455,22 @@ def cuda_client(library: Path, options: ClientOptions, cluster: Cluster | None =
         _jax.initialize_pjrt_plugin(plan.name)
     if cluster is None:
         return _jax.get_c_api_client(plan.name, options)
-    joined: ClientOptions = {**options, "node_id": cluster.process_id, "num_nodes": cluster.num_processes}
-    if cluster.local_device_ids is not None:
-        joined["visible_devices"] = list(cluster.local_device_ids)
+    return _jax.get_c_api_client(plan.name, cluster_client_options(options, cluster), cluster.client)
+
+
+def cluster_client_options(options: ClientOptions, cluster: Cluster) -> ClientOptions:
+    """A PjRt plugin client's ``options`` for this process of a distributed
+    run, as JAX's ``make_pjrt_c_api_client`` composes them: ``node_id`` and
+    ``num_nodes`` (and ``partition_index``), and the GPUs ``initialize``'s
+    ``local_device_ids`` names as ``visible_devices`` (JAX sets its
+    ``jax_cuda_visible_devices`` from them)."""
+    joined: ClientOptions = {"node_id": cluster.process_id, "num_nodes": cluster.num_processes}
     if cluster.partition_index is not None:
         joined["partition_index"] = cluster.partition_index
-    return _jax.get_c_api_client(plan.name, joined, cluster.client)
+    joined.update(options)
+    if cluster.local_device_ids is not None:
+        joined["visible_devices"] = list(cluster.local_device_ids)
+    return joined
 
 
 def pytree_flatten() -> _jax._PyTreeRegistry:
