@@ -109,3 +109,22 @@ def test_shardings_on_devices_the_mesh_lacks() -> None:
         tdx.device_put(np.ones((4, 2)), NamedSharding(grid, P(("data", "model"))))
     with pytest.raises(ShardingError, match="Resource axis: batch of P\\('batch', None\\) is not found"):
         NamedSharding(grid, P("batch", None))
+
+
+def test_a_sharded_call_compiles_once_until_the_cache_is_cleared() -> None:
+    from typedax.lowering import cache_stats, clear_cache
+
+    mesh = tdx.make_mesh((8,), ("a",))
+    f = tdx.jit(lambda v: v * 3, in_shardings=NamedSharding(mesh, P("a")))
+    x = np.arange(8, dtype=np.float32)
+    f(x)
+    before = cache_stats().compiles
+    for _ in range(3):
+        np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)
+    assert cache_stats().compiles == before
+    clear_cache()
+    np.testing.assert_array_equal(np.asarray(f(x)), 3 * x)
+    assert cache_stats().compiles == 1
+    other = tdx.jit(lambda v: v * 3, in_shardings=NamedSharding(mesh, P()))  # another plan: another program
+    np.testing.assert_array_equal(np.asarray(other(x)), 3 * x)
+    assert cache_stats().compiles == 2

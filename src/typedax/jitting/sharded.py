@@ -12,7 +12,8 @@ type, so no fast-path key is made for it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import weakref
+from collections.abc import Hashable, Sequence
 
 from .. import tree
 from ..core.errors import ShardingError
@@ -45,6 +46,31 @@ def prefix_leaves(spec: ShardingTree, value: object, what: str) -> list[Sharding
     )
 
 
+#: Per jaxpr (by identity, while it lives): its plans by the call's
+#: shardings, and its executables by plan. A call's plan and executable
+#: depend on nothing else (the jaxpr fixes the arguments' shapes), and
+#: finding them here costs a few microseconds, where walking the jaxpr for
+#: constraints and hashing it for the compile cache cost some hundreds a
+#: call (the jaxpr's structural hash is not cached).
+_MEMO: dict[int, tuple[weakref.ref[Jaxpr], dict[Hashable, object]]] = {}
+
+
+def _memo(jaxpr: Jaxpr) -> dict[Hashable, object]:
+    i = id(jaxpr)
+    record = _MEMO.get(i)
+    if record is not None and record[0]() is jaxpr:
+        return record[1]
+
+    def drop(ref: weakref.ref[Jaxpr]) -> None:
+        current = _MEMO.get(i)
+        if current is not None and current[0] is ref:
+            del _MEMO[i]
+
+    table: dict[Hashable, object] = {}
+    _MEMO[i] = (weakref.ref(jaxpr, drop), table)
+    return table
+
+
 def make_plan(
     name: str, jaxpr: Jaxpr, n_consts: int, leaves: Sequence[object],
     in_specs: Sequence[Sharding | None], out_specs: Sequence[Sharding | None],
@@ -52,6 +78,20 @@ def make_plan(
     """The plan of a call, or ``None`` for an unsharded one. An argument's
     sharding is its ``in_shardings`` entry, else its own if it is a sharded
     array; every sharding must be on the same devices, in the same order."""
+    key = (n_consts, tuple(in_specs), tuple(out_specs),
+           tuple([x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]))
+    table = _memo(jaxpr)
+    if key in table:
+        return table[key]  # type: ignore[return-value]  # the table holds what _make_plan returned for key
+    plan = _make_plan(name, jaxpr, n_consts, leaves, in_specs, out_specs)
+    table[key] = plan
+    return plan
+
+
+def _make_plan(
+    name: str, jaxpr: Jaxpr, n_consts: int, leaves: Sequence[object],
+    in_specs: Sequence[Sharding | None], out_specs: Sequence[Sharding | None],
+) -> ShardingPlan | None:
     args: list[Sharding | None] = [
         s if s is not None else (x.sharding if type(x) is ShardedArrayImpl else None)
         for x, s in zip(leaves, in_specs)
@@ -80,7 +120,16 @@ def make_plan(
 
 
 def executable(jaxpr: Jaxpr, name: str, plan: ShardingPlan) -> Executable:
-    return compile_cache.get(jaxpr, name, shardings=plan)
+    """The compile cache's executable for ``jaxpr`` and ``plan``, remembered
+    for this jaxpr until the cache is cleared."""
+    table = _memo(jaxpr)
+    key = ("executable", plan)
+    found = table.get(key)
+    if isinstance(found, tuple) and found[0] == compile_cache.generation:
+        return found[1]  # type: ignore[no-any-return]  # the table holds (generation, the cache's executable)
+    exe = compile_cache.get(jaxpr, name, shardings=plan)
+    table[key] = (compile_cache.generation, exe)
+    return exe
 
 
 def run(exe: Executable, values: Sequence[Value]) -> list[Value]:

@@ -67,7 +67,7 @@ class CompileCache:
 
     __slots__ = (
         "_entries", "_released", "_owned", "_dead", "_lock",
-        "_hits", "_misses", "_compiles", "max_size", "max_released",
+        "_hits", "_misses", "_compiles", "max_size", "max_released", "generation",
     )
 
     def __init__(self, max_size: int = 4096, max_released: int = 8) -> None:
@@ -86,6 +86,9 @@ class CompileCache:
         self._hits = 0
         self._misses = 0
         self._compiles = 0
+        #: how many times ``clear`` ran: a memo of executables taken from
+        #: here (``jitting/sharded.py``) is stale once it changes
+        self.generation = 0
 
     def peek(
         self, jaxpr: Jaxpr, donated: Sequence[bool] = (), shardings: ShardingPlan | None = None
@@ -193,6 +196,7 @@ class CompileCache:
             self._owned.clear()
             self._dead.clear()
             self._hits = self._misses = self._compiles = 0
+            self.generation += 1
 
 
 def _key(jaxpr: Jaxpr, donated: Sequence[bool], shardings: ShardingPlan | None = None) -> Hashable:
