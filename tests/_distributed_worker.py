@@ -17,6 +17,7 @@ import numpy as np
 
 import typedax as tdx
 from typedax import lax
+from typedax.experimental import multihost_utils
 from typedax.sharding import NamedSharding, PartitionSpec as P
 
 LOCAL_DEVICES = 2
@@ -99,6 +100,16 @@ def main(process_id: int, num_processes: int, port: int) -> dict[str, object]:
     report["single_device_arrays_psum"] = np.asarray(psum(pieces)).tolist()
     summed = tdx.jit(lambda a: a.sum(0), out_shardings=NamedSharding(mesh, P()))(xs)
     report["jit_sum"] = np.asarray(summed).tolist()
+    pid = tdx.process_index()
+    report["allgather"] = multihost_utils.process_allgather(np.array([pid, 10 + pid]))
+    report["allgather_tiled"] = multihost_utils.process_allgather(np.array([pid, 10 + pid]), tiled=True)
+    report["allgather_global"] = multihost_utils.process_allgather(xs, tiled=True)
+    report["broadcast"] = multihost_utils.broadcast_one_to_all({"a": np.float32(5 + pid)})
+    multihost_utils.sync_global_devices("after the psum")
+    try:
+        multihost_utils.assert_equal(np.array([pid]), "differ")
+    except AssertionError as e:
+        report["assert_equal"] = str(e)[:6]
     try:
         np.asarray(xs)
     except RuntimeError as e:
@@ -109,4 +120,4 @@ def main(process_id: int, num_processes: int, port: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]))), flush=True)
+    print(json.dumps(main(int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])), default=lambda o: np.asarray(o).tolist()), flush=True)

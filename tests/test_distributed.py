@@ -120,6 +120,16 @@ def test_psum_across_processes(reports: list[dict[str, object]]) -> None:
         np.testing.assert_array_equal(np.asarray(r["single_device_arrays_psum"]), x.sum(0, keepdims=True))
 
 
+def test_multihost_utils(reports: list[dict[str, object]]) -> None:
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    for r in reports:
+        assert r["allgather"] == [[0, 10], [1, 11]]  # stacked: one row per process
+        assert r["allgather_tiled"] == [0, 10, 1, 11]
+        np.testing.assert_array_equal(np.asarray(r["allgather_global"]), x)  # the whole of a sharded array
+        assert r["broadcast"] == {"a": 5.0}  # process 0's value
+        assert r["assert_equal"] == "differ"
+
+
 def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
     from jax._src import distributed as jax_distributed
 
@@ -199,3 +209,20 @@ def test_gpu_client_options_of_a_process() -> None:
     assert jx.cluster_client_options({}, jx.Cluster(None, 0, 2, None, 5)) == {  # type: ignore[arg-type]  # the client is not read
         "node_id": 0, "num_nodes": 2, "partition_index": 5,
     }
+
+
+def test_multihost_utils_in_one_process() -> None:
+    from jax.experimental import multihost_utils as jax_utils
+
+    from typedax.experimental import multihost_utils
+
+    x = np.array([[1.0, 2.0]], dtype=np.float32)
+    for tiled in (False, True):
+        for value in (x, np.float32(3.0)):
+            got, want = multihost_utils.process_allgather(value, tiled=tiled), jax_utils.process_allgather(value, tiled=tiled)
+            assert isinstance(got, np.ndarray) and isinstance(want, np.ndarray)
+            assert got.shape == want.shape
+            np.testing.assert_array_equal(got, want)
+    assert multihost_utils.broadcast_one_to_all({"a": 1}) == {"a": np.asarray(1)}
+    multihost_utils.sync_global_devices("one")
+    multihost_utils.assert_equal([x, 2])
