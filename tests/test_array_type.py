@@ -142,6 +142,9 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "tnp.full(array)": lambda A: tnp.full((2, 3), A(np.array(2.5))),
     # lax
     "lax.abs": lambda A: lax.abs(A(F)),
+    "lax.complex": lambda A: lax.complex(A(F), A(G)),
+    "lax.real": lambda A: lax.real(A(F + 1j * G)), "lax.imag": lambda A: lax.imag(A(F + 1j * G)),
+    "lax.conj": lambda A: lax.conj(A(F + 1j * G)),
     "lax.add": lambda A: lax.add(A(F), A(G)),
     "lax.add(scalar)": lambda A: lax.add(A(F), 0.0),
     "lax.broadcast": lambda A: lax.broadcast(A(F), (2,)),
@@ -478,7 +481,7 @@ FORMS: dict[str, Make] = {
 }
 
 # Names of typedax.numpy and lax that are not functions of arrays.
-NOT_ARRAY_FUNCTIONS = {"ogrid", "mgrid", "unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "dtype", "linalg"}
+NOT_ARRAY_FUNCTIONS = {"ogrid", "mgrid", "unsignedinteger", "uint", "single", "signedinteger", "number", "ndarray", "iterable", "issubdtype", "isdtype", "integer", "int_", "inexact", "generic", "floating", "float_", "flexible", "dtype", "double", "complexfloating", "character", "can_cast", "index_exp", "s_", "isrealobj", "iscomplexobj", "linalg", "nan", "inf", "e", "broadcast_shapes", "newaxis", "pi", "euler_gamma", "isscalar", "ndim", "shape", "size", "bool_", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "float16", "bfloat16", "complex64", "complex128", "iinfo", "finfo", "promote_types", "result_type", "GatherDimensionNumbers", "ScatterDimensionNumbers", "GatherScatterMode", "RoundingMethod", "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv_dimension_numbers", "padtype_to_pads", "conv_general_permutations", "conv_general_shape_tuple", "conv_shape_tuple", "conv_transpose_shape_tuple", "dtype", "linalg"}
 
 
 #: lax's control flow takes functions, its collectives need a named axis (a

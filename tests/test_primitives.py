@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
+import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 import pytest
@@ -248,8 +249,8 @@ def test_convert_element_type_param_must_be_a_dtype() -> None:
 
 
 def test_unsupported_dtypes_are_refused() -> None:
-    with pytest.raises(PrimitiveTypeError, match="unsupported dtype complex64; typedax supports bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64"):
-        ShapedArray((), np.dtype(np.complex64))
+    with pytest.raises(PrimitiveTypeError, match="unsupported dtype float8_e4m3fn; typedax supports bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64, complex64, complex128"):
+        ShapedArray((), np.dtype(ml_dtypes.float8_e4m3fn))
     with pytest.raises(PrimitiveTypeError, match="dimensions must be ints >= 0"):
         ShapedArray((-1,), np.dtype(np.float32))
 

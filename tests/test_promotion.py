@@ -37,7 +37,7 @@ JAX_DTYPES: list[np.dtype[Any]] = [
     np.dtype(d)
     for d in (
         np.bool_, np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64,
-        np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
+        np.float16, ml_dtypes.bfloat16, np.float32, np.float64, np.complex64, np.complex128,
     )
 ]
 
@@ -82,10 +82,10 @@ def test_lattice_promote_types_matches_jax_over_its_dtypes(a: np.dtype[Any]) -> 
 
 
 def _jax_weak(node: str) -> Any:
-    return {"i*": 1, "f*": 1.0}[node]
+    return {"i*": 1, "f*": 1.0, "c*": 1j}[node]
 
 
-LATTICE_NODES = [d.name for d in JAX_DTYPES] + ["i*", "f*"]
+LATTICE_NODES = [d.name for d in JAX_DTYPES] + ["i*", "f*", "c*"]
 
 
 @pytest.mark.parametrize("a", LATTICE_NODES)
@@ -94,8 +94,8 @@ def test_lattice_join_with_weak_scalars_matches_jax(a: str) -> None:
     ``uint8 + 1`` stays uint8, ``int32 + 1.0`` is float64 (x64), ``float16 +
     1.0`` stays float16."""
     for b in LATTICE_NODES:
-        xa = _jax_weak(a) if a in ("i*", "f*") else jnp.zeros((), promotion.dtype_of_node(a))
-        xb = _jax_weak(b) if b in ("i*", "f*") else jnp.zeros((), promotion.dtype_of_node(b))
+        xa = _jax_weak(a) if a in ("i*", "f*", "c*") else jnp.zeros((), promotion.dtype_of_node(a))
+        xb = _jax_weak(b) if b in ("i*", "f*", "c*") else jnp.zeros((), promotion.dtype_of_node(b))
         expected = np.dtype(jnp.result_type(xa, xb))
         ours = promotion.dtype_of_node(promotion.join(a, b))
         assert ours == expected, f"join({a}, {b}) = {ours}, JAX {expected}"
@@ -103,8 +103,8 @@ def test_lattice_join_with_weak_scalars_matches_jax(a: str) -> None:
 
 
 def test_lattice_refuses_a_dtype_it_lacks() -> None:
-    with pytest.raises(PrimitiveTypeError, match="complex64"):
-        promotion.promote_types(np.dtype(np.complex64), np.dtype(np.float32))
+    with pytest.raises(PrimitiveTypeError, match="float8_e4m3fn"):
+        promotion.promote_types(np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(np.float32))
 
 
 # -- result_type ------------------------------------------------------------------------------------

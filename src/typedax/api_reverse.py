@@ -22,7 +22,7 @@ from ._lax.lax import _convert_weak
 from .api import argnum_positions, flat_fun
 from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
-from .core.dtypes import is_float
+from .core.dtypes import is_complex, is_float, is_inexact
 from .core.errors import GradOutputError, TangentTypeError
 from .core.array import Array, ArrayLike
 from .core.trace import Value, aval_of, exact
@@ -39,7 +39,7 @@ A2 = TypeVar("A2")
 Aux = TypeVar("Aux")
 Ts = TypeVarTuple("Ts")
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 
@@ -163,6 +163,7 @@ class _Diff:
         kwargs: dict[str, object],
         argnums: int | tuple[int, ...],
         has_aux: bool,
+        holomorphic: bool = False,
     ) -> None:
         self.who, self.f, self.args, self.kwargs, self.has_aux = who, f, args, kwargs, has_aux
         self.idx = argnum_positions(who, argnums, len(args))
@@ -172,7 +173,12 @@ class _Diff:
             arg_leaves = tree.leaves(args[k])
             for x in arg_leaves:
                 a = aval_of(x)
-                if not is_float(a.dtype):
+                if holomorphic and not is_complex(a.dtype):
+                    raise TangentTypeError(
+                        f"{who} with holomorphic=True requires inputs with complex dtype, "
+                        f"but positional argument {k} has a leaf of type {a.str_short()}"
+                    )
+                if not is_inexact(a.dtype):
                     raise TangentTypeError(
                         f"{who} requires floating-point inputs, but positional argument {k} "
                         f"has a leaf of type {a.str_short()}; differentiate with respect to "
@@ -224,6 +230,28 @@ class _Diff:
         return tree.unflatten(self.aux_tree, outs[self.num_out :])
 
 
+def _check_output(who: str, ya: ShapedArray, holomorphic: bool) -> None:
+    """JAX's checks of a differentiated output's type (``_check_output_dtype_revderiv``)."""
+    if holomorphic:
+        if not is_complex(ya.dtype):
+            raise GradOutputError(
+                f"{who} with holomorphic=True requires outputs with complex dtype, "
+                f"but got {ya.str_short()}"
+            )
+    elif is_complex(ya.dtype):
+        raise GradOutputError(
+            f"{who} requires real-valued outputs (output dtype that is a sub-dtype of "
+            f"np.floating), but got {ya.dtype.name}. For holomorphic differentiation, pass "
+            "holomorphic=True. For differentiation of non-holomorphic functions involving "
+            "complex outputs, use typedax.vjp directly."
+        )
+    elif not is_float(ya.dtype):
+        raise GradOutputError(
+            f"{who} requires a floating-point output, but the function returned "
+            f"{ya.str_short()}"
+        )
+
+
 def _value_and_grad_impl(
     who: str,
     f: Callable[..., object],
@@ -231,8 +259,9 @@ def _value_and_grad_impl(
     kwargs: dict[str, object],
     argnums: int | tuple[int, ...],
     has_aux: bool,
+    holomorphic: bool = False,
 ) -> tuple[Value, object, object]:
-    d = _Diff(who, f, args, kwargs, argnums, has_aux)
+    d = _Diff(who, f, args, kwargs, argnums, has_aux, holomorphic)
     outs, lin = d.linearize()
     if d.out_tree != tree.LEAF:
         raise GradOutputError(
@@ -246,11 +275,7 @@ def _value_and_grad_impl(
             f"{who} requires a scalar output, but the function returned an array of type "
             f"{ya.str_short()}; use vjp or jacrev for non-scalar outputs (or sum it)"
         )
-    if not is_float(ya.dtype):
-        raise GradOutputError(
-            f"{who} requires a floating-point output, but the function returned "
-            f"{ya.str_short()}"
-        )
+    _check_output(who, ya, holomorphic)
     cts: list[Value | None] = [exact(np.ones((), ya.dtype))] + [None] * (len(outs) - 1)
     return y, d.grads(lin.transpose(cts)), d.aux(outs)
 
@@ -262,80 +287,86 @@ def _value_and_grad_impl(
 # float argument's gradient is an ``Array``).
 @overload
 def grad(
-    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[Concatenate[A0, P], A0]: ...
 
 
 @overload
 def grad(
-    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[Concatenate[A0, A1, P], A1]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, A2, P], ArrayLike], argnums: Literal[2],
-    has_aux: Literal[False] = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, A1, A2, P], A2]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
-    has_aux: Literal[False] = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[A0, A1]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
-    has_aux: Literal[True],
+    has_aux: Literal[True], holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[A0, Aux]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, P], tuple[ArrayLike, Aux]], argnums: Literal[1], *,
-    has_aux: Literal[True],
+    has_aux: Literal[True], holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[A1, Aux]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, P], ArrayLike], argnums: tuple[Literal[0]],
-    has_aux: Literal[False] = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[A0]]: ...
 
 
 @overload
 def grad(
-    f: Callable[..., ArrayLike], argnums: int, has_aux: Literal[False] = False
+    f: Callable[..., ArrayLike], argnums: int, has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[..., object]: ...
 
 
 @overload
 def grad(
-    f: Callable[..., ArrayLike], argnums: tuple[int, ...], has_aux: Literal[False] = False
+    f: Callable[..., ArrayLike], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[..., tuple[object, ...]]: ...
 
 
 @overload
 def grad(
-    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True]
+    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True],
+    holomorphic: bool = False,
 ) -> Callable[..., tuple[object, Aux]]: ...
 
 
 def grad(
-    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[P, object]:
     """The gradient of a scalar-valued ``f`` with respect to its positional
     arguments ``argnums`` (``jax.grad``): with an int, one gradient shaped
     like that argument; with a tuple, a tuple of them. With ``has_aux``, ``f``
-    returns ``(output, aux)`` and the result is ``(gradient, aux)``."""
+    returns ``(output, aux)`` and the result is ``(gradient, aux)``. A
+    real output may depend on complex inputs (the gradient is JAX's, the
+    conjugate Wirtinger derivative ``2 df/d conj(z)`` read through the
+    transposes); a complex output needs ``holomorphic=True``, and then
+    complex inputs, and the result is ``df/dz``."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def gradfun(*args: P.args, **kwargs: P.kwargs) -> object:
-        _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux)
+        _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux, holomorphic)
         return (g, aux) if has_aux else g
 
     return gradfun
@@ -343,51 +374,53 @@ def grad(
 
 @overload
 def value_and_grad(
-    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[Concatenate[A0, P], tuple[Array, A0]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[Concatenate[A0, A1, P], tuple[Array, A1]]: ...
 
 
 @overload
 def value_and_grad(
     f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
-    has_aux: Literal[False] = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[Array, tuple[A0, A1]]]: ...
 
 
 @overload
 def value_and_grad(
     f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
-    has_aux: Literal[True],
+    has_aux: Literal[True], holomorphic: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[tuple[Array, Aux], A0]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[..., ArrayLike], argnums: int | tuple[int, ...], has_aux: Literal[False] = False
+    f: Callable[..., ArrayLike], argnums: int | tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[..., tuple[Array, object]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True]
+    f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True],
+    holomorphic: bool = False,
 ) -> Callable[..., tuple[tuple[Array, Aux], object]]: ...
 
 
 def value_and_grad(
-    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[P, object]:
     """``f``'s value and its gradient (``jax.value_and_grad``): returns
     ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def vg(*args: P.args, **kwargs: P.kwargs) -> object:
-        y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux)
+        y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux, holomorphic)
         return ((y, aux), g) if has_aux else (y, g)
 
     return vg

@@ -77,6 +77,10 @@ from ._lax.lax import shift_left as shift_left
 from ._lax.lax import shift_right_arithmetic as shift_right_arithmetic
 from ._lax.lax import shift_right_logical as shift_right_logical
 from ._lax.lax import sign as sign
+from ._lax.lax import real as real
+from ._lax.lax import imag as imag
+from ._lax.lax import conj as conj
+from ._lax.lax import complex as complex  # noqa: A004 - jax.lax's name
 from ._lax.lax import sin as sin
 from ._lax.lax import sinh as sinh
 from ._lax.lax import sqrt as sqrt
@@ -262,7 +266,7 @@ __all__ = [
     "RoundingMethod", "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "bitwise_and", "bitcast_convert_type", "reduce_precision", "stop_gradient",
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
-    "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "sinh", "tan",
+    "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "real", "imag", "conj", "complex", "sinh", "tan",
     # convolution (primitives/convolution.py)
     "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv",
     "conv_dimension_numbers", "conv_general_dilated", "conv_transpose", "conv_with_general_padding",

@@ -523,6 +523,8 @@ __all__ += [
 # -- the scalar types (``tnp.float32(0.5)`` is an Array; ``tnp.float32`` stands for its dtype) --
 from ._numpy.scalar_types import bfloat16 as bfloat16
 from ._numpy.scalar_types import bool_ as bool_
+from ._numpy.scalar_types import complex64 as complex64
+from ._numpy.scalar_types import complex128 as complex128
 from ._numpy.scalar_types import float16 as float16
 from ._numpy.scalar_types import float32 as float32
 from ._numpy.scalar_types import float64 as float64
@@ -537,7 +539,7 @@ from ._numpy.scalar_types import uint64 as uint64
 
 __all__ += [
     "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "amax", "amin",
+    "uint32", "uint64", "amax", "amin", "complex64", "complex128",
 ]
 
 

@@ -19,6 +19,7 @@ from .primitives import dot, dynamic_slicing, elementwise, gather_scatter, reduc
 from .primitives import cumulative, sorting
 from .primitives import windowed
 from .primitives import bitcast, bitwise, special
+from .primitives import complex_numbers
 from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
@@ -29,6 +30,7 @@ FAMILIES: tuple[Family, ...] = (
     structural.FAMILY,
     elementwise.FAMILY,
     special.FAMILY,
+    complex_numbers.FAMILY,
     bitwise.FAMILY,
     bitcast.FAMILY,
     reductions.FAMILY,

@@ -10,7 +10,9 @@ stays float32. For NumPy-style broadcasting and promotion use
 
 from __future__ import annotations
 
+import builtins
 import functools
+import warnings
 from collections.abc import Callable, Sequence
 from typing import TypeVar as _TypeVar
 from typing import overload as _overload
@@ -20,7 +22,7 @@ import numpy as np
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from .. import tree as _tree
-from ..core.dtypes import DType, canonicalize_explicit, is_float
+from ..core.dtypes import COMPLEX, DType, canonicalize_explicit, is_inexact
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Params, Primitive
 from ..control_flow.common import trace_callable
@@ -69,13 +71,14 @@ from ..primitives.elementwise import stop_gradient_p
 from ..primitives.dot import DimensionNumbers, dot_params
 from ..primitives._precision import PrecisionLike, canonicalize_precision
 from ..primitives import bitwise as _bw
+from ..primitives import complex_numbers as _cx
 from ..primitives import special as _sp
 from ..primitives import windowed as _win
 from ..primitives.special import RoundingMethod
 
 
 
-_PYTHON_SCALARS = (float, int, bool)
+_PYTHON_SCALARS = (float, int, bool, builtins.complex)
 
 
 def _is_python_scalar(x: Value) -> bool:
@@ -100,13 +103,15 @@ def _unop(prim: Primitive, x: ArrayLike) -> Array:
     return bind1(prim, (x,), NO_PARAMS)
 
 
-def _scalar_as(prim: Primitive, x: bool | int | float, like: ShapedArray) -> Value:
+def _scalar_as(prim: Primitive, x: bool | int | float | builtins.complex, like: ShapedArray) -> Value:
     """A Python scalar operand in the other operand's dtype -- only where that
     loses nothing (a float never becomes an integer: ``lax.add(int32, 2.5)``
     truncated to 3 before; jax.lax refuses it). Weak if ``like`` is."""
     dtype = like.dtype
     kind = dtype.kind
-    if (type(x) is float and kind in "iub") or (type(x) is int and kind == "b"):
+    if (type(x) is float and kind in "iub") or (type(x) is int and kind == "b") or (
+        type(x) is builtins.complex and kind != "c"
+    ):
         raise PrimitiveTypeError(
             f"{prim.name}: a Python {type(x).__name__} ({x!r}) cannot meet an operand of dtype "
             f"{dtype.name} in lax (jax.lax requires one dtype); convert it, or use "
@@ -280,6 +285,10 @@ def select(pred: ArrayLike, on_true: ArrayLike, on_false: ArrayLike) -> Array:
 
 def convert_element_type(x: ArrayLike, new_dtype: DType | type) -> Array:
     d = canonicalize_explicit(np.dtype(new_dtype), "convert_element_type")  # x64 off: JAX's warning
+    if d not in COMPLEX and (type(x) is builtins.complex or aval_of(x).dtype in COMPLEX):
+        warnings.warn(  # JAX's (NumPy's ComplexWarning): the real part is kept
+            "Casting complex values to real discards the imaginary part", np.exceptions.ComplexWarning, stacklevel=2
+        )
     return bind1(convert_element_type_p, (x,), _params(("new_dtype", d)))
 
 
@@ -292,7 +301,7 @@ def stop_gradient(x: _Tree) -> _Tree:
     integer and bool leaves, which have no derivative, are returned as they are."""
 
     def stop(leaf: object) -> object:
-        if isinstance(leaf, (Array, np.ndarray, np.generic, float)) and is_float(aval_of(leaf).dtype):
+        if isinstance(leaf, (Array, np.ndarray, np.generic, float, builtins.complex)) and is_inexact(aval_of(leaf).dtype):
             return bind1(stop_gradient_p, (leaf,), NO_PARAMS)
         return leaf
 
@@ -568,6 +577,27 @@ def round(x: ArrayLike, rounding_method: RoundingMethod | int = RoundingMethod.A
 
 def sign(x: ArrayLike) -> Array:
     return _unop(_sp.sign_p, x)
+
+
+def real(x: ArrayLike) -> Array:
+    """The real part of a complex array (``jax.lax.real``)."""
+    return _unop(_cx.real_p, x)
+
+
+def imag(x: ArrayLike) -> Array:
+    """The imaginary part of a complex array (``jax.lax.imag``)."""
+    return _unop(_cx.imag_p, x)
+
+
+def conj(x: ArrayLike) -> Array:
+    """The complex conjugate (``jax.lax.conj``); a real float array becomes
+    its complex type."""
+    return _unop(_cx.conj_p, x)
+
+
+def complex(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
+    """``x + y * 1j`` from real float parts of one dtype (``jax.lax.complex``)."""
+    return _binop(_cx.complex_p, x, y)
 
 
 def is_finite(x: ArrayLike) -> Array:

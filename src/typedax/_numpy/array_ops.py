@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from .creation import diagonal as diagonal
 from .creation import trace as trace
+from .elementwise import conjugate as conjugate
 from .elementwise import divmod as divmod
+from .elementwise import imag as imag
+from .elementwise import real as real
 from .lax_numpy import abs as abs
 from .lax_numpy import add as add
 from .lax_numpy import all as all

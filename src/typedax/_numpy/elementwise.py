@@ -13,7 +13,7 @@ import numpy as np
 from .. import lax
 from .._lax.lax import _convert_weak
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import DType, bool_, default_float, is_float
+from ..core.dtypes import DType, bool_, default_float, is_complex, is_float, is_inexact
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
 from ..core.trace import aval_of
@@ -294,46 +294,65 @@ def modf(x: ArrayLike, /, out: None = None) -> tuple[Array, Array]:
     return lax.sub(a, whole), whole
 
 
+def _is_complex(x: ArrayLike) -> bool:
+    return type(x) is complex or is_complex(aval_of(x).dtype)
+
+
 def real(val: ArrayLike, /) -> Array:
-    """``jnp.real``: the value itself (typedax has no complex types)."""
-    return tnp.asarray(val)
+    """``jnp.real``: the real part of a complex value; a real value itself."""
+    return lax.real(val) if _is_complex(val) else tnp.asarray(val)
 
 
 def imag(val: ArrayLike, /) -> Array:
-    """``jnp.imag``: zeros of the value's type (typedax has no complex types)."""
-    return tnp.zeros_like(val)
+    """``jnp.imag``: the imaginary part of a complex value; zeros of a real
+    value's type."""
+    return lax.imag(val) if _is_complex(val) else tnp.zeros_like(val)
 
 
 def conjugate(x: ArrayLike, /) -> Array:
-    """``jnp.conjugate``: the value itself (typedax has no complex types)."""
-    return tnp.asarray(x)
+    """``jnp.conjugate``: the complex conjugate; a real value itself."""
+    return lax.conj(x) if _is_complex(x) else tnp.asarray(x)
 
 
 conj = conjugate
 
 
 def angle(z: ArrayLike, deg: bool = False) -> Array:
-    """``jnp.angle``: ``atan2(0, z)`` for real ``z`` (pi for negative numbers
-    and -0.0), in degrees with ``deg``."""
+    """``jnp.angle``: ``atan2(imag(z), real(z))`` (pi for negative real
+    numbers and -0.0), in degrees with ``deg``; an integer, or a real float
+    scalar, in the default float type (as JAX's)."""
     x = tnp.asarray(z)
-    a = x if is_float(x.dtype) else tnp.astype(x, default_float())  # (JAX: the default float here)
-    out = lax.atan2(tnp.zeros(a.shape, a.dtype), a)
+    re, im = real(x), imag(x)
+    if not is_inexact(re.dtype) or (is_float(x.dtype) and x.ndim == 0):
+        re, im = tnp.astype(re, default_float()), tnp.astype(im, default_float())
+    out = lax.atan2(im, re)
     return tnp.rad2deg(out) if deg else out
 
 
 def iscomplex(x: ArrayLike) -> Array:
-    """``jnp.iscomplex``: all False (typedax has no complex types)."""
-    return tnp.full(aval_of(x).shape, False, bool_)
+    """``jnp.iscomplex``: where the imaginary part is nonzero."""
+    i = imag(x)
+    return lax.ne(i, tnp.zeros((), i.dtype))
 
 
 def isreal(x: ArrayLike) -> Array:
-    """``jnp.isreal``: all True (typedax has no complex types)."""
-    return tnp.full(aval_of(x).shape, True, bool_)
+    """``jnp.isreal``: where the imaginary part is zero."""
+    i = imag(x)
+    return lax.eq(i, tnp.zeros((), i.dtype))
 
 
 def iscomplexobj(x: object) -> bool:
-    """``jnp.iscomplexobj``: whether ``x`` has a complex type (never, in typedax)."""
-    return bool(np.iscomplexobj(np.asarray(x))) if not isinstance(x, Array) else False
+    """``jnp.iscomplexobj``: whether ``x`` is a complex number or has a complex dtype."""
+    if isinstance(x, (complex, np.complexfloating)):
+        return True
+    if x is None or isinstance(x, (bool, int, float, str, np.generic)):
+        return False
+    if isinstance(x, Array):
+        return is_complex(x.dtype)
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return is_complex(dtype)
+    return bool(np.iscomplexobj(np.asarray(x)))
 
 
 def isrealobj(x: object) -> bool:

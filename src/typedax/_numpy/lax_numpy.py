@@ -30,7 +30,7 @@ from ..core.dtypes import float64 as _float64
 from ..core.dtypes import int32 as _int32
 from ..core.dtypes import uint64 as _uint64
 from ..core.dtypes import finfo as finfo
-from ..core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_float
+from ..core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_complex, is_float, is_inexact
 from ..core.errors import ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
 from ..lowering.jaxlib_api import Device
 from ..core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
@@ -63,8 +63,8 @@ __all__ = [
 
 iinfo = np.iinfo  # jnp.iinfo is NumPy's; jnp.finfo is ml_dtypes' (bfloat16 too)
 
-_SCALAR_TYPES = (bool, int, float)
-_PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*"}
+_SCALAR_TYPES = (bool, int, float, complex)
+_PY_NODES: dict[type, Node] = {bool: "bool", int: "i*", float: "f*", complex: "c*"}
 
 
 class _ScalarMeta(type):
@@ -104,7 +104,7 @@ def _node(x: Value | DType | type | str) -> Node:
     return node_of_dtype(aval.dtype)
 
 
-_WEAK_PY: dict[Node, type[int] | type[float]] = {"i*": int, "f*": float}
+_WEAK_PY: dict[Node, type[int] | type[float] | type[complex]] = {"i*": int, "f*": float, "c*": complex}
 
 
 def _promote(*xs: Value) -> list[Value]:
@@ -120,7 +120,7 @@ def _promote(*xs: Value) -> list[Value]:
     for x in xs:
         if type(x) in _SCALAR_TYPES:
             if weak is not None:
-                x = weak(x)  # a weak Python scalar of the result's kind: it enters as ``dtype``
+                x = weak(x)  # type: ignore[arg-type]  # a Python scalar at or below the weak result's kind  # a weak Python scalar of the result's kind: it enters as ``dtype``
                 out.append(x if aval_of(x).dtype == dtype else np.asarray(x, dtype=dtype))
             else:
                 out.append(np.asarray(x, dtype=dtype))
@@ -166,7 +166,7 @@ def asarray(
             # the common dtype (strong, as JAX's), stacked level by level
             return _stack_nested(a, want or result_type(*leaves))
         value = np.array(a, dtype=want or (result_type(*leaves) if leaves else default_float()))
-    elif isinstance(a, (bool, int, float)):
+    elif isinstance(a, (bool, int, float, complex)):
         value = np.array(a, dtype=want or result_type(a))
     elif isinstance(a, (np.ndarray, np.generic)):
         value = np.array(a, dtype=canonicalize_dtype(a.dtype))  # x64 off: 64 bits enter as 32
@@ -176,7 +176,7 @@ def asarray(
         value = value.astype(want)
     aval_of(value)  # refuses the dtypes typedax lacks
     # a Python int or float without a dtype stays weakly typed, as in JAX
-    return from_numpy(value, want is None and type(a) in (int, float))  # not np.float64, a float subclass
+    return from_numpy(value, want is None and type(a) in (int, float, complex))  # not np.float64, a float subclass
 
 
 def _stack_nested(a: object, dtype: DType) -> Array:
@@ -199,7 +199,7 @@ def _stack_nested(a: object, dtype: DType) -> Array:
 def _nested_leaves(a: object) -> list[ArrayLike]:
     if isinstance(a, (list, tuple)):
         return [e for x in a for e in _nested_leaves(x)]
-    if not isinstance(a, (Array, np.ndarray, np.generic, bool, int, float)):
+    if not isinstance(a, (Array, np.ndarray, np.generic, bool, int, float, complex)):
         raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array element")
     return [a]
 
@@ -433,8 +433,8 @@ def multiply(x: ArrayLike, y: ArrayLike) -> Array:
 
 def _inexact(d: DType) -> DType:
     """The float type an integer or bool operand of a float function takes,
-    as JAX: float32 for 32 bits or fewer, float64 for 64."""
-    return d if is_float(d) else _float32 if d.itemsize <= 4 else _float64
+    as JAX: float32 for 32 bits or fewer, float64 for 64 (a complex type is its own)."""
+    return d if is_inexact(d) else _float32 if d.itemsize <= 4 else _float64
 
 
 def divide(x: ArrayLike, y: ArrayLike) -> Array:
@@ -529,7 +529,7 @@ def _convert(x: Value, dtype: DType) -> Value:
 
 def _float(x: Value) -> Value:
     d = aval_of(x).dtype
-    return x if is_float(d) else _convert(x, _inexact(d))
+    return x if is_inexact(d) else _convert(x, _inexact(d))
 
 
 def _host_unary(ufunc: Callable[[NDArray], object], x: object) -> Array | None:
@@ -902,9 +902,16 @@ def remainder(x: ArrayLike, y: ArrayLike) -> Array:
 mod = remainder
 
 
+def _no_complex(name: str, *xs: ArrayLike) -> None:
+    """JAX's error for a function that has no complex version."""
+    if builtins.any(type(x) is complex or is_complex(aval_of(x).dtype) for x in xs):
+        raise PrimitiveTypeError(f"{name} does not support complex-valued inputs")
+
+
 def floor_divide(x: ArrayLike, y: ArrayLike) -> Array:
     """``x // y``, rounded toward minus infinity, as NumPy (for floats, its
     ``npy_divmod``: exact where ``floor(x / y)`` would round)."""
+    _no_complex("floor_divide", x, y)
     a, b, r, fix = _truncated_rem("floor_divide", x, y)
     if not is_float(aval_of(a).dtype):
         q = lax.div(a, b)  # truncates toward zero
@@ -1505,6 +1512,9 @@ def round(a: ArrayLike, decimals: int = 0, out: None = None) -> Array:  # noqa: 
     x = asarray(a)
     refuse_keys("round", [x.aval])  # (JAX refuses them too)
     dtype = aval_of(x).dtype
+    if is_complex(dtype):  # each part rounded, as JAX's
+        re, im = _parts(x)
+        return lax.complex(round(re, d), round(im, d))
     if not is_float(dtype):
         if d < 0:
             raise PrimitiveTypeError(f"round: integer rounding with decimals < 0 is not supported, got {d}")
@@ -1535,17 +1545,30 @@ def _bools_like(x: ArrayLike, value: bool) -> Array:
     return full(aval_of(x).shape, value, _bool)
 
 
+def _parts(x: ArrayLike) -> tuple[Array, Array]:
+    return lax.real(x), lax.imag(x)
+
+
 def isnan(x: ArrayLike) -> Array:
+    if is_complex(aval_of(x).dtype):  # either part NaN, as JAX's
+        re, im = _parts(x)
+        return lax.bitwise_or(isnan(re), isnan(im))
     return lax.ne(x, x) if is_float(aval_of(x).dtype) else _bools_like(x, False)
 
 
 def isinf(x: ArrayLike) -> Array:
+    if is_complex(aval_of(x).dtype):  # either part infinite, as JAX's
+        re, im = _parts(x)
+        return lax.bitwise_or(isinf(re), isinf(im))
     if not is_float(aval_of(x).dtype):
         return _bools_like(x, False)
     return lax.eq(lax.abs(x), np.asarray(np.inf, aval_of(x).dtype))
 
 
 def isfinite(x: ArrayLike) -> Array:
+    if is_complex(aval_of(x).dtype):  # both parts finite, as JAX's
+        re, im = _parts(x)
+        return _and(lax.is_finite(re), lax.is_finite(im))
     return lax.is_finite(x) if is_float(aval_of(x).dtype) else _bools_like(x, True)
 
 

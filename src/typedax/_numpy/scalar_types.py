@@ -75,3 +75,11 @@ class float32(_ScalarType):  # noqa: N801
 
 class float64(_ScalarType):  # noqa: N801
     dtype = np.dtype(np.float64)
+
+
+class complex64(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.complex64)
+
+
+class complex128(_ScalarType):  # noqa: N801
+    dtype = np.dtype(np.complex128)

@@ -77,7 +77,7 @@ def uniform(
     s = _shape("uniform", shape)
     _check_shape("uniform", s, aval_of(minval).shape, aval_of(maxval).shape)
     if _is_static_scalar(minval) and _is_static_scalar(maxval):
-        return _uniform_static_jit(data, s, d, float(minval), float(maxval))
+        return _uniform_static_jit(data, s, d, float(minval), float(maxval))  # type: ignore[arg-type]  # a complex bound raises here, as in JAX
     return _uniform_jit(data, minval, maxval, s, d)
 
 

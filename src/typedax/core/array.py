@@ -43,11 +43,11 @@ if TYPE_CHECKING:
 HostArray: TypeAlias = "np.ndarray[tuple[int, ...], np.dtype[Any]]"
 
 #: What typedax functions accept as an array operand.
-ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float]
+ArrayLike: TypeAlias = Union["Array", NDArray, np.generic, bool, int, float, complex]
 
 _T = TypeVar("_T")
 
-_OPERAND_TYPES = (np.ndarray, np.generic, bool, int, float)
+_OPERAND_TYPES = (np.ndarray, np.generic, bool, int, float, complex)
 
 #: The array API standard's version ``typedax.numpy`` implements (its
 #: ``__array_api_version__``, as ``jax.numpy``'s).
@@ -93,6 +93,12 @@ class _NumpyOps(Protocol):
     def astype(self, x: ArrayLike, dtype: DType | type, /, *, copy: bool = False,
                device: Device | None = None) -> Array: ...
     def matrix_transpose(self, x: ArrayLike, /) -> Array: ...
+
+    def real(self, val: ArrayLike, /) -> Array: ...
+
+    def imag(self, val: ArrayLike, /) -> Array: ...
+
+    def conjugate(self, x: ArrayLike, /) -> Array: ...
     # the methods of issue 12 (typedax/_numpy/): x.std(), x.clip(), x.cumsum(), ...
     def all(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
     def any(self, a: ArrayLike, axis: int | Sequence[int] | None = None, keepdims: bool = False, /) -> Array: ...
@@ -441,6 +447,24 @@ class Array:
     def mT(self) -> Array:  # noqa: N802 - the array API's name
         """The last two axes swapped (the array API's matrix transpose)."""
         return (_TNP or _load_numpy()).matrix_transpose(self)
+
+    @property
+    def real(self) -> Array:
+        """The real part (``jnp.real``): a real array itself."""
+        return (_TNP or _load_numpy()).real(self)
+
+    @property
+    def imag(self) -> Array:
+        """The imaginary part (``jnp.imag``): zeros for a real array."""
+        return (_TNP or _load_numpy()).imag(self)
+
+    def conj(self) -> Array:
+        """The complex conjugate (``jnp.conjugate``)."""
+        return (_TNP or _load_numpy()).conjugate(self)
+
+    def conjugate(self) -> Array:
+        """The complex conjugate (``jnp.conjugate``)."""
+        return (_TNP or _load_numpy()).conjugate(self)
 
     # -- the array API standard (issue 31) ---------------------------------
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:

@@ -25,9 +25,12 @@ float16: Final[DType] = np.dtype(np.float16)
 bfloat16: Final[DType] = np.dtype(ml_dtypes.bfloat16)  # NumPy's kind "V": test membership, never .kind
 float32: Final[DType] = np.dtype(np.float32)
 float64: Final[DType] = np.dtype(np.float64)
+complex64: Final[DType] = np.dtype(np.complex64)
+complex128: Final[DType] = np.dtype(np.complex128)
 
 SUPPORTED: Final[tuple[DType, ...]] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
+    complex64, complex128,
 )
 
 #: JAX's typed PRNG keys, ``key<fry>``: an *extended* dtype (JAX's term), one
@@ -67,6 +70,14 @@ FLOATING: Final[frozenset[DType]] = frozenset({float16, bfloat16, float32, float
 #: The 16-bit floats: evaluated eagerly as XLA on CPU computes them, each
 #: operation in float32 and its result rounded (core/trace.py).
 HALF: Final[frozenset[DType]] = frozenset({float16, bfloat16})
+#: The complex types (JAX's ``complexfloating``): pairs of float32 or float64.
+COMPLEX: Final[frozenset[DType]] = frozenset({complex64, complex128})
+#: Floats and complex types (JAX's ``inexact``): the types with derivatives.
+INEXACT: Final[frozenset[DType]] = FLOATING | COMPLEX
+#: The real type of each complex type's parts (``real``, ``imag``, ``abs``).
+REAL_OF: Final[dict[DType, DType]] = {complex64: float32, complex128: float64}
+#: The complex type with parts of each real float type (``complex``).
+COMPLEX_OF: Final[dict[DType, DType]] = {float32: complex64, float64: complex128}
 SIGNED: Final[frozenset[DType]] = frozenset({int8, int16, int32, int64})
 UNSIGNED: Final[frozenset[DType]] = frozenset({uint8, uint16, uint32, uint64})
 #: Integers of either signedness (JAX's ``_int``); arithmetic wraps around in both.
@@ -95,6 +106,21 @@ def is_float(d: DType) -> bool:
     return d in FLOATING
 
 
+def is_complex(d: DType) -> bool:
+    return d in COMPLEX
+
+
+def is_inexact(d: DType) -> bool:
+    """Whether ``d`` is a float or complex type (JAX's ``inexact``: the types
+    that have derivatives)."""
+    return d in INEXACT
+
+
+def real_dtype(d: DType) -> DType:
+    """The real type of ``d``: a complex type's part type, any other type itself."""
+    return REAL_OF.get(d, d)
+
+
 def is_int(d: DType) -> bool:
     return d in INTEGER
 
@@ -119,8 +145,8 @@ def int_range(d: DType) -> tuple[int, int]:
 
 # -- x64 off: JAX's canonical dtypes -------------------------------------------
 #: The 32-bit type each 64-bit one becomes with x64 off (JAX's
-#: ``canonicalize_dtype``; complex128 would join, typedax lacks it).
-TO_32: Final[dict[DType, DType]] = {int64: int32, uint64: uint32, float64: float32}
+#: ``canonicalize_dtype``).
+TO_32: Final[dict[DType, DType]] = {int64: int32, uint64: uint32, float64: float32, complex128: complex64}
 
 
 def canonicalize_dtype(d: DType) -> DType:
@@ -163,3 +189,8 @@ def default_int() -> DType:
 def default_float() -> DType:
     """The default float type: float64, or float32 with x64 off."""
     return float64 if not X32_POSSIBLE[0] or x64_enabled() else float32
+
+
+def default_complex() -> DType:
+    """The default complex type: complex128, or complex64 with x64 off."""
+    return complex128 if not X32_POSSIBLE[0] or x64_enabled() else complex64

@@ -114,7 +114,7 @@ class Var:
         return f"Var({self.aval.str_short()}@{id(self) & 0xFFFF:x})"
 
 
-LitValue: TypeAlias = bool | int | float
+LitValue: TypeAlias = bool | int | float | complex
 
 # One ShapedArray per scalar dtype, shared by literals (avals are values).
 _SCALAR_AVALS: dict[DType, ShapedArray] = {}
@@ -146,7 +146,9 @@ class Lit:
     def _key(self) -> tuple[str, object]:
         v = self.val
         if isinstance(v, float):  # NaN equals NaN; -0.0 differs from 0.0 (1/x tells them apart)
-            return (self.aval.dtype.name, "nan" if math.isnan(v) else (v, math.copysign(1.0, v)))
+            return (self.aval.dtype.name, _float_key(v))
+        if isinstance(v, complex):
+            return (self.aval.dtype.name, (_float_key(v.real), _float_key(v.imag)))
         return (self.aval.dtype.name, v)
 
     def __eq__(self, other: object) -> bool:
@@ -157,6 +159,10 @@ class Lit:
 
     def __repr__(self) -> str:
         return f"Lit({self.val!r}:{self.aval.dtype.name})"
+
+
+def _float_key(v: float) -> object:
+    return "nan" if math.isnan(v) else (v, math.copysign(1.0, v))
 
 
 Atom: TypeAlias = Var | Lit

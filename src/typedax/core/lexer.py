@@ -25,12 +25,14 @@ _BAD: Final = "bad"
 # One token after optional whitespace. A number is matched loosely (its digits
 # and any letters, dots or exponent sign glued to them) and checked by
 # ``number_ok`` where it is used; an identifier may carry a canonical shape
-# (``float32[3,4]``) so that a binder's type is one token, hyphens before
+# (``float32[3,4]``) so that a binder's type is one token, a complex literal
+# is one number token (``1.0-2.5j``, ``nan+infj``: ``core/pretty.py``), hyphens before
 # letters (JAX's ``scatter-add``), and an extended dtype's ``<impl>``
 # (``key<fry>[3]``).
 _TOKEN: Final = re.compile(
     r"""\s*(
-      -inf(?!\w)
+      -?(?:nan|inf|\d[\d.]*(?:[eE][+-]?\d+)?)[+-](?:nan|inf|\d[\d.]*(?:[eE][+-]?\d+)?)j(?!\w)
+    | -inf(?!\w)
     | -?\d[\w.]*(?:(?<=[eE])[+-][\w.]*)?
     | [A-Za-z_]\w*(?:-[A-Za-z_]\w*)*(?:<\w+>)?(?:\[[\d,]*\])?
     | "(?:[^"\\\n]|\\.)*"
@@ -41,6 +43,11 @@ _TOKEN: Final = re.compile(
 )
 
 _NUMBER: Final = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?", re.ASCII)
+_PART: Final = r"(?:nan|inf|\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)"
+_COMPLEX: Final = re.compile(rf"-?{_PART}[+-]{_PART}j", re.ASCII)
+#: How a complex literal whose real part is NaN or infinite starts (the
+#: tokenizer's first-character rule reads it as an identifier).
+_WORD_COMPLEX: Final = ("nan+", "nan-", "inf+", "inf-")
 
 _FIRST: Final[dict[str, str]] = {
     **{c: NUM for c in "0123456789"},
@@ -54,8 +61,9 @@ _ESCAPES: Final[dict[str, str]] = {"\\": "\\", '"': '"', "n": "\n", "t": "\t"}
 
 
 def number_ok(text: str) -> bool:
-    """Whether a number token is well formed (``-?digits[.digits][e[+-]digits]``)."""
-    return _NUMBER.fullmatch(text) is not None
+    """Whether a number token is well formed (``-?digits[.digits][e[+-]digits]``,
+    or a complex ``real+imagj`` of two such parts, ``nan`` or ``inf``)."""
+    return _NUMBER.fullmatch(text) is not None or _COMPLEX.fullmatch(text) is not None
 
 
 class Source:
@@ -130,6 +138,10 @@ def tokenize(source: Source) -> Tokens:
             if k == "-":
                 t = texts[i]
                 kinds[i] = NEGINF if t == "-inf" else NUM if len(t) > 1 else _BAD
+    if any(w in text for w in _WORD_COMPLEX):
+        for i, t in enumerate(texts):
+            if t.startswith(_WORD_COMPLEX):
+                kinds[i] = NUM
     tokens = Tokens(text, kinds, texts)
     if _BAD in kinds:
         i = kinds.index(_BAD)

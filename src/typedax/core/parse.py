@@ -20,7 +20,20 @@ import numpy as np
 from pyrsistent import pmap
 
 from .avals import ShapedArray
-from .dtypes import BY_NAME, FLOATING, INTEGER, DType, bool_, float32, float64, int64, int_range
+from .dtypes import (
+    BY_NAME,
+    COMPLEX,
+    FLOATING,
+    INTEGER,
+    DType,
+    bool_,
+    complex64,
+    complex128,
+    float32,
+    float64,
+    int64,
+    int_range,
+)
 from .errors import JaxprSyntaxError, JaxprTextTypeError, TypedaxError
 from .ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
 from .lexer import EOF, IDENT, NEGINF, NUM, STRING, Source, Tokens, decode_string, number_ok, tokenize
@@ -382,6 +395,8 @@ class _Parser:
         if kind == NUM and not number_ok(t):
             raise self.syntax_error(f"malformed number '{t}'", i)
         self.pos += 1
+        if kind == NUM and t[-1] == "j":
+            return self._complex(t, i)
         is_bool = t == "True" or t == "False"
         is_float = not is_bool and (kind == NEGINF or kind == IDENT or not _is_int_text(t))
         default = bool_ if is_bool else float64 if is_float else int64
@@ -411,7 +426,22 @@ class _Parser:
         except ValueError:  # more digits than Python converts (sys.set_int_max_str_digits)
             raise self.syntax_error(f"the integer {t[:20]}... has too many digits", i) from None
 
+    def _complex(self, t: str, i: int) -> Lit:
+        dtype = self.parse_dtype("after ':'") if self._optional_punct(":") else complex128
+        if dtype not in COMPLEX:
+            raise self.syntax_error(f"the complex literal {t} cannot have dtype {dtype.name}", i)
+        v = complex(t)
+        part = float32 if dtype == complex64 else float64
+        for x in (v.real, v.imag):
+            with np.errstate(over="ignore"):
+                big = math.isinf(float(np.asarray(x).astype(part)))
+            if big and (math.isfinite(x) or "inf" not in t):
+                raise self.syntax_error(f"the literal {t} is out of range for {dtype.name}", i)
+        return Lit.of(v, dtype)
+
     def _float(self, t: str, i: int, dtype: DType) -> float:
+        if t[-1] == "j":
+            raise self.syntax_error(f"a complex number ({t}) is not a float", i)
         if dtype not in FLOATING:
             raise self.syntax_error(
                 f"the float literal {t} cannot have dtype {dtype.name}", i

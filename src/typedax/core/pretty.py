@@ -15,11 +15,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from .avals import ShapedArray
-from .dtypes import DType, bool_, float64, int64
+from .dtypes import DType, bool_, complex128, float64, int64
 from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var, install_jaxpr_printer
 
 # Literals of these dtypes print bare; others carry a ``:dtype`` suffix.
-DEFAULT_LIT_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64})
+DEFAULT_LIT_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64, complex128})
 
 
 class PP:
@@ -79,9 +79,22 @@ def lit_str(lit: Lit) -> str:
     dtype = lit.aval.dtype
     if isinstance(v, float):
         s = "nan" if math.isnan(v) else repr(v)
+    elif isinstance(v, complex):
+        s = complex_str(v)
     else:
         s = repr(v)
     return s if dtype in DEFAULT_LIT_DTYPES else f"{s}:{dtype.name}"
+
+
+def _part(v: float) -> str:
+    return "nan" if math.isnan(v) else repr(v)
+
+
+def complex_str(v: complex) -> str:
+    """A complex literal's text, one token: ``1.0+2.0j``, ``-0.0-1.5j``, ``nan+infj``."""
+    im = v.imag
+    neg = not math.isnan(im) and math.copysign(1.0, im) < 0
+    return f"{_part(v.real)}{'-' if neg else '+'}{_part(-im if neg else im)}j"
 
 
 def param_str(p: Param) -> PP:

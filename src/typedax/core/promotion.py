@@ -1,6 +1,6 @@
 """JAX's type promotion: the least upper bound in a lattice of dtypes, in
-which Python scalars are *weak* (``i*``, ``f*``) and sit below every integer
-or float dtype, so ``x_f32 * 2.0`` stays float32 and ``x_i32 + x_f32`` is
+which Python scalars are *weak* (``i*``, ``f*``, ``c*``) and sit below every integer,
+float or complex dtype, so ``x_f32 * 2.0`` stays float32 and ``x_i32 + x_f32`` is
 float32 (NumPy would give float64).
 
 The lattice is JAX's (``jax._src.dtypes``), written out for the dtypes
@@ -20,10 +20,25 @@ from typing import Final, TypeAlias
 import numpy as np
 
 from .avals import ShapedArray
-from .dtypes import KEY, KEY_NAME, NAMES, DType, canonicalize_dtype, default_float, default_int, float64, int64, is_float
+from .dtypes import (
+    KEY,
+    KEY_NAME,
+    NAMES,
+    DType,
+    canonicalize_dtype,
+    complex128,
+    default_complex,
+    default_float,
+    default_int,
+    float64,
+    int64,
+    is_complex,
+    is_float,
+)
 from .errors import PrimitiveTypeError
 
-#: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python float).
+#: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python
+#: float, "c*" Python complex).
 Node: TypeAlias = str
 
 # node -> the nodes directly above it
@@ -38,13 +53,16 @@ _EDGES: Final[dict[Node, tuple[Node, ...]]] = {
     "int16": ("int32",),
     "int32": ("int64",),
     "int64": ("f*",),
-    "f*": ("float16", "bfloat16"),
+    "f*": ("float16", "bfloat16", "c*"),
     "float16": ("float32",),
     "bfloat16": ("float32",),
-    "float32": ("float64",),
-    "float64": (),
+    "float32": ("float64", "complex64"),
+    "float64": ("complex128",),
+    "c*": ("complex64",),
+    "complex64": ("complex128",),
+    "complex128": (),
 }
-_WEAK_DEFAULT: Final[dict[Node, DType]] = {"i*": int64, "f*": float64}
+_WEAK_DEFAULT: Final[dict[Node, DType]] = {"i*": int64, "f*": float64, "c*": complex128}
 
 
 @functools.cache
@@ -86,8 +104,9 @@ def node_of_dtype(d: DType) -> Node:
 
 
 def weak_node(aval: ShapedArray) -> Node:
-    """The weak lattice node of a weakly typed value's kind (``f*``, ``i*``)."""
-    return "f*" if is_float(aval.dtype) else "i*"
+    """The weak lattice node of a weakly typed value's kind (``c*``, ``f*``, ``i*``)."""
+    d = aval.dtype
+    return "f*" if is_float(d) else "c*" if is_complex(d) else "i*"
 
 
 def dtype_of_node(node: Node) -> DType:
@@ -97,6 +116,8 @@ def dtype_of_node(node: Node) -> DType:
         return default_int()
     if node == "f*":
         return default_float()
+    if node == "c*":
+        return default_complex()
     if node == KEY_NAME:
         return KEY
     return canonicalize_dtype(np.dtype(node))

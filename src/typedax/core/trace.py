@@ -28,7 +28,7 @@ import numpy as np
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs, debug_nans, x64_enabled
-from .dtypes import HALF, TO_32, DType, is_float
+from .dtypes import HALF, TO_32, DType, is_complex, is_float
 from .errors import (
     DebugNanError,
     ConcretizationError,
@@ -266,6 +266,7 @@ _PY_SCALAR_AVALS: dict[type, ShapedArray] = {
     bool: ShapedArray((), np.dtype(np.bool_)),
     int: ShapedArray((), np.dtype(np.int64), weak_type=True),
     float: ShapedArray((), np.dtype(np.float64), weak_type=True),
+    complex: ShapedArray((), np.dtype(np.complex128), weak_type=True),
 }
 
 
@@ -346,6 +347,8 @@ def _aval_of_other(x: object) -> ShapedArray:
         return canonical_aval(_PY_SCALAR_AVALS[int])
     if isinstance(x, float):
         return canonical_aval(_PY_SCALAR_AVALS[float])
+    if isinstance(x, complex):
+        return canonical_aval(_PY_SCALAR_AVALS[complex])
     if isinstance(x, Array):
         return x.aval
     shape = getattr(x, "shape", None)
@@ -398,12 +401,13 @@ def memo_abstract(fn: AbstractEvalRule) -> AbstractEvalRule:
     return abstract
 
 
-def scalar_as(x: bool | int | float, like: ShapedArray) -> Value:
+def scalar_as(x: bool | int | float | complex, like: ShapedArray) -> Value:
     """A Python scalar meeting an array of type ``like``, in ``like``'s
     dtype: a NumPy scalar, or -- when ``like`` is weakly typed, so that the
     result stays weak -- a Python scalar whose own (weak) type has that dtype."""
     if like.weak_type:
-        py = float(x) if is_float(like.dtype) else int(x)
+        d = like.dtype
+        py = complex(x) if is_complex(d) else float(x) if is_float(d) else int(x)  # type: ignore[arg-type]  # a complex x meets a complex like only (callers check)
         if aval_of(py).dtype == like.dtype:
             return py
     return np.asarray(x, dtype=like.dtype)

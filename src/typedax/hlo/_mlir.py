@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
+import numpy as np
 from jaxlib.mlir import ir
 from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray, physical_aval
-from ..core.dtypes import HALF, DType, bfloat16, bool_, float16, float32, float64, int_range
+from ..core.dtypes import COMPLEX, HALF, DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, int_range
 from ..core.errors import PrimitiveTypeError
 
 HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
@@ -45,6 +46,10 @@ def element_type(dtype: DType) -> ir.Type:
         return ir.F64Type.get()
     if dtype == bool_:
         return ir.IntegerType.get_signless(1)
+    if dtype == complex64:
+        return ir.ComplexType.get(ir.F32Type.get())
+    if dtype == complex128:
+        return ir.ComplexType.get(ir.F64Type.get())
     if dtype.kind == "i":
         return ir.IntegerType.get_signless(8 * dtype.itemsize)
     if dtype.kind == "u":
@@ -59,6 +64,7 @@ def tensor_type(aval: ShapedArray) -> ir.RankedTensorType:
 
 
 def scalar_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
+    """A scalar attribute of a real dtype (``full`` makes complex constants)."""
     et = element_type(dtype)
     if dtype == bool_:
         return ir.IntegerAttr.get(et, 1 if value else 0)
@@ -69,9 +75,15 @@ def scalar_attr(value: bool | int | float, dtype: DType) -> ir.Attribute:
     return ir.FloatAttr.get(et, float(value))
 
 
-def full(value: bool | int | float, aval: ShapedArray) -> HloValue:
+def full(value: bool | int | float | complex, aval: ShapedArray) -> HloValue:
     """A constant tensor of type ``aval`` with every element ``value``."""
     aval = physical_aval(aval)  # typed keys: words all equal to ``value``
+    if aval.dtype in COMPLEX:  # (MLIR's Python bindings have no complex scalar attribute)
+        one = np.asarray(value, aval.dtype).reshape(1)
+        et = element_type(aval.dtype)
+        return hlo.constant(ir.DenseElementsAttr.get(one, type=et, shape=list(aval.shape)))  # type: ignore[call-overload]  # an ndarray is a buffer
+    if isinstance(value, complex):
+        raise PrimitiveTypeError(f"a complex constant {value} cannot have dtype {aval.dtype}")
     attr = ir.DenseElementsAttr.get_splat(tensor_type(aval), scalar_attr(value, aval.dtype))
     return hlo.constant(attr)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import is_float
+from ..core.dtypes import is_inexact
 from ..core.errors import ConcretizationError, TangentTypeError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.eval import eval_jaxpr
@@ -40,8 +40,8 @@ __all__ = [
 
 
 def has_tangent_dtype(aval: ShapedArray) -> bool:
-    """Whether values of this type carry (nonzero) tangents: floats only."""
-    return is_float(aval.dtype)
+    """Whether values of this type carry (nonzero) tangents: floats and complex numbers."""
+    return is_inexact(aval.dtype)
 
 
 # -- the interpreter ---------------------------------------------------------

@@ -34,7 +34,7 @@ from ..core.weak import with_weak
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
-_SCALARS = (bool, int, float)
+_SCALARS = (bool, int, float, complex)
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from ..core.ir import (
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, register_aval_getter, using_trace
 from ..core.weak import ALWAYS_ASK, with_weak
 
-_LIT_TYPES = (bool, int, float)
+_LIT_TYPES = (bool, int, float, complex)
 
 
 class JaxprTracer(Tracer):

@@ -159,7 +159,7 @@ _NOT_FAST = -1
 # 0-d arrays of their dtype (which promote differently)
 _SCALAR_KEYS: dict[type, int] = {
     t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
-    for t, d in ((bool, np.bool_), (int, np.int64), (float, np.float64))
+    for t, d in ((bool, np.bool_), (int, np.int64), (float, np.float64), (complex, np.complex128))
 }
 
 
@@ -177,7 +177,7 @@ def _arg_key(x: object) -> int:
 # x64 off: Python scalars and 64-bit NumPy arrays enter as 32-bit types
 _SCALAR_KEYS_32: dict[type, int] = {
     t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
-    for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32))
+    for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32), (complex, np.complex64))
 }
 _HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
 
@@ -844,7 +844,7 @@ def _is_aval(x: object) -> bool:
 
 
 def _as_value(x: object, name: str, output: bool = False) -> Value:
-    if isinstance(x, (ArrayImpl, Tracer, np.ndarray, np.generic, bool, int, float)):
+    if isinstance(x, (ArrayImpl, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
         aval_of(x)  # raises for unsupported dtypes
         return x
     where = "returned" if output else "passed"

@@ -269,6 +269,8 @@ def scalar_putter(aval: ShapedArray) -> HostPut:
     itself); a value that fails to convert raises as ``host_putter``'s
     does, every time."""
     put = host_putter(aval)
+    if aval.dtype.kind == "c":  # complex: not remembered (1-0j == 1+0j as dict keys)
+        return put
     cache = _SCALAR_BUFFERS.setdefault(aval.dtype, {})
 
     def put_scalar(x: object) -> jx.Array:
@@ -382,7 +384,7 @@ def _narrowed(dtype: np.dtype[np.generic], aval: ShapedArray) -> bool:
 
 
 def _is_scalar(x: object) -> bool:
-    return type(x) in (bool, int, float)
+    return type(x) in (bool, int, float, complex)
 
 
 class _ArrayRuntime:

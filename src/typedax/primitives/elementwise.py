@@ -17,7 +17,20 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, SIGNED, SUPPORTED, DType, bool_, int32, int_range, is_float
+from ..core.dtypes import (
+    COMPLEX,
+    FLOATING,
+    INEXACT,
+    INTEGER,
+    SIGNED,
+    SUPPORTED,
+    DType,
+    bool_,
+    int32,
+    int_range,
+    is_inexact,
+    real_dtype,
+)
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
@@ -54,26 +67,40 @@ from .structural import (
 )
 
 NUMERIC: frozenset[DType] = FLOATING | INTEGER
-ANY_DTYPE: frozenset[DType] = NUMERIC | {bool_}
+#: What order comparisons, max and min accept: the real types and bool (JAX's
+#: ``_ordered``; complex numbers have no order).
+ORDERED: frozenset[DType] = NUMERIC | {bool_}
+#: The arithmetic types: integers, floats and complex (JAX's ``_num``).
+ARITH: frozenset[DType] = NUMERIC | COMPLEX
+#: Every number type and bool (JAX's ``_any``): ``eq``, ``ne``.
+ANY_DTYPE: frozenset[DType] = ORDERED | COMPLEX
 
 UnaryFn = Callable[[NDArray], object]
 BinaryFn = Callable[[NDArray, NDArray], object]
 
 
 def _unary(
-    name: str, fn: UnaryFn, allowed: frozenset[DType], rules_for: Callable[[Primitive], Rules]
+    name: str,
+    fn: UnaryFn,
+    allowed: frozenset[DType],
+    rules_for: Callable[[Primitive], Rules],
+    real_out: bool = False,
 ) -> Primitive:
+    """An elementwise primitive of one operand whose result has its type
+    (with ``real_out``, the real type of a complex operand: ``abs``)."""
     kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x = args[0]
-        return [np.asarray(fn(x), dtype=x.dtype)]
+        return [np.asarray(fn(x), dtype=real_dtype(x.dtype) if real_out else x.dtype)]
 
     def abstract_eval(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
         _check_arity(name, avals, 1)
         (x,) = avals
         if x.dtype not in allowed:
             raise PrimitiveTypeError(f"{name} accepts {kinds} operands, got {x.str_short()}")
+        if real_out and x.dtype in COMPLEX:
+            return [ShapedArray(x.shape, real_dtype(x.dtype), x.weak_type)]
         return [x]
 
     return Primitive(name, impl, abstract_eval, rules_for=rules_for)
@@ -114,7 +141,7 @@ def _logistic(x: NDArray) -> object:
 
 
 def _div(x: NDArray, y: NDArray) -> object:
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fc":
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.divide(x, y)
     # XLA's integer division: toward zero; x / 0 is -1 (all ones: for
@@ -496,7 +523,7 @@ def _pow_on_device(
     rewrites it as it does under ``jit``; any other is an argument (one
     program for all its values)."""
     y = values[1]
-    if y.size:
+    if y.size and y.dtype not in COMPLEX:
         first = y.reshape(-1)[0]
         if float(first) in _SPECIALIZED_EXPONENTS and (y.ndim == 0 or bool((y == first).all())):
             return (1,)
@@ -557,44 +584,54 @@ def _rem_jvp(
 
 
 # abs: |x| with abs(-0.0) = +0.0 and abs(INT_MIN) = INT_MIN, as in XLA; its
-# tangent is t where x >= 0, else -t (so 1 at 0, as in JAX)
+# tangent is t where x >= 0, else -t (so 1 at 0, as in JAX); of a complex x,
+# real(t * conj(x)) / |x| (JAX's, with |x| = 0 read as 1), written
+# re(t) re(x) + im(t) im(x) with the real part a conversion and the imaginary
+# part that of a product by -1j (so this module needs no real_p or conj_p)
 def _abs_tangent(t: Value, x: Value, y: Value) -> Value:
+    d = aval_of(x).dtype
+    if d in COMPLEX:
+        r = real_dtype(d)
+        minus_i = np.asarray(-1j, d)
+        re_x, im_x = convert(x, r), convert(mul(x, minus_i), r)
+        safe = select(eq(y, full_like(0.0, y)), full_like(1.0, y), y)
+        return div(add(mul(convert(t, r), re_x), mul(convert(mul(t, minus_i), r), im_x)), safe)
     return select(bind1(ge_p, (x, full_like(0.0, x)), NO_PARAMS), t, neg(t))
 
 
-abs_p = _unary("abs", np.abs, FLOATING | SIGNED, _unary_rules(_abs_tangent, hlo.abs))  # JAX: no unsigned abs
-neg_p = _unary("neg", _neg, NUMERIC,
+abs_p = _unary("abs", np.abs, FLOATING | SIGNED | COMPLEX, _unary_rules(_abs_tangent, hlo.abs), real_out=True)  # JAX: no unsigned abs
+neg_p = _unary("neg", _neg, ARITH,
     _unary_rules(lambda t, x, y: neg(t), hlo.negate, _neg_t))
-sin_p = _unary("sin", np.sin, FLOATING,
+sin_p = _unary("sin", np.sin, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, cos(x)), hlo.sine))
-cos_p = _unary("cos", np.cos, FLOATING,
+cos_p = _unary("cos", np.cos, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, neg(sin(x))), hlo.cosine))
-exp_p = _unary("exp", np.exp, FLOATING,
+exp_p = _unary("exp", np.exp, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, y), hlo.exponential))
-log_p = _unary("log", np.log, FLOATING,
+log_p = _unary("log", np.log, INEXACT,
     _unary_rules(lambda t, x, y: div(t, x), hlo.log))
-tanh_p = _unary("tanh", np.tanh, FLOATING,
+tanh_p = _unary("tanh", np.tanh, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, sub(full_like(1.0, y), mul(y, y))), hlo.tanh))
-logistic_p = _unary("logistic", _logistic, FLOATING,
+logistic_p = _unary("logistic", _logistic, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, mul(y, sub(full_like(1.0, y), y))), hlo.logistic))
 floor_p = _unary("floor", np.floor, FLOATING, _unary_rules(None, hlo.floor))
 ceil_p = _unary("ceil", np.ceil, FLOATING, _unary_rules(None, hlo.ceil))
-sqrt_p = _unary("sqrt", np.sqrt, FLOATING,
+sqrt_p = _unary("sqrt", np.sqrt, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, div(full_like(0.5, y), y)), hlo.sqrt))
 
-add_p = _binary("add", np.add, NUMERIC, None, _binary_rules(_add_jvp, hlo.add, _add_t))
-sub_p = _binary("sub", np.subtract, NUMERIC, None, _binary_rules(_sub_jvp, hlo.subtract, _sub_t))
-mul_p = _binary("mul", np.multiply, NUMERIC, None, _binary_rules(_mul_jvp, hlo.multiply, _mul_t))
-div_p = _binary("div", _div, NUMERIC, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
-max_p = _binary("max", _max, ANY_DTYPE, None, _binary_rules(None, hlo.maximum))
-min_p = _binary("min", _min, ANY_DTYPE, None, _binary_rules(None, hlo.minimum))
-pow_p = _binary("pow", np.power, FLOATING, None, _binary_rules(_pow_jvp, hlo.power, on_device=_pow_on_device))
+add_p = _binary("add", np.add, ARITH, None, _binary_rules(_add_jvp, hlo.add, _add_t))
+sub_p = _binary("sub", np.subtract, ARITH, None, _binary_rules(_sub_jvp, hlo.subtract, _sub_t))
+mul_p = _binary("mul", np.multiply, ARITH, None, _binary_rules(_mul_jvp, hlo.multiply, _mul_t))
+div_p = _binary("div", _div, ARITH, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
+max_p = _binary("max", _max, ORDERED, None, _binary_rules(None, hlo.maximum))
+min_p = _binary("min", _min, ORDERED, None, _binary_rules(None, hlo.minimum))
+pow_p = _binary("pow", np.power, INEXACT, None, _binary_rules(_pow_jvp, hlo.power, on_device=_pow_on_device))
 rem_p = _binary("rem", _rem, NUMERIC, None, _binary_rules(_rem_jvp, hlo.remainder))
 
-greater_p = _binary("greater", np.greater, ANY_DTYPE, bool_, _comparison_rules("GT"))
-less_p = _binary("less", np.less, ANY_DTYPE, bool_, _comparison_rules("LT"))
-ge_p = _binary("ge", np.greater_equal, ANY_DTYPE, bool_, _comparison_rules("GE"))
-le_p = _binary("le", np.less_equal, ANY_DTYPE, bool_, _comparison_rules("LE"))
+greater_p = _binary("greater", np.greater, ORDERED, bool_, _comparison_rules("GT"))
+less_p = _binary("less", np.less, ORDERED, bool_, _comparison_rules("LT"))
+ge_p = _binary("ge", np.greater_equal, ORDERED, bool_, _comparison_rules("GE"))
+le_p = _binary("le", np.less_equal, ORDERED, bool_, _comparison_rules("LE"))
 eq_p = _binary("eq", np.equal, ANY_DTYPE, bool_, _comparison_rules("EQ"))
 ne_p = _binary("ne", np.not_equal, ANY_DTYPE, bool_, _comparison_rules("NE"))
 
@@ -642,7 +679,7 @@ def _integer_pow_abstract(avals: Sequence[ShapedArray], params: Params) -> list[
     _check_arity("integer_pow", avals, 1)
     (x,) = avals
     y = get_int("integer_pow", params, "y")
-    if x.dtype not in NUMERIC:
+    if x.dtype not in ARITH:
         raise PrimitiveTypeError(f"integer_pow accepts numeric operands, got {x.str_short()}")
     if y < 0 and x.dtype in INTEGER:
         raise PrimitiveTypeError(
@@ -798,6 +835,10 @@ select_n_p = Primitive(
 def _convert_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     new_dtype = get_dtype("convert_element_type", params, "new_dtype")
     x = np.asarray(args[0])
+    if x.dtype in COMPLEX and new_dtype not in COMPLEX:
+        if new_dtype == bool_:
+            return [x != 0]
+        x = x.real  # complex to real: the real part (XLA's, and JAX's with its warning)
     if x.dtype.kind == "f" and new_dtype.kind in "iu":
         return [_float_to_int(x, new_dtype)]
     return [x.astype(new_dtype)]
@@ -830,7 +871,7 @@ def _convert_jvp(
     (x,), (t,) = primals, tangents
     out = bind1(convert_element_type_p, (x,), params)
     new_dtype = get_dtype("convert_element_type", params, "new_dtype")
-    if isinstance(t, Zero) or not is_float(new_dtype):
+    if isinstance(t, Zero) or not is_inexact(new_dtype):
         return [out], [zero_like(out)]
     return [out], [bind1(convert_element_type_p, (t,), params)]
 
@@ -851,6 +892,8 @@ def _convert_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> 
         return [x]
     if new_dtype == bool_:  # nonzero is True (NumPy's astype(bool))
         return [compare(x, full(0, src), src.dtype, "NE")]
+    if src.dtype in COMPLEX and new_dtype not in COMPLEX:  # the real part, converted
+        x = hlo.real(x)
     return [hlo.convert(tensor_type(eqn.out_binders[0].aval), x)]
 
 

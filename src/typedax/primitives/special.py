@@ -41,7 +41,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, bool_
+from ..core.dtypes import COMPLEX, FLOATING, INEXACT, bool_
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import Family, Rules, Tangent, Zero
@@ -141,6 +141,9 @@ def _round_afz(x: NDArray) -> NDArray:
 
 
 def _sign(x: NDArray) -> object:
+    if x.dtype.kind == "c":  # x / |x|, 0 at 0 (NumPy 2's and XLA's)
+        with np.errstate(invalid="ignore"):
+            return np.sign(x)
     if x.dtype.kind == "f":
         # sign keeps -0.0 and NaN, as XLA
         return np.where(np.isnan(x) | (x == 0), x, np.copysign(np.ones((), x.dtype), x))
@@ -223,30 +226,31 @@ def _digamma_tangent(t: Value, x: Value, y: Value) -> Value:
 
 
 F = FLOATING
-log1p_p = _unary("log1p", _quiet(np.log1p), F,
+C = INEXACT  # JAX's _float | _complex
+log1p_p = _unary("log1p", _quiet(np.log1p), C,
     _unary_rules(lambda t, x, y: div(t, add(x, _one(x))), hlo.log_plus_one))
-expm1_p = _unary("expm1", _quiet(np.expm1), F,
+expm1_p = _unary("expm1", _quiet(np.expm1), C,
     _unary_rules(lambda t, x, y: mul(t, add(y, _one(y))), hlo.exponential_minus_one))
 exp2_p = _unary("exp2", _quiet(_exp2), F, _unary_rules(
     lambda t, x, y: mul(full_like(math.log(2.0), x), mul(t, y)),
     lambda x: hlo.exponential(hlo.multiply(_full_as(math.log(2.0), x), x))))
-tan_p = _unary("tan", _quiet(np.tan), F,
+tan_p = _unary("tan", _quiet(np.tan), C,
     _unary_rules(lambda t, x, y: mul(t, add(_one(y), _square(y))), hlo.tan))
-asin_p = _unary("asin", _quiet(np.arcsin), F,
+asin_p = _unary("asin", _quiet(np.arcsin), C,
     _unary_rules(lambda t, x, y: mul(t, _rsqrt(sub(_one(x), _square(x)))), _chlo_op(chlo.asin)))
-acos_p = _unary("acos", _quiet(np.arccos), F,
+acos_p = _unary("acos", _quiet(np.arccos), C,
     _unary_rules(lambda t, x, y: mul(t, neg(_rsqrt(sub(_one(x), _square(x))))), _chlo_op(chlo.acos)))
-atan_p = _unary("atan", _quiet(np.arctan), F,
+atan_p = _unary("atan", _quiet(np.arctan), C,
     _unary_rules(lambda t, x, y: div(t, add(_one(x), _square(x))), _chlo_op(chlo.atan)))
-sinh_p = _unary("sinh", _quiet(np.sinh), F,
+sinh_p = _unary("sinh", _quiet(np.sinh), C,
     _unary_rules(lambda t, x, y: mul(t, bind1(cosh_p, (x,), NO_PARAMS)), _chlo_op(chlo.sinh)))
-cosh_p: Primitive = _unary("cosh", _quiet(np.cosh), F,
+cosh_p: Primitive = _unary("cosh", _quiet(np.cosh), C,
     _unary_rules(lambda t, x, y: mul(t, bind1(sinh_p, (x,), NO_PARAMS)), _chlo_op(chlo.cosh)))
-asinh_p = _unary("asinh", _quiet(np.arcsinh), F,
+asinh_p = _unary("asinh", _quiet(np.arcsinh), C,
     _unary_rules(lambda t, x, y: mul(t, _rsqrt(add(_square(x), _one(x)))), _chlo_op(chlo.asinh)))
-acosh_p = _unary("acosh", _quiet(np.arccosh), F, _unary_rules(
+acosh_p = _unary("acosh", _quiet(np.arccosh), C, _unary_rules(
     lambda t, x, y: mul(t, _rsqrt(mul(sub(x, _one(x)), add(x, _one(x))))), _chlo_op(chlo.acosh)))
-atanh_p = _unary("atanh", _quiet(np.arctanh), F, _unary_rules(
+atanh_p = _unary("atanh", _quiet(np.arctanh), C, _unary_rules(
     lambda t, x, y: mul(div(_one(x), add(_one(x), x)), div(t, sub(_one(x), x))), _chlo_op(chlo.atanh)))
 erf_p = _unary("erf", _quiet(sc.erf), F, _unary_rules(_erf_tangent(1.0), _chlo_op(chlo.erf)))
 erfc_p = _unary("erfc", _quiet(sc.erfc), F, _unary_rules(_erf_tangent(-1.0), _chlo_op(chlo.erfc)))
@@ -269,7 +273,7 @@ def _sign_hlo(x: HloValue) -> HloValue:
     return hlo.select(ne, one, zero)
 
 
-sign_p = _unary("sign", _sign, NUMERIC, _unary_rules(None, _sign_hlo))
+sign_p = _unary("sign", _sign, NUMERIC | COMPLEX, _unary_rules(None, _sign_hlo))
 
 
 def _full_as(value: float, x: HloValue) -> HloValue:

@@ -14,6 +14,14 @@ from ..core.dtypes import FLOATING, INTEGER, DType, bool_, float32, float64, int
 from ..core.ir import Atom, Lit, LitValue, Var
 from ._interval import BOOL_RANGE, Interval
 
+
+def real_val(lit: Lit) -> float:
+    """A generated literal's value as a float (the generators draw no complex types)."""
+    v = lit.val
+    if isinstance(v, complex):
+        raise TypeError(f"the jaxpr generators have no intervals of complex literals, got {lit}")
+    return float(v)
+
 #: The ranges arguments are drawn from; every generated jaxpr evaluates to
 #: finite values for inputs in these ranges.
 INPUT_RANGES: Final[dict[DType, Interval]] = {
@@ -54,7 +62,7 @@ class Env:
 
     def range_of(self, a: Atom) -> Interval:
         if isinstance(a, Lit):
-            return Interval.point(float(a.val))
+            return Interval.point(real_val(a))
         return self.ranges[a]
 
     def add(self, v: Var, r: Interval) -> None:
@@ -76,7 +84,7 @@ class Env:
         dtype = self.draw(st.sampled_from(list(lit_dtypes)))
         lit = self.literal(dtype)
         for cand in (lit, _nudged(lit)):
-            if ok(cand.aval, Interval.point(float(cand.val))):
+            if ok(cand.aval, Interval.point(real_val(cand))):
                 return cand
         return None
 
@@ -100,7 +108,7 @@ class Env:
                     return self.draw(st.sampled_from(scalars))
                 lit = self.literal(dtype)
                 for cand in (lit, _nudged(lit)):
-                    if ok(Interval.point(float(cand.val))):
+                    if ok(Interval.point(real_val(cand))):
                         return cand
             else:
                 arrays = [v for v in self.vars if v.aval.dtype == dtype and v.aval.shape and ok(self.ranges[v])]

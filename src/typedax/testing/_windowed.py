@@ -22,7 +22,7 @@ from ..core.ir import Eqn, Jaxpr, Lit, Param, Params, Var
 from ..primitives import elementwise as _ew
 from ..primitives.windowed import Window, dilate_shape
 from ._elementwise import ANY, NUMERIC, Built, Builder, _lit_dtypes, _result
-from ._env import Env
+from ._env import Env, real_val
 from ._interval import Interval
 
 
@@ -95,7 +95,7 @@ def reduce_window(env: Env) -> Built | None:
     kind = env.draw(st.sampled_from(["add", "max"]))
     init = Lit.of(env.draw(st.integers(0 if d.kind == "u" else -2, 2)), d)
     w = _window(env, x.aval.shape, finite_padding=False)
-    r = _hull(env.range_of(x), Interval.point(float(init.val)))
+    r = _hull(env.range_of(x), Interval.point(real_val(init)))
     k = w.size() + 1
     out = Interval(k * min(r.lo, 0.0), k * max(r.hi, 0.0)) if kind == "add" else r
     return _result((x, init), _params(w, ("jaxpr", _body(kind, d))), out)
