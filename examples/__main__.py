@@ -1,12 +1,14 @@
 """Run every example in order."""
 
 from . import cnn_digits, control_flow, convolutions, data_parallel, forward, indexing, mlp, mnist_classifier_fromscratch, porting, reverse, tracing
+from . import mnist_classifier
 
 tracing.main()
 forward.main()
 reverse.main()
 mlp.main()
 mnist_classifier_fromscratch.main()
+mnist_classifier.main()
 control_flow.main()
 indexing.main()
 porting.main()

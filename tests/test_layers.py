@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          "typedax.tree_util", "typedax.sharding", "typedax.distributed")),
     ("numpy", ("typedax.numpy", "typedax._numpy")),
     ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
-                   "typedax.scipy", "typedax.experimental")),
+                   "typedax.scipy", "typedax.experimental", "typedax.example_libraries")),
 )
 FACADES = "faces"  # everything else: the package itself (typedax/__init__.py) and typedax.testing
 
