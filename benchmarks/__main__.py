@@ -24,6 +24,7 @@ BENCHMARKS: tuple[str, ...] = (
     "random",
     "gpu",
     "checkpoint",
+    "sharding",
 )
 
 
