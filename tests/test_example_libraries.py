@@ -172,7 +172,9 @@ def test_state_is_a_pytree() -> None:
     assert rebuilt.tree_def == state.tree_def and rebuilt.subtree_defs == state.subtree_defs
     doubled = typedax.tree_util.tree_map(lambda x: 2 * x, state)
     assert isinstance(doubled, OptimizerState)
-    np.testing.assert_array_equal(np.asarray(get_params(doubled)["w"]), 2 * PARAMS["w"])  # type: ignore[operator]  # a NumPy array
+    w = PARAMS["w"]
+    assert isinstance(w, np.ndarray)
+    np.testing.assert_array_equal(np.asarray(get_params(doubled)["w"]), 2 * w)
     # the structure JAX's state has: the same leaves in the same order
     jleaves = jax.tree_util.tree_leaves(jopt.adam(0.1).init_fn(PARAMS))
     assert len(jleaves) == len(leaves)

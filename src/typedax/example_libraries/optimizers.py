@@ -25,6 +25,11 @@ A step is ``int`` or, under ``jit``, a traced ``Array`` (``Step``); a
 schedule maps a step to a step size (``Schedule``). The per-array
 functions that the ``optimizer`` decorator lifts to pytrees take and give
 ``Array`` leaves; their state ``S`` is a type variable.
+
+Differences from JAX's: ``pack_optimizer_state`` of a pytree with a leaf
+that is not a ``JoinPoint`` raises a ``TypeError`` (JAX's fails an
+``assert``); the functions of an ``Optimizer`` keep their own names
+(JAX's copy those of the per-array functions with ``functools.wraps``).
 """
 
 from __future__ import annotations
@@ -77,13 +82,14 @@ class OptimizerState(NamedTuple, Generic[P_co]):
     subtree_defs: tuple[PyTreeDef, ...]
 
 
-def _state_flatten(xs: OptimizerState[object]) -> tuple[tuple[tuple[list[object], ...]], tuple[PyTreeDef, tuple[PyTreeDef, ...]]]:
+_Aux: TypeAlias = tuple[PyTreeDef, tuple[PyTreeDef, ...]]
+
+
+def _state_flatten(xs: OptimizerState[object]) -> tuple[tuple[tuple[list[object], ...]], _Aux]:
     return (xs.packed_state,), (xs.tree_def, xs.subtree_defs)
 
 
-def _state_unflatten(
-    data: tuple[PyTreeDef, tuple[PyTreeDef, ...]], xs: tuple[tuple[list[object], ...]]
-) -> OptimizerState[object]:
+def _state_unflatten(data: _Aux, xs: tuple[tuple[list[object], ...]]) -> OptimizerState[object]:
     return OptimizerState(xs[0], data[0], data[1])
 
 

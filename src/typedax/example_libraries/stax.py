@@ -25,6 +25,15 @@ every layer of one output, ``list`` for ``FanOut`` and ``parallel``;
 when each gives an array, else ``object``). A layer that takes one input
 checks at run time that it was given one (a ``TypeError`` if not), and one
 that takes several, that it was given a sequence.
+
+Differences from JAX's, each where JAX's would fail or mislead: a
+``parallel`` layer's ``init_fun`` returns the pair ``(output_shapes,
+params)`` where JAX's returns ``zip(*pairs)``, which unpacks to the same
+two tuples; ``serial()`` and ``parallel()`` of no layers raise a
+``ValueError`` at once (JAX's, when unpacking); ``Dropout`` in test mode
+returns its input as an ``Array`` (JAX's returns the object it was given,
+NumPy or not); ``Conv`` and its kin are functions, not ``functools.partial``
+objects.
 """
 
 from __future__ import annotations
@@ -160,7 +169,9 @@ def _leaf(params: Params, layer: str) -> ArrayLike:
 # --- layers -------------------------------------------------------------------------------------
 
 
-def Dense(out_dim: int, W_init: Initializer = glorot_normal(), b_init: Initializer = normal()) -> Layer[Array]:  # noqa: N802, N803 - JAX's names
+def Dense(  # noqa: N802 - JAX's name
+    out_dim: int, W_init: Initializer = glorot_normal(), b_init: Initializer = normal(),  # noqa: N803
+) -> Layer[Array]:
     """A dense (fully-connected) layer: ``inputs @ W + b``."""
 
     def init_fun(rng: KeyLike, input_shape: ShapeTree) -> tuple[ShapeTree, Params]:
@@ -339,7 +350,8 @@ _Rescale: TypeAlias = Callable[[Array, ArrayLike, "str | None"], Array]
 def _reduce_window_shape(shape: Shape, window: Shape, strides: Shape, pads: Sequence[tuple[int, int]]) -> Shape:
     """``jax.lax.reduce_window_shape_tuple`` without dilation (a dimension
     shorter than its window, as a -1 batch, is 0, as in JAX)."""
-    return tuple(max((d + lo + hi - w) // s + 1, 0) for d, w, s, (lo, hi) in zip(shape, window, strides, pads, strict=True))
+    return tuple(max((d + lo + hi - w) // s + 1, 0)
+                 for d, w, s, (lo, hi) in zip(shape, window, strides, pads, strict=True))
 
 
 def _normalize_by_window_size(dims: Shape, strides: Shape, padding: str) -> _Rescale:
@@ -507,7 +519,7 @@ def Dropout(rate: float, mode: str = "train") -> Layer[Array]:  # noqa: N802 - J
         if mode == "train":
             keep = random.bernoulli(rng, rate, jnp.shape(x))
             return jnp.where(keep, jnp.divide(x, rate), 0)
-        return cast(Array, x)  # the inputs themselves, as JAX's (an ArrayLike given, an ArrayLike back)
+        return jnp.asarray(x)  # the inputs themselves (an Array), as JAX's
 
     return init_fun, apply_fun
 
