@@ -20,7 +20,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import Array, lax
 from typedax.core.errors import ShardingError
-from typedax.sharding import Mesh, NamedSharding, P
+from typedax.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
 
 Params = tuple[Array, Array, Array, Array]
 
@@ -128,3 +128,39 @@ def test_a_sharded_call_compiles_once_until_the_cache_is_cleared() -> None:
     other = tdx.jit(lambda v: v * 3, in_shardings=NamedSharding(mesh, P()))  # another plan: another program
     np.testing.assert_array_equal(np.asarray(other(x)), 3 * x)
     assert cache_stats().compiles == 2
+
+
+def test_a_committed_argument_must_match_its_in_sharding_as_in_jax() -> None:
+    """jit does not move a committed array: one laid out otherwise than its
+    ``in_shardings`` entry says (other devices, or other pieces on them) is
+    refused with JAX's error; an equivalent layout is accepted."""
+    from jax.sharding import NamedSharding as JNamed
+    from jax.sharding import PartitionSpec as JP
+
+    def double(v: Array) -> Array:
+        return v * 2
+
+    mesh8 = tdx.make_mesh((8,), ("a",))
+    mesh4 = Mesh(np.array(tdx.devices()[:4]), ("a",))
+    jmesh8 = jax.sharding.Mesh(np.array(jax.devices()), ("a",))
+    jmesh4 = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("a",))
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    cases: list[tuple[NamedSharding | SingleDeviceSharding, NamedSharding, object, object]] = [
+        # (committed to, jit's in_sharding, the same in JAX)
+        (SingleDeviceSharding(tdx.devices()[7]), NamedSharding(mesh4, P("a")), jax.devices()[7], JNamed(jmesh4, JP("a"))),  # type: ignore[no-untyped-call]  # jax's PartitionSpec is untyped
+        (NamedSharding(mesh8, P("a")), NamedSharding(mesh4, P("a")), JNamed(jmesh8, JP("a")), JNamed(jmesh4, JP("a"))),  # type: ignore[no-untyped-call]  # as above
+        (NamedSharding(mesh8, P("a")), NamedSharding(mesh8, P(None, "a")), JNamed(jmesh8, JP("a")), JNamed(jmesh8, JP(None, "a"))),  # type: ignore[no-untyped-call]  # as above
+    ]
+    for put, s, jput, js in cases:
+        with pytest.raises(ValueError, match="Sharding passed to jit does not match"):
+            jax.jit(lambda v: v * 2, in_shardings=js)(jax.device_put(x, jput))
+        with pytest.raises(ShardingError, match="(?s)Sharding passed to jit does not match the sharding on the "
+                                                "respective arg. Got jit sharding: NamedSharding.*arg sharding: .*float32\\[8,8\\]"):
+            tdx.jit(double, in_shardings=s)(tdx.device_put(x, put))
+    # equivalent layouts: P('a') and P('a', None); one device and a one-device mesh of it
+    r = tdx.jit(double, in_shardings=NamedSharding(mesh8, P("a", None)))(tdx.device_put(x, NamedSharding(mesh8, P("a"))))
+    np.testing.assert_array_equal(np.asarray(r), 2 * x)
+    one = Mesh(np.array(tdx.devices()[7:]), ("a",))
+    r = tdx.jit(double, in_shardings=NamedSharding(one, P()))(tdx.device_put(x, tdx.devices()[7]))
+    assert r.sharding.device_set == {tdx.devices()[7]}
+    np.testing.assert_array_equal(np.asarray(r), 2 * x)

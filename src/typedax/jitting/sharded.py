@@ -92,6 +92,9 @@ def _make_plan(
     name: str, jaxpr: Jaxpr, n_consts: int, leaves: Sequence[object],
     in_specs: Sequence[Sharding | None], out_specs: Sequence[Sharding | None],
 ) -> ShardingPlan | None:
+    for i, (x, s) in enumerate(zip(leaves, in_specs)):
+        if s is not None and type(x) is ShardedArrayImpl and x.sharding != s:
+            _check_committed(name, i, x, s)
     args: list[Sharding | None] = [
         s if s is not None else (x.sharding if type(x) is ShardedArrayImpl else None)
         for x, s in zip(leaves, in_specs)
@@ -117,6 +120,21 @@ def _make_plan(
         if s is not None:
             s.check(tuple(getattr(x, "shape", ())), f"jit of '{name}', argument {i}")
     return ShardingPlan((None,) * n_consts + tuple(args), tuple(out_specs), devices, mesh)
+
+
+def _check_committed(name: str, i: int, x: ShardedArrayImpl, s: Sharding) -> None:
+    """A committed argument must already be laid out as its ``in_shardings``
+    entry says (the same devices in the same order, each holding the same
+    piece), as JAX requires: jit does not move it."""
+    shape = tuple(x.shape)
+    s.check(shape, f"jit of '{name}', argument {i}")
+    have = x.sharding
+    if have.device_assignment != s.device_assignment or have.devices_indices_map(shape) != s.devices_indices_map(shape):
+        raise ShardingError(
+            f"Sharding passed to jit does not match the sharding on the respective arg. Got jit sharding: {s!r},\n"
+            f"arg sharding: {have!r} for arg type: {x.aval.str_short()} (argument {i} of '{name}'; "
+            "device_put it to the jit sharding first)"
+        )
 
 
 def executable(jaxpr: Jaxpr, name: str, plan: ShardingPlan) -> Executable:
