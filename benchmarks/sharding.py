@@ -140,7 +140,8 @@ def main() -> None:
         measure()
         return
     sys.stdout.flush()
-    env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} {FLAG}".strip(), TF_CPP_MIN_LOG_LEVEL="2")
+    env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} {FLAG}".strip(), TF_CPP_MIN_LOG_LEVEL="2",
+               TYPEDAX_PLATFORM="cpu", JAX_PLATFORMS="cpu")  # host devices, for both libraries
     done = subprocess.run([sys.executable, "-m", "benchmarks.sharding"], cwd=Path(__file__).resolve().parent.parent,
                           env=env, check=False)
     if done.returncode != 0:

@@ -85,8 +85,10 @@ def main() -> None:
         train_and_compare()
         return
     sys.stdout.flush()
-    # TF_CPP_MIN_LOG_LEVEL=2: no warning that XLA will deprecate GSPMD (whose annotations typedax emits)
-    env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} {FLAG}".strip(), TF_CPP_MIN_LOG_LEVEL="2")
+    # host devices even where typedax runs on a GPU; TF_CPP_MIN_LOG_LEVEL=2: no
+    # warning that XLA will deprecate GSPMD (whose annotations typedax emits)
+    env = dict(os.environ, XLA_FLAGS=f"{os.environ.get('XLA_FLAGS', '')} {FLAG}".strip(), TF_CPP_MIN_LOG_LEVEL="2",
+               TYPEDAX_PLATFORM="cpu")
     done = subprocess.run(
         [sys.executable, "-c", "from examples.data_parallel import train_and_compare; train_and_compare()"],
         cwd=Path(__file__).resolve().parent.parent, env=env, check=False,
