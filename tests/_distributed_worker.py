@@ -18,7 +18,7 @@ import numpy as np
 import typedax as tdx
 from typedax import lax
 from typedax.experimental import multihost_utils
-from typedax.sharding import NamedSharding, PartitionSpec as P
+from typedax.sharding import Mesh, NamedSharding, PartitionSpec as P
 
 LOCAL_DEVICES = 2
 
@@ -114,6 +114,21 @@ def main(process_id: int, num_processes: int, port: int) -> dict[str, object]:
         np.asarray(xs)
     except RuntimeError as e:
         report["gather_error"] = str(e)
+    # an array on another process's device: no piece here, no value
+    other = next(d for d in tdx.devices() if d not in tdx.local_devices())
+    remote = tdx.device_put(np.ones(3, np.float32), other)
+    report["remote_shards"] = len(remote.addressable_shards)
+    try:
+        np.asarray(remote)
+    except RuntimeError as e:
+        report["remote_error"] = str(e)[:40]
+    # split within each process, replicated across them: every process holds the whole value
+    grid = Mesh(np.array(tdx.devices(), dtype=object).reshape(num_processes, -1), ("processes", "local"))
+    report["within_process"] = np.asarray(tdx.device_put(x, NamedSharding(grid, P("local")))).tolist()
+    try:
+        tdx.pmap(lambda a: a)(np.ones((2, 1)))
+    except NotImplementedError as e:
+        report["pmap_error"] = str(e)
     tdx.distributed.shutdown()
     report["initialized_after_shutdown"] = tdx.distributed.is_initialized()
     return report

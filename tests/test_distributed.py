@@ -138,6 +138,8 @@ def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
         assert "spans non-addressable (non process local) devices" in str(r["gather_error"])
         assert r["initialized_after_shutdown"] is False
         assert "typedax does not detect clusters" in str(r["detection"])  # JAX's Slurm/MPI/TPU detection
+        assert r["remote_shards"] == 0 and str(r["remote_error"]).startswith("Fetching value for `jax.Array`")
+        assert "shard_map over a mesh of every process's devices" in str(r["pmap_error"])
         refused = r["refused"]
         assert isinstance(refused, list)
         for bad, (kind, message) in zip(BAD_ARGUMENTS, refused):
@@ -146,6 +148,12 @@ def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
             with pytest.raises((ValueError, TypeError)) as jax_error:  # JAX's checks, before it starts anything
                 jax_distributed.State().initialize(**args, cluster_detection_method="deactivate")  # type: ignore[arg-type]  # wrong types on purpose
             assert (kind, message) == (type(jax_error.value).__name__, str(jax_error.value)), bad
+
+
+def test_value_held_by_each_process(reports: list[dict[str, object]]) -> None:
+    x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
+    for r in reports:  # split within each process, replicated across: readable in each
+        np.testing.assert_array_equal(np.asarray(r["within_process"]), x)
 
 
 def test_initialize_after_the_backend_started() -> None:

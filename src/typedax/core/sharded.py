@@ -61,6 +61,10 @@ NOT_ADDRESSABLE = (
 )
 
 
+def _key(index: Index) -> tuple[tuple[int | None, int | None], ...]:
+    return tuple((s.start, s.stop) for s in index)
+
+
 class ShardedArrayImpl(ArrayImpl):
     """An ``ArrayImpl`` whose device value is split (or copied) over the
     devices of ``sharding``."""
@@ -98,16 +102,15 @@ class ShardedArrayImpl(ArrayImpl):
 
     def to_numpy(self) -> NDArray:
         """The whole value, gathered from the shards to the host once. In a
-        distributed run, only an array this process holds all of (or a
-        replicated one) has a value here, as JAX's."""
+        distributed run, only an array of which this process holds a copy of
+        every piece (a replicated one, say) has a value here, as JAX's."""
         if self._host is None and self._dev is not None:
             to_host = _RUNTIME[0].to_host
             addressable = self._addressable()
             if len(addressable) < self._sharding.num_devices:  # pieces on other processes' devices
-                if not self._sharding.is_fully_replicated:
-                    raise RuntimeError(NOT_ADDRESSABLE)
-                self._host = np.array(to_host(self._pieces()[0]), dtype=self.aval.dtype)
-                return super().to_numpy()
+                every = {_key(i) for i in self._sharding.devices_indices_map(self.aval.shape).values()}
+                if not addressable or {_key(i) for _, i in addressable} != every:
+                    raise RuntimeError(NOT_ADDRESSABLE)  # (JAX's _process_has_full_value_in_mcjax)
             out = np.empty(self.aval.shape, dtype=self.aval.dtype)
             for (_, index), piece in zip(addressable, self._pieces()):
                 out[index] = to_host(piece)

@@ -108,6 +108,11 @@ def pmap(
             raise BatchingError(f"pmap got inconsistent sizes for array axes to be mapped: {sorted(sizes)}"
                                 if sizes else "pmap: no argument is mapped and no axis_size is given")
         n = sizes.pop()
+        if runtime.process_count() > 1:
+            raise NotImplementedError(
+                "pmap in a distributed run (typedax.distributed): JAX's per-process mapped axis is not "
+                "implemented; use shard_map over a mesh of every process's devices"
+            )
         pool = tuple(devices) if devices is not None else runtime.backend().all_devices
         if n > len(pool):
             raise ShardingError(

@@ -71,8 +71,10 @@ class Backend:
     #: this process's devices (``local_devices()``): ``all_devices`` unless
     #: distributed (``typedax.distributed``)
     local_devices: tuple[jx.Device, ...]
-    #: this process's index among the distributed run's (0 alone)
+    #: this process's index among the distributed run's (0 alone), and
+    #: how many processes the devices belong to (1 alone)
     process_index: int
+    process_count: int
 
 
 _LOCK = threading.Lock()
@@ -143,7 +145,8 @@ def backend() -> Backend:
             devices = jx.DeviceList((device,))
             _BACKEND.append(
                 Backend(name, client, device, devices, every,
-                        jx.GSPMDSharding(devices, jx.replicated_hlo_sharding()), local, client.process_index())
+                        jx.GSPMDSharding(devices, jx.replicated_hlo_sharding()), local, client.process_index(),
+                        max(d.process_index for d in every) + 1)
             )
     return _BACKEND[0]
 
@@ -183,7 +186,7 @@ def process_index() -> int:
 def process_count() -> int:
     """``jax.process_count()``: how many processes the devices belong to
     (1 unless distributed)."""
-    return max(d.process_index for d in backend().all_devices) + 1
+    return backend().process_count
 
 
 #: JAX's backend names for typedax's platforms (``jax.default_backend()``
