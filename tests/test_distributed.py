@@ -76,12 +76,19 @@ def _run_processes() -> list[dict[str, object]]:
     return [json.loads(out.strip().splitlines()[-1]) for _, out, _ in outputs]
 
 
-@pytest.fixture(scope="module")
-def reports() -> list[dict[str, object]]:
-    return _run_processes()
+Reports = list[dict[str, object]]
 
 
-def test_devices_of_every_process(reports: list[dict[str, object]]) -> None:
+def test_two_processes_on_loopback() -> None:
+    """One test, so that the processes start once (a module fixture would
+    start them in each pytest-xdist worker that runs one of its tests)."""
+    reports = _run_processes()
+    for check in (_devices_of_every_process, _each_process_holds_its_shards, _psum_across_processes,
+                  _multihost_utils, _errors_in_the_processes, _value_held_by_each_process):
+        check(reports)
+
+
+def _devices_of_every_process(reports: Reports) -> None:
     everyone = reports[0]["devices"]
     assert isinstance(everyone, list) and len(everyone) == 4
     mine: list[int] = []
@@ -95,7 +102,7 @@ def test_devices_of_every_process(reports: list[dict[str, object]]) -> None:
     assert sorted(mine) == sorted(everyone)  # each device belongs to one process
 
 
-def test_each_process_holds_its_shards(reports: list[dict[str, object]]) -> None:
+def _each_process_holds_its_shards(reports: Reports) -> None:
     x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
     for r in reports:
         assert r["fully_addressable"] is False
@@ -108,7 +115,7 @@ def test_each_process_holds_its_shards(reports: list[dict[str, object]]) -> None
             np.testing.assert_array_equal(np.asarray(data), x[start:start + 1])
 
 
-def test_psum_across_processes(reports: list[dict[str, object]]) -> None:
+def _psum_across_processes(reports: Reports) -> None:
     x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
     for r in reports:
         # each process holds 2 of the 4 rows: only a sum across processes gives this
@@ -120,7 +127,7 @@ def test_psum_across_processes(reports: list[dict[str, object]]) -> None:
         np.testing.assert_array_equal(np.asarray(r["single_device_arrays_psum"]), x.sum(0, keepdims=True))
 
 
-def test_multihost_utils(reports: list[dict[str, object]]) -> None:
+def _multihost_utils(reports: Reports) -> None:
     x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
     for r in reports:
         assert r["allgather"] == [[0, 10], [1, 11]]  # stacked: one row per process
@@ -130,7 +137,7 @@ def test_multihost_utils(reports: list[dict[str, object]]) -> None:
         assert r["assert_equal"] == "differ"
 
 
-def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
+def _errors_in_the_processes(reports: Reports) -> None:
     from jax._src import distributed as jax_distributed
 
     for r in reports:
@@ -150,7 +157,7 @@ def test_errors_in_the_processes(reports: list[dict[str, object]]) -> None:
             assert (kind, message) == (type(jax_error.value).__name__, str(jax_error.value)), bad
 
 
-def test_value_held_by_each_process(reports: list[dict[str, object]]) -> None:
+def _value_held_by_each_process(reports: Reports) -> None:
     x = np.arange(8.0, dtype=np.float32).reshape(4, 2)
     for r in reports:  # split within each process, replicated across: readable in each
         np.testing.assert_array_equal(np.asarray(r["within_process"]), x)
