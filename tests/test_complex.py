@@ -104,6 +104,19 @@ CASES: dict[str, tuple[Fn, Fn, tuple[object, ...]]] = {
         lambda x: tnp.isnan(x / (x * 0)) ^ tnp.isfinite(x / (x * 0)) ^ tnp.isinf(x / (x * 0)),
         lambda x: jnp.isnan(x / (x * 0)) ^ jnp.isfinite(x / (x * 0)) ^ jnp.isinf(x / (x * 0)), (Z,)),
     "round": (lambda x: tnp.round(x * 3.3, 1), lambda x: jnp.round(x * 3.3, 1), (Z,)),
+    "maximum": (tnp.maximum, jnp.maximum, (Z, np.where(R > 0, Z, W).real + 2j)),
+    "lax.min": (lax.min, jax.lax.min, (Z, np.where(R > 0, Z, W).real + 2j)),
+    "less (lexicographic)": (tnp.less, jnp.less, (Z, np.where(R > 0, Z, W).real + 2j)),
+    "greater_equal": (tnp.greater_equal, jnp.greater_equal, (Z, np.where(R > 0, Z, W))),
+    "max": (lambda x: tnp.max(x, axis=0), lambda x: jnp.max(x, axis=0), (Z,)),
+    "cumsum": (lambda x: tnp.cumsum(x, 1), lambda x: jnp.cumsum(x, 1), (Z,)),
+    "cumprod": (lambda x: tnp.cumprod(x, 1), lambda x: jnp.cumprod(x, 1), (Z,)),
+    "var": (lambda x: tnp.var(x, 0), lambda x: jnp.var(x, 0), (Z,)),
+    "std": (tnp.std, jnp.std, (Z,)),
+    "vdot": (tnp.vdot, jnp.vdot, (Z, W)),
+    "norm": (tnp.linalg.norm, jnp.linalg.norm, (Z,)),
+    "norm(3, axis)": (lambda x: tnp.linalg.norm(x, 3, axis=1), lambda x: jnp.linalg.norm(x, 3, axis=1), (Z,)),
+    "isclose": (lambda x, y: tnp.isclose(x, x + y * 1e-6), lambda x, y: jnp.isclose(x, x + y * 1e-6), (Z, W)),
     "asarray(py complex)": (lambda: tnp.asarray(1 + 2j), lambda: jnp.asarray(1 + 2j), ()),
     "complex64(x)": (lambda: tnp.complex64(1 + 2j), lambda: jnp.complex64(1 + 2j), ()),
     "complex128 list": (lambda: tnp.asarray([1, 2.5, 1j], tnp.complex128),
@@ -281,7 +294,7 @@ def test_vmap_of_the_new_primitives() -> None:
 
 # -- errors ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,fn", [
-    ("lt", lambda z: lax.lt(z, z)), ("ge", lambda z: lax.ge(z, z)), ("max", lambda z: lax.max(z, z)),
+    ("lt", lambda z: lax.lt(z, z)), ("ge", lambda z: lax.ge(z, z)), ("gt", lambda z: lax.gt(z, z)), ("argmax", lambda z: tnp.argmax(z)),
     ("floor", lambda z: lax.floor(z)), ("ceil", lambda z: tnp.ceil(z)), ("rem", lambda z: lax.rem(z, z)),
     ("remainder", lambda z: z % z), ("floor_divide", lambda z: z // z), ("real of real", lambda z: lax.real(z.real)),
     ("complex of complex", lambda z: lax.complex(z, z)), ("erf", lambda z: lax.erf(z)),

@@ -126,7 +126,7 @@ def test_errors() -> None:
         lax.cumsum(x, 2)
     with pytest.raises(PrimitiveTypeError, match=r"cummax: axis -1 is out of bounds"):
         lax.cummax(x, -1)
-    with pytest.raises(PrimitiveTypeError, match="cumprod takes integer or float operands, got bool"):
+    with pytest.raises(PrimitiveTypeError, match="cumprod takes integer, float or complex operands, got bool"):
         lax.cumprod(x > 0)
     with pytest.raises(PrimitiveTypeError, match="cumlogsumexp takes float operands, got int32"):
         lax.cumlogsumexp(np.ones(3, np.int32))

@@ -13,7 +13,7 @@ import numpy as np
 from .. import lax
 from .._lax.lax import _convert_weak
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import DType, bool_, default_float, is_complex, is_float, is_inexact
+from ..core.dtypes import DType, bool_, default_float, is_complex, is_float, is_inexact, real_dtype
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
 from ..core.trace import aval_of
@@ -196,7 +196,7 @@ def isclose(a: ArrayLike, b: ArrayLike, rtol: ArrayLike = 1e-05, atol: ArrayLike
             equal_nan: bool = False) -> Array:
     """``jnp.isclose``: ``|a - b| <= atol + rtol * |b|`` (as floats), or equal."""
     x, y = tnp._inexact2(a, b)
-    d = aval_of(x).dtype
+    d = real_dtype(aval_of(x).dtype)  # (complex: the tolerances and |a - b| are real)
     rt = lax.convert_element_type(rtol, d)
     at = lax.convert_element_type(atol, d)
     shape = aval_of(x).shape

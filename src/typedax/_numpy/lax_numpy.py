@@ -492,20 +492,31 @@ def negative(x: ArrayLike) -> Array:
     return lax.neg(x)
 
 
+def _ordered(op: Callable[[ArrayLike, ArrayLike], Array], x: ArrayLike, y: ArrayLike) -> Array:
+    """An order comparison after promotion; complex numbers compare
+    lexicographically, by real part and then imaginary part (JAX's
+    ``_complex_comparison``; ``lax``'s comparisons refuse them)."""
+    a, b = _prepare2(x, y, keep_scalars=True)
+    if is_complex(aval_of(a).dtype):
+        ra, rb = lax.real(a), lax.real(b)
+        return lax.select(lax.eq(ra, rb), op(lax.imag(a), lax.imag(b)), op(ra, rb))
+    return op(a, b)
+
+
 def greater(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.gt(*_prepare2(x, y, keep_scalars=True))
+    return _ordered(lax.gt, x, y)
 
 
 def less(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.lt(*_prepare2(x, y, keep_scalars=True))
+    return _ordered(lax.lt, x, y)
 
 
 def greater_equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.ge(*_prepare2(x, y, keep_scalars=True))
+    return _ordered(lax.ge, x, y)
 
 
 def less_equal(x: ArrayLike, y: ArrayLike) -> Array:
-    return lax.le(*_prepare2(x, y, keep_scalars=True))
+    return _ordered(lax.le, x, y)
 
 
 def equal(x: ArrayLike, y: ArrayLike) -> Array:

@@ -16,6 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
+from ..core.dtypes import is_complex
 from ..core.errors import PrimitiveTypeError
 from . import lax_numpy as tnp
 from .creation import diagonal
@@ -37,11 +38,18 @@ def _inexact(x: ArrayLike) -> Array:
     return tnp.asarray(tnp._float(tnp.asarray(x)))
 
 
+def _abs2(x: Array) -> Array:
+    """``|x|**2`` elementwise, real: ``x * conj(x)``'s real part for complex ``x``."""
+    if is_complex(x.dtype):
+        return lax.real(lax.mul(x, lax.conj(x)))
+    return lax.mul(x, x)
+
+
 def _vector(x: Array, ord: OrdLike, axis: tuple[int, ...], keepdims: bool) -> Array:  # noqa: A002 - JAX's name
     if isinstance(ord, str):
         raise PrimitiveTypeError(f"norm: Invalid order '{ord}' for vector norm.")
     if ord is None or ord == 2:
-        return lax.sqrt(tnp.sum(lax.mul(x, x), axis=axis, keepdims=keepdims))
+        return lax.sqrt(tnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord == math.inf:
         return tnp.max(lax.abs(x), axis=axis, keepdims=keepdims)
     if ord == -math.inf:
@@ -52,14 +60,15 @@ def _vector(x: Array, ord: OrdLike, axis: tuple[int, ...], keepdims: bool) -> Ar
     if ord == 1:
         return tnp.sum(lax.abs(x), axis=axis, keepdims=keepdims)
     p = float(ord)
-    total = tnp.sum(lax.pow(lax.abs(x), tnp.full(x.shape, p, x.dtype)), axis=axis, keepdims=keepdims)
-    return lax.pow(total, tnp.full(total.shape, 1.0 / p, x.dtype))
+    ax = lax.abs(x)  # (real for complex x)
+    total = tnp.sum(lax.pow(ax, tnp.full(x.shape, p, ax.dtype)), axis=axis, keepdims=keepdims)
+    return lax.pow(total, tnp.full(total.shape, 1.0 / p, ax.dtype))
 
 
 def _matrix(x: Array, ord: OrdLike, axis: tuple[int, int], keepdims: bool) -> Array:  # noqa: A002 - JAX's name
     row, col = axis
     if ord is None or ord == "fro":
-        return lax.sqrt(tnp.sum(lax.mul(x, x), axis=axis, keepdims=keepdims))
+        return lax.sqrt(tnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord in (1, -1, math.inf, -math.inf):
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
         sums = tnp.sum(lax.abs(x), axis=inner, keepdims=True)
@@ -84,7 +93,7 @@ def norm(x: ArrayLike, ord: OrdLike = None, axis: int | Sequence[int] | None = N
     a = _inexact(x)
     if axis is None:
         if ord is None:
-            return lax.sqrt(tnp.sum(lax.mul(a, a), keepdims=keepdims))
+            return lax.sqrt(tnp.sum(_abs2(a), keepdims=keepdims))
         if a.ndim not in (1, 2):
             raise PrimitiveTypeError("norm: Improper number of dimensions to norm.")
         axes = tuple(range(a.ndim))

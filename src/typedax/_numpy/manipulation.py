@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
-from ..core.dtypes import DType, bool_, default_int
+from ..core.dtypes import DType, bool_, default_int, is_complex
 from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
@@ -600,8 +600,10 @@ def outer(a: ArrayLike, b: ArrayLike, out: None = None) -> Array:
 
 def vdot(a: ArrayLike, b: ArrayLike, *, precision: PrecisionLike = None,
          preferred_element_type: DType | type | None = None) -> Array:
-    """``jnp.vdot``: the dot product of the flattened arrays (real: no conjugate)."""
+    """``jnp.vdot``: the dot product of the flattened arrays, the first conjugated."""
     x, y = _prod_operands(tnp.ravel(a), tnp.ravel(b))
+    if is_complex(x.dtype):
+        x = lax.conj(x)
     if x.shape != y.shape:
         raise PrimitiveTypeError(f"vdot: the arrays must have the same size, got {x.size} and {y.size}")
     return tensordot(x, y, 1, precision, preferred_element_type)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_float
+from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_complex, is_float, real_dtype
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 from . import lax_numpy as tnp
@@ -68,7 +68,12 @@ def _var(op: str, a: ArrayLike, axis: Axis, dtype: DType | type | None, ddof: fl
     xm = _masked(x, where, 0.0)  # masked before any arithmetic: no NaN reaches a derivative
     mean = lax.div(tnp.sum(xm, axis=axes, keepdims=True), count_k)
     centered = _masked(tnp.subtract(xm, mean), where, 0.0)
-    total = tnp.sum(lax.mul(centered, centered), axis=axes, keepdims=keepdims)
+    if is_complex(d):  # |x - mean|**2, real (as JAX's)
+        squares = lax.real(lax.mul(centered, lax.conj(centered)))
+        d = real_dtype(d)
+    else:
+        squares = lax.mul(centered, centered)
+    total = tnp.sum(squares, axis=axes, keepdims=keepdims)
     normalizer = lax.sub(_count(op, x, axes, keepdims, where, d), np.asarray(ddof, d))
     out = lax.div(total, normalizer)
     return lax.select(lax.gt(normalizer, np.zeros((), d)), out, tnp.full(out.shape, np.nan, d))

@@ -33,7 +33,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, HALF, INTEGER, DType, float32
+from ..core.dtypes import COMPLEX, FLOATING, HALF, INTEGER, DType, float32
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero, floats_on_device
@@ -161,7 +161,7 @@ def _cumulative(
         if not 0 <= axis < x.ndim:
             raise PrimitiveTypeError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
         if x.dtype not in dtypes:
-            kinds = "float" if dtypes == FLOATING else "integer or float"
+            kinds = "float" if dtypes == FLOATING else "integer or float" if dtypes == NUMERIC else "integer, float or complex"
             raise PrimitiveTypeError(f"{name} takes {kinds} operands, got {x.str_short()}")
         return [x]
 
@@ -351,9 +351,9 @@ def _np_mul(a: NDArray, b: NDArray) -> NDArray:
     return np.asarray(np.multiply(a, b))
 
 
-cumsum_p = _cumulative("cumsum", NUMERIC, _np_add, lambda d: 0,
+cumsum_p = _cumulative("cumsum", NUMERIC | COMPLEX, _np_add, lambda d: 0,
                        lambda a, b, d: hlo.add(a, b), linear_jvp, _cumsum_t)
-cumprod_p = _cumulative("cumprod", NUMERIC, _np_mul, lambda d: 1,
+cumprod_p = _cumulative("cumprod", NUMERIC | COMPLEX, _np_mul, lambda d: 1,
                         lambda a, b, d: hlo.multiply(a, b), _scan_jvp("cumprod", _mul_pair))
 cummax_p = _cumulative("cummax", NUMERIC, _np_max, dtype_min, _hlo_max,
                        _scan_jvp("cummax", _jvp_of(max_p)), order_dependent=False)

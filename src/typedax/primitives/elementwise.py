@@ -13,12 +13,14 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import numpy as np
+from jaxlib.mlir import ir
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import (
     COMPLEX,
+    float32,
     FLOATING,
     INEXACT,
     INTEGER,
@@ -67,8 +69,9 @@ from .structural import (
 )
 
 NUMERIC: frozenset[DType] = FLOATING | INTEGER
-#: What order comparisons, max and min accept: the real types and bool (JAX's
-#: ``_ordered``; complex numbers have no order).
+#: What order comparisons accept: the real types and bool (JAX's ``_ordered``;
+#: complex numbers have no order). ``max`` and ``min`` take complex numbers
+#: too, lexicographically (as JAX's).
 ORDERED: frozenset[DType] = NUMERIC | {bool_}
 #: The arithmetic types: integers, floats and complex (JAX's ``_num``).
 ARITH: frozenset[DType] = NUMERIC | COMPLEX
@@ -163,8 +166,44 @@ def _div(x: NDArray, y: NDArray) -> object:
     return np.where(zero, np.asarray(-1).astype(x.dtype), q)
 
 
+def _complex_pick(x: NDArray, y: NDArray, greater: bool) -> object:
+    """JAX's max (``greater``) or min of complex numbers: lexicographic on
+    (real, imag), ``y`` on ties and NaNs (``_minmax_complex_lowering``)."""
+    cmp = np.greater if greater else np.less
+    with np.errstate(invalid="ignore"):
+        pick_x = np.where(x.real == y.real, cmp(x.imag, y.imag), cmp(x.real, y.real))
+    return np.where(pick_x, x, y)
+
+
+def _complex_pick_hlo(greater: bool) -> Callable[[HloValue, HloValue], HloValue]:
+    """``_complex_pick`` in StableHLO."""
+    direction = "GT" if greater else "LT"
+
+    def op(x: HloValue, y: HloValue) -> HloValue:
+        rx, ry, ix, iy = hlo.real(x), hlo.real(y), hlo.imag(x), hlo.imag(y)
+        part = ShapedArray((), float32)  # (compare reads only the kind: FLOAT)
+        same = compare(rx, ry, part.dtype, "EQ")
+        pick_x = hlo.select(same, compare(ix, iy, part.dtype, direction), compare(rx, ry, part.dtype, direction))
+        return hlo.select(pick_x, x, y)
+
+    return op
+
+
+def _minmax_hlo(greater: bool) -> Callable[[HloValue, HloValue], HloValue]:
+    real_op = hlo.maximum if greater else hlo.minimum
+    complex_op = _complex_pick_hlo(greater)
+
+    def op(x: HloValue, y: HloValue) -> HloValue:
+        is_complex = isinstance(ir.RankedTensorType(x.type).element_type, ir.ComplexType)
+        return complex_op(x, y) if is_complex else real_op(x, y)
+
+    return op
+
+
 def _max(x: NDArray, y: NDArray) -> object:
     """XLA's max: NaN if either is; of two zeros, +0 unless both are -0."""
+    if x.dtype.kind == "c":
+        return _complex_pick(x, y, True)
     m = np.maximum(x, y)
     if x.dtype.kind == "f":
         return np.where((x == 0) & (y == 0), np.add(x, y), m)  # +0 + -0 is +0; -0 + -0 is -0
@@ -173,6 +212,8 @@ def _max(x: NDArray, y: NDArray) -> object:
 
 def _min(x: NDArray, y: NDArray) -> object:
     """XLA's min: NaN if either is; of two zeros, -0 unless both are +0."""
+    if x.dtype.kind == "c":
+        return _complex_pick(x, y, False)
     m = np.minimum(x, y)
     if x.dtype.kind == "f":
         return np.where((x == 0) & (y == 0), np.negative(np.add(np.negative(x), np.negative(y))), m)
@@ -623,8 +664,8 @@ add_p = _binary("add", np.add, ARITH, None, _binary_rules(_add_jvp, hlo.add, _ad
 sub_p = _binary("sub", np.subtract, ARITH, None, _binary_rules(_sub_jvp, hlo.subtract, _sub_t))
 mul_p = _binary("mul", np.multiply, ARITH, None, _binary_rules(_mul_jvp, hlo.multiply, _mul_t))
 div_p = _binary("div", _div, ARITH, None, _binary_rules(_div_jvp, hlo.divide, _div_t))
-max_p = _binary("max", _max, ORDERED, None, _binary_rules(None, hlo.maximum))
-min_p = _binary("min", _min, ORDERED, None, _binary_rules(None, hlo.minimum))
+max_p = _binary("max", _max, ANY_DTYPE, None, _binary_rules(None, _minmax_hlo(True)))
+min_p = _binary("min", _min, ANY_DTYPE, None, _binary_rules(None, _minmax_hlo(False)))
 pow_p = _binary("pow", np.power, INEXACT, None, _binary_rules(_pow_jvp, hlo.power, on_device=_pow_on_device))
 rem_p = _binary("rem", _rem, NUMERIC, None, _binary_rules(_rem_jvp, hlo.remainder))
 

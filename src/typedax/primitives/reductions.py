@@ -18,7 +18,7 @@ from ..core.trace import Value, aval_of, bind1, memo_abstract
 from jaxlib.mlir import ir
 
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import INTEGER, bool_, canonicalize_explicit
+from ..core.dtypes import COMPLEX, INTEGER, bool_, canonicalize_explicit
 from ..core.errors import PrimitiveTypeError
 from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, element_type, full, reduce, tensor_type
 from ._params import get_dtype, get_ints, params_of
@@ -236,6 +236,8 @@ def _arg_extremum(name: str, np_arg: Callable[..., NDArray], direction: str,
         axis, index_dtype = _arg_params(name, params)
         if index_dtype not in INTEGER:
             raise PrimitiveTypeError(f"{name}: index_dtype must be an integer type, got {index_dtype.name}")
+        if x.dtype in COMPLEX:  # JAX's comparator (gt/lt) refuses them
+            raise PrimitiveTypeError(f"{name} does not accept complex operands, got {x.str_short()}")
         if not 0 <= axis < x.ndim:
             raise PrimitiveTypeError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
         if x.shape[axis] == 0:
