@@ -46,11 +46,11 @@ LOOPS = {"gammainc", "gammaincc", "betainc"}
 LGAMMA = {"gamma", "betaln", "beta", "factorial", "comb", "poch"}
 
 
-def check(got: object, want: object, rtol: float) -> None:
+def check(got: object, want: object, rtol: float, atol32: float = 1e-30) -> None:
     g, w = np.asarray(got), np.asarray(want)
     assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
     np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
-                               atol=rtol if g.dtype == np.float64 else 1e-30)
+                               atol=rtol if g.dtype == np.float64 else atol32)
 
 
 def floats(dtype: str, lo: float, hi: float) -> st.SearchStrategy[float]:
@@ -68,17 +68,30 @@ def draw_args(data: st.DataObject, name: str, dtype: str) -> list[np.ndarray]:
 @given(st.sampled_from(sorted(DOMAINS)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax(name: str, dtype: str, data: st.DataObject) -> None:
     args = draw_args(data, name, dtype)
+    if name in ("boxcox", "boxcox1p"):
+        # a lmbda whose lmbda * log(x) is subnormal: XLA flushes it (JAX: 0, jit too), eager
+        # NumPy does not (log x, the limit): read such lmbda as 0 (the subnormals policy)
+        args[1] = np.where(np.abs(args[1]) < 1e-290, np.zeros_like(args[1]), args[1])
     f: Callable[..., tdx.Array] = getattr(ss, name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # eager NumPy on poles and logs of 0
         want = getattr(jss, name)(*args)
         got = f(*args)
     f64 = dtype == "float64"
-    # under jit: XLA runs the same algorithm as JAX's
-    check(tdx.jit(f)(*args), want, rtol=2e-14 if f64 else 2e-6)
+    # under jit: XLA runs the same algorithm as JAX's. kl_div's p log p - p log q - p + q
+    # cancels: near p == q its terms are ~100x the result, so an ulp of difference in a
+    # fused log (jaxprs that differ in form) moves a float32 result by ~1e-5 relative
+    # (p, q = 0.0117, 0.0156: typedax 5.3497590e-4, JAX 5.3497776e-4, exact 5.3497571e-4)
+    # At p == q it is 0 up to an ulp of p log p (JAX's XLA program cancels exactly, typedax's
+    # by -1.9e-9 at 0.0117: issue 29's rel_entr item)
+    check(tdx.jit(f)(*args), want, rtol=2e-14 if f64 else 3e-5 if name == "kl_div" else 2e-6,
+          atol32=1e-8 if name == "kl_div" else 1e-30)
     # eager: lgamma and digamma are SciPy's (about 1e-13 and 1e-6 from XLA's in float64 and float32)
     loose = name in LOOPS or name in LGAMMA
-    check(got, want, rtol=(1e-11 if loose else 1e-13) if f64 else (1e-4 if loose else 2e-5))
+    # a difference of lgammas of size ~1 that cancels (betaln(1, 1) = 0: SciPy's 0, XLA's
+    # 9.5e-7) is good to a few float32 ulps of the lgammas, not of the result
+    check(got, want, rtol=(1e-11 if loose else 1e-13) if f64 else (1e-4 if loose else 2e-5),
+          atol32=2e-6 if name in LGAMMA else 1e-30)
 
 
 def test_edge_values_match_jax() -> None:
@@ -134,7 +147,9 @@ def test_polygamma_multigammaln_and_options_match_jax() -> None:
 GRADS: dict[str, tuple[tuple[float, float], ...]] = {
     "gamma": ((0.2, 8.0),), "betaln": ((0.2, 20.0), (0.2, 20.0)), "beta": ((0.2, 8.0), (0.2, 8.0)),
     "poch": ((0.5, 6.0), (0.1, 4.0)), "entr": ((0.1, 5.0),), "rel_entr": ((0.1, 5.0), (0.1, 5.0)),
-    "kl_div": ((0.1, 5.0), (0.1, 5.0)), "boxcox": ((0.1, 5.0), (-2.0, 2.0)), "boxcox1p": ((-0.5, 5.0), (-2.0, 2.0)),
+    # boxcox's lmbda away from 0: within ~1e-8 of it, expm1(lmbda log x) / lmbda's derivative
+    # cancels to noise in JAX and typedax alike (at 4.8e-18: JAX 64.0, typedax 0.0, exact 2.45)
+    "kl_div": ((0.1, 5.0), (0.1, 5.0)), "boxcox": ((0.1, 5.0), (0.01, 2.0)), "boxcox1p": ((-0.5, 5.0), (0.01, 2.0)),
     "ndtr": ((-8.0, 8.0),), "ndtri": ((0.001, 0.999),), "log_ndtr": ((-15.0, 7.0),),
     "gammainc": ((0.2, 15.0), (0.05, 25.0)), "gammaincc": ((0.2, 15.0), (0.05, 25.0)),
     "i0e": ((-20.0, 20.0),), "i0": ((-10.0, 10.0),), "i1e": ((0.01, 20.0),), "i1": ((-10.0, 10.0),),
