@@ -306,3 +306,34 @@ def test_complex_operands_jax_refuses(name: str, fn: Fn) -> None:
         fn(z)
     with pytest.raises(PrimitiveTypeError):
         tdx.jit(fn)(z)
+
+
+def test_grad_through_control_flow_with_complex_carries() -> None:
+    """Complex values carry tangents through scan, while, cond and custom_jvp."""
+
+    def f(m: Any, lx: Any, z: Any) -> Any:
+        def step(c: Any, x: Any) -> Any:
+            c2 = c * x + m.sin(c)
+            return c2, m.real(c2)
+
+        c, ys = lx.scan(step, z[0], z[1:])
+        v = lx.cond(m.real(c) > 0, lambda u: u * u, lambda u: -u, c)
+        return m.sum(ys) + m.real(v * m.conj(v))
+
+    want = jax.grad(lambda z: f(jnp, jax.lax, z))(Z[0])
+    _close(tdx.grad(lambda z: f(tnp, lax, z))(Z[0]), want, "control flow")
+    _close(tdx.jit(tdx.grad(lambda z: f(tnp, lax, z)))(Z[0]), want, "jit control flow")
+
+    def h(m: Any, lx: Any, c: Any) -> Any:
+        return lx.while_loop(lambda s: s[0] < 3, lambda s: (s[0] + 1, s[1] * (0.5 + 0.5j) + m.exp(s[1])), (0, c))[1]
+
+    _close(tdx.jvp(lambda c: h(tnp, lax, c), (Z[0],), (W[0],))[1],
+           jax.jvp(lambda c: h(jnp, jax.lax, c), (Z[0],), (W[0],))[1], "while jvp")
+
+    @tdx.custom_jvp
+    def g(z: tdx.Array) -> tdx.Array:
+        return z * z
+
+    g.defjvp(lambda p, t: (p[0] * p[0], 2 * p[0] * t[0]))
+    _close(tdx.grad(lambda z: tnp.real(g(z) * 1j))(tnp.asarray(1.0 + 2.0j)),
+           jax.grad(lambda z: jnp.real(z * z * 1j))(1.0 + 2.0j), "custom_jvp")

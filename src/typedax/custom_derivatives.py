@@ -32,7 +32,7 @@ from .control_flow.custom_calls import (
     CustomJvpParams, CustomVjpParams, custom_jvp_call_p, custom_vjp_call_p,
 )
 from .core.avals import ShapedArray
-from .core.dtypes import is_float
+from .core.dtypes import is_float, is_inexact
 from .core.errors import CustomDerivativeError, MissingCustomRuleError
 from .core.ir import ClosedJaxpr
 from .core.names import fun_name
@@ -344,7 +344,7 @@ class custom_jvp(Generic[P, R]):  # noqa: N801 - JAX's name
             bad: list[str] = []
             for t, w in zip(t_vals, want):
                 ta = aval_of(t)
-                if not is_float(w.dtype):  # no derivative (JAX's float0): zeros of its own type
+                if not is_inexact(w.dtype):  # no derivative (JAX's float0): zeros of its own type
                     if ta.shape != w.shape:
                         bad.append(f"primal {w.str_short()} with tangent {ta.str_short()}")
                     t_out.append(zeros_like_aval(w.weakened(False)))
@@ -553,11 +553,11 @@ class custom_vjp(Generic[P, R]):  # noqa: N801 - JAX's name
 
 def _bwd_leaf(leaf: object, a: ShapedArray, i: int, bwd_name: str, name: str) -> Value:
     strong = a.weakened(False)
-    if leaf is None or not is_float(a.dtype):  # None, or no derivative (JAX's float0)
+    if leaf is None or not is_inexact(a.dtype):  # None, or no derivative (JAX's float0)
         return zeros_like_aval(strong)
     v = as_value(leaf, f"the outputs of the bwd rule {bwd_name}")
     va = aval_of(v)
-    if va.shape == a.shape and is_float(va.dtype):
+    if va.shape == a.shape and is_inexact(va.dtype):
         # JAX lets a floating cotangent of another precision through; it is cast here
         return v if va.dtype == a.dtype else lax.convert_element_type(v, a.dtype)
     raise CustomDerivativeError(

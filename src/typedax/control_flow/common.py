@@ -16,7 +16,7 @@ from pyrsistent import pmap
 
 from .. import tree
 from ..core.avals import ShapedArray
-from ..core.dtypes import int32, is_float
+from ..core.dtypes import int32, is_inexact
 from ..core.errors import PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, NO_PARAMS, Params, Var
@@ -185,8 +185,8 @@ def jvp_jaxpr_nz(
     inputs; it returns all primal outputs, then the tangents of the outputs
     whose tangent is nonzero or flagged in ``instantiate`` (second result)."""
     n = len(jaxpr.in_binders)
-    nz = [f and is_float(a.dtype) for f, a in zip(nonzeros, jaxpr.in_avals)]
-    inst = [f and is_float(a.dtype) for f, a in zip(instantiate, jaxpr.out_avals)]
+    nz = [f and is_inexact(a.dtype) for f, a in zip(nonzeros, jaxpr.in_avals)]
+    inst = [f and is_inexact(a.dtype) for f, a in zip(instantiate, jaxpr.out_avals)]
     out_nz: list[bool] = []
 
     def run(args: list[Value]) -> list[Value]:

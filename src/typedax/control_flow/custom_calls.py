@@ -37,7 +37,7 @@ from typing import NamedTuple
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import is_float
+from ..core.dtypes import is_inexact
 from ..core.errors import CustomDerivativeError, NonLinearError, PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Eqn, Jaxpr, NDArray, Params, Primitive
@@ -159,7 +159,7 @@ def _cjvp_jvp(
     outs = eval_jaxpr(p.jvp_jaxpr, [*primals, *dots])
     n = len(out_avals)
     t_out: list[Tangent] = [
-        t if is_float(a.dtype) else Zero(a.weakened(False))
+        t if is_inexact(a.dtype) else Zero(a.weakened(False))
         for t, a in zip(outs[n:], out_avals)
     ]
     return outs[:n], t_out
@@ -304,7 +304,7 @@ def _cvjp_jvp(
     lin = CustomLinParams(p.bwd_jaxpr, nc, len(res), p.name).to_params()
     t_lin = bind(custom_lin_p, [*primals[:nc], *res, *dots], lin)
     t_out: list[Tangent] = [
-        t if is_float(a.dtype) else Zero(a.weakened(False)) for t, a in zip(t_lin, out_avals)
+        t if is_inexact(a.dtype) else Zero(a.weakened(False)) for t, a in zip(t_lin, out_avals)
     ]
     return outs, t_out
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.array import Array
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING
+from ..core.dtypes import INEXACT
 from ..core.errors import BatchingError, PrimitiveTypeError
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Family, Rules, Tangent, Zero, require
@@ -128,14 +128,14 @@ def _rw_jvp(primals: Sequence[Value], tangents: Sequence[Tangent], params: Param
     body; an init value's tangent starts the tangent fold."""
     n = _rw_split(_RW, len(primals))
     outs = bind(reduce_window_p, primals, params)
-    if all(isinstance(t, Zero) for t in tangents) or all(aval_of(x).dtype not in FLOATING for x in primals[:n]):
+    if all(isinstance(t, Zero) for t in tangents) or all(aval_of(x).dtype not in INEXACT for x in primals[:n]):
         return list(outs), [zero_like(o) for o in outs]
     body = _interleave_binders(jvp_jaxpr(get_jaxpr(_RW, params, "jaxpr")), n)
     ts = [instantiate_zeros(t) for t in tangents]
     new = params_of(*Window.read(_RW, params).items(), ("jaxpr", body))
     both = bind(reduce_window_p, [*primals[:n], *ts[:n], *primals[n:], *ts[n:]], new)
     tangent_out: list[Tangent] = [
-        t if aval_of(t).dtype in FLOATING else zero_like(t) for t in both[n:]
+        t if aval_of(t).dtype in INEXACT else zero_like(t) for t in both[n:]
     ]
     return list(both[:n]), tangent_out
 

@@ -25,7 +25,7 @@ from pyrsistent import pmap
 
 from .. import tree
 from ..core.avals import ShapedArray, physical_aval
-from ..core.dtypes import int32, is_float
+from ..core.dtypes import int32, is_inexact
 from ..core.errors import ConcretizationError, PrimitiveTypeError, UnrollError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
@@ -197,7 +197,7 @@ def _scan_jvp(
     consts, init, xs = split(primals, nconsts, ncarry)
     c_t, init_t, xs_t = split(tangents, nconsts, ncarry)
     in_avals = jaxpr.in_avals
-    flt = [is_float(a.dtype) for a in in_avals]
+    flt = [is_inexact(a.dtype) for a in in_avals]
     c_nz = [nonzero(t) and f for t, f in zip(c_t, flt[:nconsts])]
     init_nz = [nonzero(t) and f for t, f in zip(init_t, flt[nconsts : nconsts + ncarry])]
     x_nz = [nonzero(t) and f for t, f in zip(xs_t, flt[nconsts + ncarry :])]

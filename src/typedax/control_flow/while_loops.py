@@ -21,7 +21,7 @@ from pyrsistent import pmap
 
 from .. import tree
 from ..core.avals import ShapedArray
-from ..core.dtypes import is_float
+from ..core.dtypes import is_inexact
 from ..core.errors import PrimitiveTypeError, ReverseModeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Eqn, Jaxpr, NDArray, Params, Primitive, Var
@@ -122,9 +122,9 @@ def _while_jvp(
     cj, bj, cn, bn = WhileParams.of(params)
     cc, bc, carry = split(primals, cn, bn)
     _, bc_t, carry_t = split(tangents, cn, bn)
-    bc_nz = [nonzero(t) and is_float(a.dtype) for t, a in zip(bc_t, bj.in_avals)]
+    bc_nz = [nonzero(t) and is_inexact(a.dtype) for t, a in zip(bc_t, bj.in_avals)]
     carry_avals = bj.out_avals
-    init_nz = [nonzero(t) and is_float(a.dtype) for t, a in zip(carry_t, carry_avals)]
+    init_nz = [nonzero(t) and is_inexact(a.dtype) for t, a in zip(carry_t, carry_avals)]
     bj2, carry_nz, _ = loop_jvp_jaxpr(bj, bc_nz, init_nz, [], 0)
     nbd, ncd = sum(bc_nz), sum(carry_nz)
     bj2 = permute_binders(bj2, regroup([bn, len(carry)], [nbd, ncd]))
