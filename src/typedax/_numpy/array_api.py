@@ -4,9 +4,7 @@
 functions, and ``from_dlpack``.
 
 typedax computes on one device (``typedax.devices()``), so a ``device=``
-is that device or ``None``; anything else is a ``DeviceError``. Complex
-dtypes are absent from ``dtypes()`` and ``default_dtypes()`` because
-typedax has none yet (another issue).
+is that device or ``None``; anything else is a ``DeviceError``.
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 import numpy as np
 
 from ..core.array import ARRAY_API_VERSION, Array, from_numpy
-from ..core.dtypes import DType, canonicalize_dtype, default_float, default_int
+from ..core.dtypes import DType, canonicalize_dtype, default_complex, default_float, default_int
 from ..core.errors import DeviceError, DLPackError, PrimitiveTypeError
 from ..core.trace import aval_of
 from ..core.config import x64_enabled
@@ -39,20 +37,21 @@ def check_device(op: str, device: object) -> None:
 
 
 def _dtype_names() -> dict[str, tuple[str, ...]]:
-    """The array API's dtype kinds over typedax's dtypes (no complex yet;
-    the 64-bit types only with x64 on, as ``jax.numpy``'s)."""
+    """The array API's dtype kinds over typedax's dtypes (the 64-bit and
+    128-bit types only with x64 on, as ``jax.numpy``'s)."""
     wide = x64_enabled()
     signed = ("int8", "int16", "int32") + (("int64",) if wide else ())
     unsigned = ("uint8", "uint16", "uint32") + (("uint64",) if wide else ())
     floating = ("float32",) + (("float64",) if wide else ())
+    complexes = ("complex64",) + (("complex128",) if wide else ())
     return {
         "bool": ("bool",),
         "signed integer": signed,
         "unsigned integer": unsigned,
         "integral": signed + unsigned,
         "real floating": floating,
-        "complex floating": (),
-        "numeric": signed + unsigned + floating,
+        "complex floating": complexes,
+        "numeric": signed + unsigned + floating + complexes,
     }
 
 
@@ -72,7 +71,8 @@ class ArrayNamespaceInfo:
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         check_device("default_dtypes", device)
-        return {"real floating": default_float(), "integral": default_int(), "indexing": default_int()}
+        return {"real floating": default_float(), "complex floating": default_complex(), "integral": default_int(),
+                "indexing": default_int()}
 
     def dtypes(self, *, device: Device | None = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
