@@ -569,7 +569,7 @@ W = np.zeros((6, 4, 3, 3))  # OIHW
         (lambda: lax.conv_general_dilated(X, W[0], (1, 1), "SAME"), r"convolution requires lhs and rhs ndim to be equal"),
         (lambda: lax.conv_general_dilated(X, W.astype(np.float32), (1, 1), "SAME"),
          r"lhs and rhs must have one dtype, got float64 and float32"),
-        (lambda: lax.conv_general_dilated(X > 0, W > 0, (1, 1), "SAME"), r"operands must be integers or floats, got bool"),
+        (lambda: lax.conv_general_dilated(X > 0, W > 0, (1, 1), "SAME"), r"operands must be integers, floats or complex numbers, got bool"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), [(-6, 0), (0, 0)]),
          r"negative padding \(-6, 0\) is larger than lhs spatial dimension 2 \(size 5\)"),
         (lambda: lax.conv_general_dilated(X, W, (1, 1), "FULL"), r"Unrecognized padding type"),

@@ -46,7 +46,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType, canonicalize_explicit
+from ..core.dtypes import COMPLEX, FLOATING, INTEGER, DType, canonicalize_explicit
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -163,8 +163,8 @@ def conv_shape(lhs: ShapedArray, rhs: ShapedArray, c: ConvParams) -> ShapedArray
         raise PrimitiveTypeError(f"{where}: operands need a batch and a feature dimension (rank >= 2)")
     if lhs.dtype != rhs.dtype:
         raise PrimitiveTypeError(f"{where}: lhs and rhs must have one dtype, got {lhs.dtype.name} and {rhs.dtype.name}")
-    if lhs.dtype not in FLOATING | INTEGER:
-        raise PrimitiveTypeError(f"{where}: operands must be integers or floats, got {lhs.dtype.name}")
+    if lhs.dtype not in FLOATING | INTEGER | COMPLEX:
+        raise PrimitiveTypeError(f"{where}: operands must be integers, floats or complex numbers, got {lhs.dtype.name}")
     nd = lhs.ndim
     n = nd - 2
     _check_spec(where, "lhs_spec", dn.lhs_spec, nd)

@@ -37,7 +37,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, DType, bool_, int32
+from ..core.dtypes import FLOATING, REAL_OF, DType, bool_, int32
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -80,7 +80,8 @@ def _sort_key(x: NDArray) -> NDArray:
 
 def _sort_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     d, _, num_keys = _sort_params(params)
-    keys = [_sort_key(a) for a in args[:num_keys]]
+    # a complex key is two: its real part, then its imaginary part (JAX's order)
+    keys = [_sort_key(p) for a in args[:num_keys] for p in ((a.real, a.imag) if a.dtype.kind == "c" else (a,))]
     perm = np.lexsort(tuple(reversed(keys)), axis=d)  # stable; the last key is the primary one
     return [np.take_along_axis(a, perm, axis=d) for a in args]
 
@@ -184,12 +185,20 @@ def _sort_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> lis
     block = op.regions[0].blocks.append(*scalars)
     with ir.InsertionPoint(block):
         a = block.arguments
+        # the key components, most significant first: a complex key is its
+        # real part, then its imaginary part (JAX's lexicographic order)
+        parts: list[tuple[HloValue, HloValue, DType]] = []
+        for k in range(num_keys):
+            x, y, dt = a[2 * k], a[2 * k + 1], dtypes[k]
+            if dt in REAL_OF:
+                parts += [(hlo.real(x), hlo.real(y), REAL_OF[dt]), (hlo.imag(x), hlo.imag(y), REAL_OF[dt])]
+            else:
+                parts.append((x, y, dt))
         p: HloValue | None = None
-        for k in reversed(range(num_keys)):
-            x = _canonical_key(a[2 * k], dtypes[k])
-            y = _canonical_key(a[2 * k + 1], dtypes[k])
-            lt = _cmp(x, y, dtypes[k], "LT")
-            p = lt if p is None else hlo.or_(lt, hlo.and_(_cmp(x, y, dtypes[k], "EQ"), p))
+        for x0, y0, dt in reversed(parts):
+            x, y = _canonical_key(x0, dt), _canonical_key(y0, dt)
+            lt = _cmp(x, y, dt, "LT")
+            p = lt if p is None else hlo.or_(lt, hlo.and_(_cmp(x, y, dt, "EQ"), p))
         assert p is not None
         hlo.return_([p])
     return list(op.results)
