@@ -144,7 +144,7 @@ EAGER: dict[str, Callable[[Make], object]] = {
     "lax.abs": lambda A: lax.abs(A(F)),
     "lax.complex": lambda A: lax.complex(A(F), A(G)),
     "lax.real": lambda A: lax.real(A(F + 1j * G)), "lax.imag": lambda A: lax.imag(A(F + 1j * G)),
-    "lax.conj": lambda A: lax.conj(A(F + 1j * G)),
+    "lax.conj": lambda A: lax.conj(A(F + 1j * G)), "tnp.sort_complex": lambda A: tnp.sort_complex(A(F + 1j * G)),
     "lax.add": lambda A: lax.add(A(F), A(G)),
     "lax.add(scalar)": lambda A: lax.add(A(F), 0.0),
     "lax.broadcast": lambda A: lax.broadcast(A(F), (2,)),

@@ -433,6 +433,7 @@ from ._numpy.searching import interp as interp
 from ._numpy.sorting import argpartition as argpartition
 from ._numpy.sorting import lexsort as lexsort
 from ._numpy.sorting import partition as partition
+from ._numpy.sorting import sort_complex as sort_complex
 from ._numpy.setops import intersect1d as intersect1d
 from ._numpy.setops import setdiff1d as setdiff1d
 from ._numpy.setops import setxor1d as setxor1d
@@ -539,7 +540,7 @@ from ._numpy.scalar_types import uint64 as uint64
 
 __all__ += [
     "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
-    "uint32", "uint64", "amax", "amin", "complex64", "complex128",
+    "uint32", "uint64", "amax", "amin", "complex64", "complex128", "sort_complex",
 ]
 
 

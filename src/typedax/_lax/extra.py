@@ -36,7 +36,7 @@ from ..control_flow import while_loop
 from ..control_flow.common import trace_callable, types_str
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
+from ..core.dtypes import COMPLEX, FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
 from ..core.errors import PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.trace import Tracer, Value, as_value, aval_of, scalar_as
@@ -97,12 +97,12 @@ def _no_accuracy(op: str, accuracy: object) -> None:
         raise PrimitiveTypeError(f"{op}: accuracy={accuracy!r} is not supported (only None, XLA's default)")
 
 
-def _float_operand(op: str, x: ArrayLike) -> tuple[Value, DType]:
-    """``x`` as a value of a floating dtype, and the dtype to compute in
-    (float32 for the 16-bit floats, as XLA)."""
+def _float_operand(op: str, x: ArrayLike, complex_ok: bool = False) -> tuple[Value, DType]:
+    """``x`` as a value of a floating dtype (or complex, with ``complex_ok``),
+    and the dtype to compute in (float32 for the 16-bit floats, as XLA)."""
     v = as_value(x, f"{op}'s operand")
     d = aval_of(v).dtype
-    if d not in FLOATING:
+    if d not in FLOATING and not (complex_ok and d in COMPLEX):
         raise PrimitiveTypeError(f"{op}: the operand must be floating point, got {aval_of(v).str_short()}")
     return v, (float32 if d in _HALF else d)
 
@@ -111,7 +111,7 @@ def _float_operand(op: str, x: ArrayLike) -> tuple[Value, DType]:
 def rsqrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     """``1 / sqrt(x)`` element-wise (``jax.lax.rsqrt``; within 2 ulp of XLA's)."""
     _no_accuracy("rsqrt", accuracy)
-    v, wd = _float_operand("rsqrt", x)
+    v, wd = _float_operand("rsqrt", x, complex_ok=True)
     d = aval_of(v).dtype
     w = v if wd == d else lax.convert_element_type(v, wd)
     out = lax.div(np.asarray(1, wd), lax.sqrt(w))

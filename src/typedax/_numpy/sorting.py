@@ -77,3 +77,13 @@ def lexsort(keys: Sequence[ArrayLike] | ArrayLike, axis: int = -1) -> Array:
     iota = lax.broadcasted_iota(default_int(), key_list[0].shape, ax)
     out = lax.sort([*key_list[::-1], iota], dimension=ax, num_keys=len(key_list))
     return out[-1]
+
+
+def sort_complex(a: ArrayLike) -> Array:
+    """``jnp.sort_complex``: sorted along the last axis (complex numbers by
+    real part, then imaginary part), as the complex type of ``a``'s
+    (complex128 for 64-bit operands, complex64 otherwise)."""
+    x = tnp.asarray(a)
+    out = lax.sort(x, dimension=x.ndim - 1)
+    wide = x.dtype in (np.dtype(np.float64), np.dtype(np.complex128), np.dtype(np.int64), np.dtype(np.uint64))
+    return tnp.astype(out, np.complex128 if wide else np.complex64)

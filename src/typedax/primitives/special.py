@@ -231,7 +231,7 @@ log1p_p = _unary("log1p", _quiet(np.log1p), C,
     _unary_rules(lambda t, x, y: div(t, add(x, _one(x))), hlo.log_plus_one))
 expm1_p = _unary("expm1", _quiet(np.expm1), C,
     _unary_rules(lambda t, x, y: mul(t, add(y, _one(y))), hlo.exponential_minus_one))
-exp2_p = _unary("exp2", _quiet(_exp2), F, _unary_rules(
+exp2_p = _unary("exp2", _quiet(_exp2), C, _unary_rules(
     lambda t, x, y: mul(full_like(math.log(2.0), x), mul(t, y)),
     lambda x: hlo.exponential(hlo.multiply(_full_as(math.log(2.0), x), x))))
 tan_p = _unary("tan", _quiet(np.tan), C,
@@ -279,6 +279,10 @@ sign_p = _unary("sign", _sign, NUMERIC | COMPLEX, _unary_rules(None, _sign_hlo))
 def _full_as(value: float, x: HloValue) -> HloValue:
     """A constant of ``x``'s (ranked tensor) type."""
     t = ir.RankedTensorType(x.type)
+    if isinstance(t.element_type, ir.ComplexType):  # (no complex scalar attribute: a dense array)
+        d = np.complex64 if isinstance(ir.ComplexType(t.element_type).element_type, ir.F32Type) else np.complex128
+        dense = ir.DenseElementsAttr.get(np.full((1,), value, d), type=t.element_type, shape=t.shape)  # type: ignore[call-overload]  # an ndarray is a buffer
+        return hlo.constant(dense)
     attr = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(t.element_type, value))
     return hlo.constant(attr)
 
