@@ -351,3 +351,26 @@ def test_grad_through_control_flow_with_complex_carries() -> None:
     g.defjvp(lambda p, t: (p[0] * p[0], 2 * p[0] * t[0]))
     _close(tdx.grad(lambda z: tnp.real(g(z) * 1j))(tnp.asarray(1.0 + 2.0j)),
            jax.grad(lambda z: jnp.real(z * z * 1j))(1.0 + 2.0j), "custom_jvp")
+
+
+def test_holomorphic_jacobians_and_hessian_match_jax() -> None:
+    z = Z[0, :2]
+
+    def f(m: Any) -> Fn:
+        return lambda v: m.sin(v) * v[::-1] ** 2
+
+    def g(m: Any) -> Fn:
+        return lambda v: m.sum(m.exp(v) * v)
+
+    _close(tdx.jacfwd(f(tnp), holomorphic=True)(z), jax.jacfwd(f(jnp), holomorphic=True)(z), "jacfwd")
+    _close(tdx.jacrev(f(tnp), holomorphic=True)(z), jax.jacrev(f(jnp), holomorphic=True)(z), "jacrev")
+    _close(tdx.hessian(g(tnp), holomorphic=True)(z), jax.hessian(g(jnp), holomorphic=True)(z), "hessian")
+    _close(tdx.jacrev(lambda v: tnp.abs(v) ** 2)(z), jax.jacrev(lambda v: jnp.abs(v) ** 2)(z), "jacrev real")
+    with pytest.raises(TangentTypeError, match="jacfwd requires real-valued inputs .* pass holomorphic=True"):
+        tdx.jacfwd(f(tnp))(z)
+    with pytest.raises(GradOutputError, match="jacrev requires real-valued outputs .* pass holomorphic=True"):
+        tdx.jacrev(f(tnp))(z)
+    with pytest.raises(TangentTypeError, match="jacfwd with holomorphic=True requires outputs with complex dtype"):
+        tdx.jacfwd(lambda v: tnp.abs(v), holomorphic=True)(z)
+    with pytest.raises(TangentTypeError, match="jacrev with holomorphic=True requires inputs with complex dtype"):
+        tdx.jacrev(f(tnp), holomorphic=True)(z.real)

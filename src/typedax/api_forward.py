@@ -14,7 +14,7 @@ import numpy as np
 from . import lax, tree
 from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
-from .core.dtypes import is_float
+from .core.dtypes import is_complex, is_float
 from .core.errors import BatchingError, TangentTypeError
 from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
@@ -268,18 +268,20 @@ def vmap(
 
 # -- jacfwd ---------------------------------------------------------------------------
 @overload
-def jacfwd(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+def jacfwd(f: Callable[P, T], argnums: int = 0, holomorphic: bool = False) -> Callable[P, T]: ...
 
 
 @overload
-def jacfwd(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+def jacfwd(f: Callable[P, T], argnums: tuple[int, ...], holomorphic: bool = False) -> Callable[P, object]: ...
 
 
-def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: bool = False) -> Callable[P, object]:
     """The Jacobian of ``f`` by forward mode (``jax.jacfwd``): each output
     leaf of shape ``S`` is replaced by the derivatives with respect to the
     arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
-    shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf."""
+    shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf.
+    Real float inputs; with ``holomorphic``, complex inputs and outputs and
+    the complex derivatives (as JAX's)."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
@@ -288,7 +290,19 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
         dyn = _values(dyn_leaves_obj)
         avals = [aval_of(x) for x in dyn]
         for a in avals:
-            if not is_float(a.dtype):
+            if holomorphic and not is_complex(a.dtype):
+                raise TangentTypeError(
+                    "jacfwd with holomorphic=True requires inputs with complex dtype, "
+                    f"but an input has type {a.str_short()}"
+                )
+            if not holomorphic and is_complex(a.dtype):
+                raise TangentTypeError(
+                    "jacfwd requires real-valued inputs (input dtype that is a sub-dtype of np.floating), "
+                    f"but got {a.dtype.name}. For holomorphic differentiation, pass holomorphic=True. "
+                    "For differentiation of non-holomorphic functions involving complex inputs or "
+                    "integer inputs, use typedax.jvp directly."
+                )
+            if not holomorphic and not is_float(a.dtype):
                 raise TangentTypeError(
                     f"jacfwd requires float inputs, but an input has type {a.str_short()}"
                 )
@@ -321,6 +335,13 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P,
                 [lax.reshape(c, aval_of(c).shape[:-1] + a.shape) for c in cols]
             )
         out_tree = out_trees[-1]
+        if holomorphic:
+            for c in jacs[0] if jacs else []:
+                if not is_complex(aval_of(c).dtype):
+                    raise TangentTypeError(
+                        "jacfwd with holomorphic=True requires outputs with complex dtype, "
+                        f"but got {aval_of(c).dtype.name}"
+                    )
         per_out = []
         for j in range(out_tree.num_leaves):
             sub = tree.unflatten(dyn_tree, [jacs[k][j] for k in range(len(avals))])

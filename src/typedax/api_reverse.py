@@ -428,23 +428,27 @@ def value_and_grad(
 
 # -- Jacobians and Hessians ----------------------------------------------------
 @overload
-def jacrev(f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False) -> Callable[P, T]: ...
+def jacrev(
+    f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+) -> Callable[P, T]: ...
 
 
 @overload
 def jacrev(
-    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False
+    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
 ) -> Callable[P, object]: ...
 
 
 @overload
 def jacrev(
-    f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True]
+    f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True],
+    holomorphic: bool = False,
 ) -> Callable[P, tuple[object, Aux]]: ...
 
 
 def jacrev(
-    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+    holomorphic: bool = False,
 ) -> Callable[P, object]:
     """The Jacobian of ``f`` by reverse mode (``jax.jacrev``): each output
     leaf of shape ``S`` is replaced by the derivatives with respect to the
@@ -452,16 +456,19 @@ def jacrev(
     shape ``S + I``; with a tuple of ``argnums``, a tuple per output leaf.
     One linearization; the transpose is mapped over the output basis. With
     ``has_aux``, ``f`` returns ``(output, aux)`` and the result is
-    ``(jacobian, aux)``."""
+    ``(jacobian, aux)``. With ``holomorphic``, complex inputs and outputs,
+    and the complex derivatives (as JAX's)."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
-        d = _Diff("jacrev", f, args, kwargs, argnums, has_aux)
+        d = _Diff("jacrev", f, args, kwargs, argnums, has_aux, holomorphic)
         outs, lin = d.linearize()
         per_out: list[object] = []
         for j, y in enumerate(outs[: d.num_out]):
             ya = aval_of(y)
-            if not is_float(ya.dtype):
+            if holomorphic or is_complex(ya.dtype):
+                _check_output("jacrev", ya, holomorphic)
+            elif not is_float(ya.dtype):
                 raise GradOutputError(
                     f"jacrev requires floating-point outputs, but output {j} has type "
                     f"{ya.str_short()}"
@@ -492,16 +499,16 @@ def _pullback_rows(
 
 
 @overload
-def hessian(f: Callable[P, T], argnums: int = 0) -> Callable[P, T]: ...
+def hessian(f: Callable[P, T], argnums: int = 0, holomorphic: bool = False) -> Callable[P, T]: ...
 
 
 @overload
-def hessian(f: Callable[P, T], argnums: tuple[int, ...]) -> Callable[P, object]: ...
+def hessian(f: Callable[P, T], argnums: tuple[int, ...], holomorphic: bool = False) -> Callable[P, object]: ...
 
 
-def hessian(f: Callable[P, T], argnums: int | tuple[int, ...] = 0) -> Callable[P, object]:
+def hessian(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: bool = False) -> Callable[P, object]:
     """The Hessian of ``f`` (``jax.hessian``): ``jacfwd(jacrev(f))``; for a
     scalar ``f`` of an argument of shape ``I``, an array of shape ``I + I``."""
     if isinstance(argnums, int):
-        return jacfwd(jacrev(f, argnums), argnums)
-    return jacfwd(jacrev(f, argnums), argnums)
+        return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
+    return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
