@@ -145,7 +145,17 @@ def _close(ours: object, want: object, name: str) -> None:
     np.testing.assert_allclose(o, w, rtol=tol, atol=tol, err_msg=name)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+#: The cases run with x64 off too (where the types change: complex128 operands
+#: and Python complex scalars enter as complex64); the others with x64 on.
+X32_CASES = (
+    "add", "div", "mul(py complex)", "f32 + py complex", "f64 * c64", "i32 + c64", "exp", "abs", "sum",
+    "matmul", "real", "angle", "lax.complex", "maximum", "var", "norm", "sort", "asarray(py complex)",
+    "complex128 list", "sort_complex(int32)",
+)
+
+
+@pytest.mark.parametrize("name,x64", [(n, True) for n in sorted(CASES)] + [(n, False) for n in X32_CASES],
+                         ids=lambda v: str(v) if isinstance(v, str) else "x64" if v else "x32", indirect=["x64"])
 def test_values_and_dtypes_match_jax_eager_and_jit(name: str, x64: bool) -> None:
     ours, theirs, args = CASES[name]
     with warnings.catch_warnings():
