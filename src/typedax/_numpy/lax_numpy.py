@@ -30,7 +30,7 @@ from ..core.dtypes import float64 as _float64
 from ..core.dtypes import int32 as _int32
 from ..core.dtypes import uint64 as _uint64
 from ..core.dtypes import finfo as finfo
-from ..core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_complex, is_float, is_inexact
+from ..core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_complex, is_float, is_inexact, real_dtype
 from ..core.errors import ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
 from ..lowering.jaxlib_api import Device
 from ..core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
@@ -1591,6 +1591,9 @@ def nan_to_num(
     ``neginf`` (default its most negative); other dtypes unchanged."""
     a = asarray(x)
     dtype = aval_of(a).dtype
+    if is_complex(dtype):  # each part, as JAX's
+        re, im = _parts(a)
+        return lax.complex(nan_to_num(re, copy, nan, posinf, neginf), nan_to_num(im, copy, nan, posinf, neginf))
     if not is_float(dtype):
         return a
     info = finfo(dtype)
@@ -1872,7 +1875,9 @@ def linspace(
     if num > 1:
         t_shape = [1] * len(shape)
         t_shape[ax] = div
-        t = lax.reshape(lax.div(lax.iota(comp, div), np.asarray(div, comp)), t_shape)
+        part = real_dtype(comp)  # (a complex linspace steps along its real fractions)
+        t = lax.div(lax.iota(part, div), np.asarray(div, part))
+        t = lax.reshape(t if part == comp else lax.convert_element_type(t, comp), t_shape)
         out = add(multiply(reshape(lo, shape), subtract(np.asarray(1, comp), t)), multiply(reshape(hi, shape), t))
         if endpoint:
             out = concatenate([out, expand_dims(hi, ax)], axis=ax)
