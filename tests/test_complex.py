@@ -23,7 +23,10 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import GradOutputError, PrimitiveTypeError, TangentTypeError
-from typedax.core.ir import Lit
+from typedax.core.avals import ShapedArray
+from typedax.core.ir import NO_PARAMS, Lit, Primitive
+from typedax.core.trace import bind1
+from typedax.primitives import complex_numbers, elementwise, special
 from typedax.core.parse import parse_jaxpr
 
 from _examples import ci_examples
@@ -387,3 +390,36 @@ def test_holomorphic_jacobians_and_hessian_match_jax() -> None:
         tdx.jacfwd(lambda v: tnp.abs(v), holomorphic=True)(z)
     with pytest.raises(TangentTypeError, match="jacrev with holomorphic=True requires inputs with complex dtype"):
         tdx.jacrev(f(tnp), holomorphic=True)(z.real)
+
+
+def test_eager_equals_jit_on_complex_edge_values() -> None:
+    """Every element-wise primitive that takes complex operands, over
+    infinities, NaNs, signed zeros (branch cuts) and large values: eager
+    evaluation runs XLA for complex operands (``Rules.eval_on_device``), so
+    it equals ``jit`` by construction (NumPy's complex algorithms differ)."""
+    parts = [0.0, -0.0, 1.0, -1.5, 1e30, math.inf, -math.inf, math.nan]
+    c = np.array([complex(a, b) for a in parts for b in parts], np.complex64)
+    one = ShapedArray(c.shape, np.dtype(np.complex64))
+    prims = [p for f in (elementwise.FAMILY, special.FAMILY, complex_numbers.FAMILY) for p in f.primitives]
+    checked = 0
+    for p in prims:
+        args: list[np.ndarray]
+        if _accepts(p, [one]):
+            args = [c]
+        elif _accepts(p, [one, one]):
+            args = [a.ravel() for a in np.meshgrid(c, c[::3], indexing="ij")]
+        else:
+            continue
+        eager = np.asarray(bind1(p, args, NO_PARAMS))
+        jitted = np.asarray(tdx.jit(lambda *a: bind1(p, a, NO_PARAMS))(*args))
+        np.testing.assert_array_equal(eager, jitted, err_msg=p.name)
+        checked += 1
+    assert checked >= 30, checked
+
+
+def _accepts(p: Primitive, avals: list[ShapedArray]) -> bool:
+    try:
+        p.abstract_eval(avals, NO_PARAMS)
+    except PrimitiveTypeError:
+        return False
+    return True

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 from .avals import ShapedArray
-from .dtypes import is_float
+from .dtypes import COMPLEX, is_inexact
 from .errors import MissingRuleError
 
 if TYPE_CHECKING:
@@ -126,10 +126,23 @@ equals ``jit`` on every platform by construction."""
 def floats_on_device(
     values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Params
 ) -> tuple[int, ...] | None:
-    """The ``eval_on_device`` rule of a float reduction: float operands run
-    through XLA (the order of the sum is XLA's), others with ``impl``
-    (integer and bool results do not depend on the order)."""
-    return () if is_float(avals[0].dtype) else None
+    """The ``eval_on_device`` rule of a float reduction: float and complex
+    operands run through XLA (the order of the sum is XLA's), others with
+    ``impl`` (integer and bool results do not depend on the order)."""
+    return () if is_inexact(avals[0].dtype) else None
+
+
+def complex_on_device(
+    values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Params
+) -> tuple[int, ...] | None:
+    """The ``eval_on_device`` rule of an element-wise primitive: complex
+    operands run through XLA, whose complex algorithms (division, ``abs``,
+    ``exp``, the inverse trigonometric functions on their branch cuts,
+    infinities and NaNs) are not NumPy's; real ones with ``impl``."""
+    for a in avals:
+        if a.dtype in COMPLEX:
+            return ()
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,7 @@ from ..core.rules import (
     TransposeRule,
     UndefPrimal,
     Zero,
+    complex_on_device,
     unbatched_aval,
 )
 from ..core.trace import Value, aval_of, bind1, memo_abstract
@@ -372,7 +373,9 @@ def _unary_rules(
         def lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
             return [op(args[0])]
 
-        return Rules(jvp=jvp, transpose=transpose, batch=elementwise_batch(prim), lower=lower)
+        return Rules(
+            jvp=jvp, transpose=transpose, batch=elementwise_batch(prim), lower=lower, eval_on_device=complex_on_device
+        )
 
     return rules
 
@@ -389,7 +392,7 @@ def _binary_rules(
             transpose=transpose,
             batch=_binary_batch(prim),
             lower=lower_binary(op),
-            eval_on_device=on_device,
+            eval_on_device=on_device if on_device is not None else complex_on_device,
         )
 
     return rules
@@ -761,7 +764,9 @@ def _integer_pow_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue])
 
 integer_pow_p = Primitive(
     "integer_pow", _integer_pow_impl, _integer_pow_abstract,
-    rules_for=lambda p: Rules(jvp=_integer_pow_jvp, batch=elementwise_batch(p), lower=_integer_pow_lower),
+    rules_for=lambda p: Rules(
+        jvp=_integer_pow_jvp, batch=elementwise_batch(p), lower=_integer_pow_lower, eval_on_device=complex_on_device
+    ),
 )
 
 
