@@ -137,6 +137,9 @@ CASES: dict[str, tuple[Fn, Fn, tuple[object, ...]]] = {
     "linspace": (lambda: tnp.linspace(1j, 2 - 1j, 4, endpoint=False), lambda: jnp.linspace(1j, 2 - 1j, 4, endpoint=False), ()),
     "nan_to_num": (lambda x: tnp.nan_to_num(x / (x.real - 0.5)), lambda x: jnp.nan_to_num(x / (x.real - 0.5)),
                    (np.array([0.5 + 1j, 0.5 + 0j, 0.5 - 1j, 1 + 1j]),)),
+    "rint": (lambda x: tnp.rint(x * 1.3), lambda x: jnp.rint(x * 1.3), (Z,)),
+    "nanmax": (lambda x: tnp.nanmax(x, 0), lambda x: jnp.nanmax(x, 0), (np.where(R > 0, Z, np.nan),)),
+    "nansum": (tnp.nansum, jnp.nansum, (np.where(R > 0, Z, Z * np.nan),)),
     "asarray(py complex)": (lambda: tnp.asarray(1 + 2j), lambda: jnp.asarray(1 + 2j), ()),
     "complex64(x)": (lambda: tnp.complex64(1 + 2j), lambda: jnp.complex64(1 + 2j), ()),
     "complex128 list": (lambda: tnp.asarray([1, 2.5, 1j], tnp.complex128),
@@ -328,9 +331,10 @@ def test_vmap_of_the_new_primitives() -> None:
     ("floor", lambda z: lax.floor(z)), ("ceil", lambda z: tnp.ceil(z)), ("rem", lambda z: lax.rem(z, z)),
     ("remainder", lambda z: z % z), ("floor_divide", lambda z: z // z), ("real of real", lambda z: lax.real(z.real)),
     ("complex of complex", lambda z: lax.complex(z, z)), ("erf", lambda z: lax.erf(z)),
-    ("lax.add(f32, py complex)", lambda z: lax.add(z.real, 1j)),
+    ("lax.add(f32, py complex)", lambda z: lax.add(z.real, 1j)), ("fabs", lambda z: tnp.fabs(z)),
 ])
 def test_complex_operands_jax_refuses(name: str, fn: Fn) -> None:
+    """Refused with a ``PrimitiveTypeError`` (a ``TypeError``, as JAX's)."""
     z = tnp.asarray(Z.astype(np.complex64))
     with pytest.raises(PrimitiveTypeError):
         fn(z)
@@ -423,3 +427,12 @@ def _accepts(p: Primitive, avals: list[ShapedArray]) -> bool:
     except PrimitiveTypeError:
         return False
     return True
+
+
+@pytest.mark.parametrize("fn", [
+    lambda z: tnp.clip(z, 0, 1), lambda z: tnp.clip(z.real, 0, 1j), lambda z: tnp.hypot(z, z),
+    lambda z: tnp.isposinf(z), lambda z: tnp.isneginf(z),
+], ids=["clip", "clip(max complex)", "hypot", "isposinf", "isneginf"])
+def test_complex_operands_jax_refuses_with_value_error(fn: Fn) -> None:
+    with pytest.raises(ValueError, match="complex"):
+        fn(tnp.asarray(Z))

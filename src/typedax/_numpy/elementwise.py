@@ -239,6 +239,8 @@ def _isinf_of_sign(op: str, x: ArrayLike, infinity: float, out: None) -> Array:
     if out is not None:
         raise PrimitiveTypeError(f"The 'out' argument to {op} is not supported.")
     a = tnp.asarray(x)
+    if is_complex(a.dtype):
+        raise ValueError("isposinf/isneginf are not well defined for complex types")
     if not is_float(a.dtype):
         return tnp.full(a.shape, False, bool_)
     return lax.eq(a, np.asarray(infinity, a.dtype))

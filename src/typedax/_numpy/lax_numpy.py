@@ -1338,8 +1338,14 @@ def arange(
 
 def clip(arr: ArrayLike, /, min: ArrayLike | None = None, max: ArrayLike | None = None) -> Array:  # noqa: A002 - jnp's names
     """``jnp.clip``: ``minimum(max, maximum(min, arr))``, so promoted as they
-    are, and ``max`` wherever ``min > max``."""
+    are, and ``max`` wherever ``min > max``; JAX's ValueError for complex values."""
     out = asarray(arr)
+    if builtins.any(v is not None and (type(v) is complex or is_complex(aval_of(v).dtype)) for v in (out, min, max)):
+        raise ValueError(
+            "Clip received a complex value either through the input or the min/max keywords. Complex values "
+            "have no ordering and cannot be clipped. Please convert to a real value or array by taking the "
+            "real or imaginary components via jax.numpy.real/imag respectively."
+        )
     if min is not None:
         out = maximum(min, out)
     if max is not None:
@@ -1485,7 +1491,13 @@ cosh = _unary_float(lax.cosh)
 arcsinh = _unary_float(lax.asinh)
 arccosh = _unary_float(lax.acosh)
 arctanh = _unary_float(lax.atanh)
-fabs = _unary_float(lax.abs)
+
+
+def fabs(x: ArrayLike) -> Array:
+    """``jnp.fabs``: the absolute value as a float; complex values refused (NumPy's ufunc error)."""
+    if type(x) is complex or is_complex(aval_of(x).dtype):
+        raise PrimitiveTypeError("ufunc 'fabs' does not support complex dtypes")
+    return lax.abs(_float(x))
 
 
 def _inexact2(x: ArrayLike, y: ArrayLike, keep_scalars: bool = False) -> tuple[Value, Value]:
@@ -1546,7 +1558,11 @@ around = round
 
 
 def rint(x: ArrayLike) -> Array:
-    """Round half to even; integers and bools become the default float (as ``jnp.rint``)."""
+    """Round half to even; integers and bools become the default float; each
+    part of a complex value (as ``jnp.rint``)."""
+    if is_complex(aval_of(x).dtype):
+        re, im = _parts(x)
+        return lax.complex(rint(re), rint(im))
     if not is_float(aval_of(x).dtype):
         return lax.convert_element_type(x, default_float())
     return lax.round(x, lax.RoundingMethod.TO_NEAREST_EVEN)
@@ -1644,6 +1660,11 @@ def logaddexp(x1: ArrayLike, x2: ArrayLike) -> Array:
 def hypot(x1: ArrayLike, x2: ArrayLike) -> Array:
     """``sqrt(x1**2 + x2**2)`` without overflow (JAX's algorithm)."""
     a, b = _inexact2(x1, x2)
+    if is_complex(aval_of(a).dtype):
+        raise ValueError(
+            "jnp.hypot is not well defined for complex-valued inputs. Please convert to real values "
+            "first, such as by using abs(x)"
+        )
     a, b = lax.abs(a), lax.abs(b)
     dtype = aval_of(a).dtype
     inf = np.asarray(np.inf, dtype)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_complex, is_float, real_dtype
+from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_complex, is_float, is_inexact, real_dtype
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of
 from . import lax_numpy as tnp
@@ -119,7 +119,7 @@ def nanstd(a: ArrayLike, axis: Axis = None, dtype: DType | type | None = None, o
 
 
 def _nan_to(x: Array, value: float) -> Array:
-    if not is_float(x.dtype):
+    if not is_inexact(x.dtype):  # (a complex value with a NaN part is NaN, as JAX's)
         return x
     return lax.select(tnp.isnan(x), tnp.full(x.shape, value, x.dtype), x)
 
@@ -160,7 +160,7 @@ def _nan_extremum(op: str, reduce_max: bool, a: ArrayLike, axis: Axis, out: None
     _no_out(op, out)
     x = tnp.asarray(a)
     reduce = tnp.max if reduce_max else tnp.min
-    if not is_float(x.dtype):
+    if not is_inexact(x.dtype):
         y = x
     else:
         y = _nan_to(x, -np.inf if reduce_max else np.inf)
@@ -169,14 +169,14 @@ def _nan_extremum(op: str, reduce_max: bool, a: ArrayLike, axis: Axis, out: None
             raise PrimitiveTypeError(f"{op}: reduction operation '{op[3:]}' does not have an identity, "
                                      "so to use a where mask one has to specify 'initial'")
         fill = -np.inf if reduce_max else np.inf
-        if not is_float(y.dtype):
+        if not is_inexact(y.dtype):
             info = np.iinfo(y.dtype) if y.dtype != bool_ else None  # type: ignore[type-var]  # integer dtypes here
             fill = (info.min if reduce_max else info.max) if info is not None else (not reduce_max)
         y = _masked(y, where, fill)
     out_v = reduce(y, axis=axis, keepdims=keepdims)
     if initial is not None:
         out_v = (tnp.maximum if reduce_max else tnp.minimum)(out_v, initial)
-    if not is_float(x.dtype) or initial is not None:  # (an initial value stands for an all-NaN slice, as JAX)
+    if not is_inexact(x.dtype) or initial is not None:  # (an initial value stands for an all-NaN slice, as JAX)
         return out_v
     all_nan = tnp.all(tnp.isnan(x), axis=axis, keepdims=keepdims)
     return lax.select(all_nan, tnp.full(out_v.shape, np.nan, out_v.dtype), out_v)
