@@ -104,7 +104,7 @@ def test_options_match_jax_nn() -> None:
         for name in ("relu", "relu6", "softplus", "hard_tanh", "elu", "log_sigmoid"):
             np.testing.assert_array_equal(np.asarray(getattr(nn, name)(v)), np.asarray(getattr(jnn, name)(v)), err_msg=name)
     close(nn.relu(np.array([-2, 0, 3], np.int32)), jnn.relu(np.array([-2, 0, 3], np.int32)))
-    with pytest.raises(PrimitiveTypeError, match="logistic accepts float16/bfloat16/float32/float64 operands, got int32"):
+    with pytest.raises(PrimitiveTypeError, match="logistic accepts float16/bfloat16/float32/float64/complex64/complex128 operands, got int32"):
         nn.sigmoid(np.array([1, 2], np.int32))  # jax.nn.sigmoid refuses integers too
 
 

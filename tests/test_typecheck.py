@@ -50,7 +50,7 @@ def test_operand_dtype_the_primitive_rejects() -> None:
     a = Var(ShapedArray((2,), np.dtype(np.int32)))
     b = Var(a.aval)
     j = Jaxpr((a,), (Eqn(sin_p, (a,), NO_PARAMS, (b,)),), (b,))
-    with pytest.raises(JaxprTypeError, match=r"sin accepts float16/bfloat16/float32/float64 operands, got int32\[2\]"):
+    with pytest.raises(JaxprTypeError, match=r"sin accepts float16/bfloat16/float32/float64/complex64/complex128 operands, got int32\[2\]"):
         typecheck_jaxpr(j)
 
 
