@@ -39,9 +39,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("transformations", ("typedax.api", "typedax.api_forward", "typedax.api_reverse", "typedax.transforms",
                          "typedax.custom_derivatives", "typedax.ad_checkpoint", "typedax.debug",
                          "typedax.tree_util", "typedax.sharding", "typedax.distributed")),
-    ("numpy", ("typedax.numpy", "typedax._numpy")),
+    ("numpy", ("typedax.numpy", "typedax._numpy", "typedax.ops")),
     ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
-                   "typedax.scipy", "typedax.experimental", "typedax.example_libraries")),
+                   "typedax.scipy", "typedax.experimental", "typedax.example_libraries",
+                   "typedax.test_util")),
 )
 FACADES = "faces"  # everything else: the package itself (typedax/__init__.py) and typedax.testing
 

@@ -21,6 +21,7 @@ from .api_forward import vmap as vmap
 from .api_reverse import grad as grad
 from .api_reverse import hessian as hessian
 from .api_reverse import jacrev as jacrev
+from .api import typeof as typeof  # jax.typeof (issue 29)
 from .api_reverse import linearize as linearize
 from .api_reverse import value_and_grad as value_and_grad
 from .api_reverse import vjp as vjp
@@ -68,5 +69,8 @@ from . import random as random
 from . import nn as nn
 from . import scipy as scipy
 from . import tree_util as tree_util
+from . import ops as ops  # jax.ops (issue 29)
+from . import test_util as test_util  # jax.test_util (issue 29)
 
 shard_map = _jax_shard_map  # jax.shard_map (a renaming import would not re-export it)
+jacobian = jacrev  # jax.jacobian: jacrev, as JAX's (issue 29; a renaming import would not re-export it)

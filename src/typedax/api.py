@@ -105,3 +105,12 @@ def device_get(x: object) -> object:
     """``jax.device_get``: the pytree ``x`` with each typedax array as a
     NumPy array (read-only, as the array's value is)."""
     return tree.map(lambda leaf: leaf.to_numpy() if isinstance(leaf, ArrayImpl) else leaf, x)
+
+
+def typeof(x: object) -> ShapedArray:
+    """``jax.typeof``: the abstract value of ``x`` (its ``ShapedArray``: a
+    Python scalar's is weakly typed; a tracer's is what it stands for). A
+    ``TypeError`` for a value that is not an array or scalar."""
+    if isinstance(x, ShapedArray):
+        raise TypeError(f"typeof takes a value, got the type {x.str_short()} itself")
+    return aval_of(x)
