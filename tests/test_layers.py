@@ -54,7 +54,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {}
 FACES = ("typedax.numpy", "typedax.lax", "typedax.lax_linalg", "typedax.random", "typedax.nn",
          "typedax._numpy.linalg", "typedax.nn_initializers", "typedax.scipy.special", "typedax.scipy.stats",
          "typedax.sharding", "typedax.distributed", "typedax.transforms", "typedax.experimental",
-         "typedax.example_libraries")
+         "typedax.example_libraries", "typedax.ops")
 
 
 def _module_name(path: Path) -> str:
