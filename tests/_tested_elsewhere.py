@@ -21,5 +21,7 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "pure_callback", "io_callback", "debug_callback",
     # higher-order, and a checkpoint policy's label: tests/test_checkpoint.py
     "checkpoint", "name",
+    # complex operands or results (the generator draws real dtypes only): tests/test_complex.py
+    "complex", "real", "imag", "conj",
     *KEY_PRIMITIVES,
 })

@@ -11,7 +11,7 @@ import hypothesis.strategies as st
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import FLOATING, INTEGER, DType, bool_, int32
+from ..core.dtypes import FLOATING, INTEGER, SIGNED, DType, bool_, int32
 from ..core.ir import NO_PARAMS, Atom, Lit, Params, Var
 from . import _interval as iv
 from ._env import Env, always
@@ -54,7 +54,7 @@ def _monotone(f: Callable[[float], float]) -> Callable[[Interval], Interval]:
 
 UNARY: dict[str, Builder] = {
     "neg": unary(NUMERIC, _anywhere, lambda r: Interval(-r.hi, -r.lo)),
-    "abs": unary(NUMERIC, _anywhere, lambda r: Interval(0.0 if r.lo <= 0.0 <= r.hi else min(abs(r.lo), abs(r.hi)), r.mag)),
+    "abs": unary(FLOATING | SIGNED, _anywhere, lambda r: Interval(0.0 if r.lo <= 0.0 <= r.hi else min(abs(r.lo), abs(r.hi)), r.mag)),
     "sin": unary(FLOATING, _anywhere, lambda r: Interval(-1.0, 1.0)),
     "cos": unary(FLOATING, _anywhere, lambda r: Interval(-1.0, 1.0)),
     "tanh": unary(FLOATING, _anywhere, _monotone(math.tanh)),
