@@ -66,6 +66,15 @@ def _p(name: str) -> Primitive:
     return REGISTRY[name]
 
 
+def _complex(x: Arr, y: Arr) -> Arr:
+    """``x + y * 1j`` part by part (``y * 1j`` would make ``inf * 1j`` NaN)."""
+    out = np.empty(np.broadcast_shapes(x.shape, y.shape), np.complex128)
+    out.real, out.imag = x, y
+    return out
+
+
+C128 = np.dtype(np.complex128)
+
 _COMPARISONS = {
     "greater": np.greater, "less": np.less, "ge": np.greater_equal, "le": np.less_equal,
     "eq": np.equal, "ne": np.not_equal,
@@ -90,12 +99,13 @@ CASES: list[Case] = [
     Case(bitwise.shift_right_arithmetic_p, I32, BITS_I, AMOUNT, np.right_shift),
     Case(special.atan2_p, F64, ANY_F, ANY_F, np.arctan2),
     Case(special.nextafter_p, F64, NONZERO_F, ANY_F, np.nextafter),  # from 0 it is subnormal
+    Case(_p("complex"), F64, ANY_F, ANY_F, _complex),
 ]
 
 #: Every two-operand elementwise primitive of the registry is covered.
 BINARY_NAMES = {
     "add", "sub", "mul", "div", "rem", "pow", "max", "min", *_COMPARISONS, "and", "or", "xor",
-    "shift_left", "shift_right_logical", "shift_right_arithmetic", "atan2", "nextafter",
+    "shift_left", "shift_right_logical", "shift_right_arithmetic", "atan2", "nextafter", "complex",
 }
 
 SHAPES = st.sampled_from([(1,), (3,), (2, 3), (2, 1, 2)])
@@ -152,7 +162,7 @@ def test_eager_matches_numpy_and_the_broadcast_operands(case: Case, side: str, d
     a, b = data.draw(operands(case, side))
     got = bind1(case.prim, (a, b), NO_PARAMS)
     shape = np.broadcast_shapes(a.shape, b.shape)
-    out_dtype = BOOL if case.prim.name in _COMPARISONS else case.dtype
+    out_dtype = BOOL if case.prim.name in _COMPARISONS else C128 if case.prim.name == "complex" else case.dtype
     with np.errstate(all="ignore"):
         want = np.asarray(case.ref(a, b), out_dtype)
     # eager pow is XLA's (the C library's pow, as under jit): NumPy's own is an ulp off at times
