@@ -94,7 +94,7 @@ def test_eval_jaxpr_checks_argument_types(jaxpr_f64_3: Jaxpr) -> None:
         tdx.jit(lambda x: eval_jaxpr(jaxpr_f64_3, [x])[0])(np.ones(4))
     # a weak Python scalar fits a binder of its dtype
     scalar = tdx.make_jaxpr(lambda x: x * 2.0)(1.0).jaxpr
-    assert float(eval_jaxpr(scalar, [3.0])[0]) == 6.0
+    assert float(np.asarray(eval_jaxpr(scalar, [3.0])[0])) == 6.0
 
 
 def test_eval_jaxpr_refuses_a_binder_typed_apart_from_its_equation(jaxpr_f64_3: Jaxpr) -> None:
