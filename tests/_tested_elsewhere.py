@@ -23,5 +23,7 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "checkpoint", "name",
     # complex operands or results (the generator draws real dtypes only): tests/test_complex.py
     "complex", "real", "imag", "conj",
+    # complex operands or results, and its fft_lengths tied to the shape: tests/test_fft.py
+    "fft",
     *KEY_PRIMITIVES,
 })

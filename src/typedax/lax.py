@@ -212,6 +212,9 @@ from .primitives.prng import threefry2x32 as threefry2x32
 # special functions
 from .primitives.special import RoundingMethod as RoundingMethod
 
+# fft (primitives/fft.py)
+from .primitives.fft import fft as fft
+from .primitives.fft import FftType as FftType
 # convolution
 from .primitives.convolution import conv as conv
 from .primitives.convolution import conv_dimension_numbers as conv_dimension_numbers
@@ -267,6 +270,8 @@ __all__ = [
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "real", "imag", "conj", "complex", "sinh", "tan",
+    # fft (primitives/fft.py)
+    "FftType", "fft",
     # convolution (primitives/convolution.py)
     "ConvDimensionNumbers", "ConvGeneralDilatedDimensionNumbers", "Precision", "conv",
     "conv_dimension_numbers", "conv_general_dilated", "conv_transpose", "conv_with_general_padding",

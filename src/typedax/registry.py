@@ -20,6 +20,7 @@ from .primitives import cumulative, sorting
 from .primitives import windowed
 from .primitives import bitcast, bitwise, special
 from .primitives import complex_numbers
+from .primitives import fft
 from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
@@ -49,6 +50,7 @@ FAMILIES: tuple[Family, ...] = (
     linalg.FAMILY,
     sharding_constraint.FAMILY,
     collectives.FAMILY,
+    fft.FAMILY,
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
     shard_map.FAMILY,
