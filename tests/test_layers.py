@@ -52,7 +52,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Faces: modules that define nothing and only re-export (issue 24).
 FACES = ("typedax.numpy", "typedax.lax", "typedax.lax_linalg", "typedax.random", "typedax.nn",
-         "typedax._numpy.linalg", "typedax.nn_initializers", "typedax.scipy.special", "typedax.scipy.stats",
+         "typedax._numpy.linalg", "typedax._numpy.fft_face", "typedax.nn_initializers", "typedax.scipy.special", "typedax.scipy.stats",
          "typedax.sharding", "typedax.distributed", "typedax.transforms", "typedax.experimental",
          "typedax.example_libraries", "typedax.ops")
 
