@@ -374,6 +374,7 @@ from ._numpy.searching import searchsorted as searchsorted
 from ._numpy.searching import unique as unique
 from ._numpy.einsum import einsum as einsum
 from ._numpy import linalg as linalg  # typedax.numpy.linalg
+from ._numpy import fft_face as fft  # typedax.numpy.fft
 from ._numpy.elementwise import angle as angle
 from ._numpy.elementwise import bitwise_count as bitwise_count
 from ._numpy.elementwise import bitwise_invert as bitwise_invert
@@ -503,6 +504,7 @@ __all__ += [
     "nanprod", "nanquantile", "nanstd", "nansum", "nanvar", "nonzero", "percentile", "ptp",
     "quantile", "searchsorted", "std", "unique", "var",
     "linalg",
+    "fft",
     "angle", "apply_along_axis", "apply_over_axes", "bartlett", "bitwise_count", "bitwise_invert",
     "bitwise_left_shift", "bitwise_right_shift", "blackman", "compress", "conj", "conjugate",
     "copy", "cumulative_prod", "cumulative_sum", "delete", "diag_indices", "diag_indices_from",
