@@ -451,7 +451,6 @@ def cuda_client(library: Path, options: ClientOptions, cluster: Cluster | None =
         return jax_client
     if plan.load:
         _CUDA_C_API.append(_jax.load_pjrt_plugin(plan.name, str(library), None))
-        _install_cuda_custom_call_handler()  # the plugin's own FFI handlers (host callbacks), as JAX's initialize
     if plan.initialize:
         _jax.initialize_pjrt_plugin(plan.name)
     if cluster is None:
@@ -519,7 +518,6 @@ CUDA_KERNEL_PACKAGES: tuple[str, ...] = ("jax_cuda13_plugin", "jax_cuda12_plugin
 _CUDA_C_API: list[object] = []
 
 _CUSOLVER_READY: list[bool] = []
-_CUDA_HANDLER_READY: list[bool] = []
 
 
 def _install_cuda_custom_call_handler() -> None:
@@ -530,9 +528,8 @@ def _install_cuda_custom_call_handler() -> None:
     API. Only where typedax loaded the plugin (else JAX did, and installed
     the handler); ``register_custom_call_handler`` keeps the first handler,
     and either one reaches the same library."""
-    if not _CUDA_C_API or _CUDA_HANDLER_READY:
+    if not _CUDA_C_API:
         return
-    _CUDA_HANDLER_READY.append(True)
     for package in CUDA_KERNEL_PACKAGES:
         try:
             extension = importlib.import_module(f"{package}.cuda_plugin_extension")
@@ -544,12 +541,6 @@ def _install_cuda_custom_call_handler() -> None:
             extension.register_custom_call_target(c_api, name, fn, platform, api_version, traits)
 
         xc.register_custom_call_handler("CUDA", handler)  # type: ignore[arg-type]  # jaxlib's Protocol types traits as its enum
-        # the plugin's own FFI handlers -- among them xla_ffi_python_gpu_callback, the
-        # host callbacks' target -- registered as the plugin's initialize does for JAX
-        registrations = getattr(extension, "ffi_registrations", None)
-        if callable(registrations):
-            for name, value in registrations().items():
-                xc.register_custom_call_target(name, value, "CUDA", 1)
         return
 
 
