@@ -1211,23 +1211,257 @@ def _pairs(op: str, what: str, v: object, ndim: int) -> NDArray:
         raise PrimitiveTypeError(f"{op}: {what} {v!r} does not broadcast to (ndim, 2) = ({ndim}, 2)") from None
 
 
+_PAD_KWARGS: dict[str, tuple[str, ...]] = {
+    "constant": ("constant_values",), "empty": (), "edge": (), "wrap": (),
+    "linear_ramp": ("end_values",),
+    "maximum": ("stat_length",), "minimum": ("stat_length",), "mean": ("stat_length",), "median": ("stat_length",),
+    "reflect": ("reflect_type",), "symmetric": ("reflect_type",),
+}
+
+
+def _pad_pairs(what: str, v: object, ndim: int) -> tuple[tuple[np.generic, np.generic], ...]:
+    """``jnp.pad``'s forms of a per-axis ``(before, after)`` argument, as JAX
+    reads them: shape ``(ndim, 2)``, ``(1, 2)``, ``(2,)``, ``(1,)`` or ``()``."""
+    if isinstance(v, Tracer):
+        raise ConcretizationError(f"pad: {what} must be concrete (not a traced value)")
+    try:
+        arr = np.asarray(v if not isinstance(v, Array) else np.asarray(v))
+    except ValueError:
+        raise PrimitiveTypeError(f"pad: `{what}` entries must be the same shape: {v!r}") from None
+    if arr.dtype == object:
+        raise PrimitiveTypeError(f"pad: `{what}` entries must be the same shape: {v!r}")
+    if arr.shape == (ndim, 2):
+        return tuple((row[0], row[1]) for row in arr)
+    if arr.shape == (1, 2):
+        return ((arr[0, 0], arr[0, 1]),) * ndim
+    if arr.shape == (2,):
+        return ((arr[0], arr[1]),) * ndim
+    if arr.shape in ((1,), ()):
+        return ((arr.flat[0], arr.flat[0]),) * ndim
+    raise ArgumentValueError(
+        f"pad: {what} with nd={ndim} has unsupported shape {arr.shape}. "
+        f"Valid shapes are ({ndim}, 2), (1, 2), (2,), (1,), or ()."
+    )
+
+
+def _pad_check_empty_axis(widths: NDArray, i: int, mode: str) -> None:
+    if widths[i, 0] > 0 or widths[i, 1] > 0:
+        raise ArgumentValueError(f"pad: cannot apply '{mode}' padding to empty axis {i}")
+
+
+def _pad_repeat(edge: Array, n: int, axis: int) -> Array:
+    """A size-1 slice along ``axis`` repeated ``n`` times (a broadcast)."""
+    shape = list(edge.shape)
+    shape[axis] = n
+    return broadcast_to(edge, shape)
+
+
+def _pad_wrap(x: Array, widths: NDArray) -> Array:
+    for i in range(x.ndim):
+        size = x.shape[i]
+        if size == 0:
+            _pad_check_empty_axis(widths, i, "wrap")
+            continue
+        left_repeats, left_rem = divmod(int(widths[i, 0]), size)
+        right_repeats, right_rem = divmod(int(widths[i, 1]), size)
+        parts: list[Array] = []
+        if left_rem > 0:
+            parts.append(lax.slice_in_dim(x, size - left_rem, size, axis=i))
+        parts += [x] * (left_repeats + right_repeats + 1)
+        if right_rem > 0:
+            parts.append(lax.slice_in_dim(x, 0, right_rem, axis=i))
+        x = lax.concatenate(parts, i) if len(parts) > 1 else x
+    return x
+
+
+def _pad_reflect(x: Array, widths: NDArray, mode: str, reflect_type: str) -> Array:
+    """``reflect`` (the edge not repeated) or ``symmetric`` (repeated), widths
+    beyond the axis reflecting again off the grown array; ``reflect_type='odd'``
+    reflects the values through the edge value (``2 * edge - x``)."""
+    for i in range(x.ndim):
+        size = x.shape[i]
+        if size == 0:
+            _pad_check_empty_axis(widths, i, mode)
+            continue
+        offset = 1 if (mode == "reflect" and size > 1) else 0
+        for before in (True, False):
+            padding = int(widths[i, 0 if before else 1])
+            edge = lax.slice_in_dim(x, 0, 1, axis=i) if before else lax.slice_in_dim(x, x.shape[i] - 1, x.shape[i], axis=i)
+            while padding > 0:
+                cur = builtins.min(padding, size - offset)
+                padding -= cur
+                n = x.shape[i]
+                if before:
+                    part = lax.slice_in_dim(x, offset, offset + cur, axis=i)
+                else:
+                    stop = n if (mode == "symmetric" or size == 1) else n - 1
+                    part = lax.slice_in_dim(x, n - cur - offset, stop, axis=i)
+                part = lax.rev(part, (i,))
+                if reflect_type == "odd":
+                    part = 2 * edge - part
+                    if size > 1:
+                        k = part.shape[i]
+                        edge = lax.slice_in_dim(part, 0, 1, axis=i) if before else lax.slice_in_dim(part, k - 1, k, axis=i)
+                x = lax.concatenate([part, x] if before else [x, part], i)
+    return x
+
+
+def _pad_edge(x: Array, widths: NDArray) -> Array:
+    for i in range(x.ndim):
+        n = x.shape[i]
+        if n == 0:
+            _pad_check_empty_axis(widths, i, "edge")
+            continue
+        before = _pad_repeat(lax.slice_in_dim(x, 0, 1, axis=i), int(widths[i, 0]), i)
+        after = _pad_repeat(lax.slice_in_dim(x, n - 1, n, axis=i), int(widths[i, 1]), i)
+        x = lax.concatenate([before, x, after], i)
+    return x
+
+
+def _pad_keep_weak(part: Array, like: Array) -> Array:
+    """``part`` in ``like``'s dtype, weak when ``like`` is (JAX's
+    ``_convert_element_type(part, dtype, weak_type)``)."""
+    if like.weak_type:
+        return _convert_weak(part, like.dtype)
+    return lax.convert_element_type(part, like.dtype)
+
+
+def _pad_linear_ramp(x: Array, widths: NDArray, end_values: tuple[tuple[np.generic, np.generic], ...]) -> Array:
+    for i in range(x.ndim):
+        n = x.shape[i]
+        first = lax.squeeze(lax.slice_in_dim(x, 0, 1, axis=i), (i,))
+        last = lax.squeeze(lax.slice_in_dim(x, n - 1, n, axis=i), (i,))
+        ramp_before = linspace(asarray(end_values[i][0]), first, int(widths[i, 0]), endpoint=False, dtype=x.dtype, axis=i)
+        ramp_after = linspace(asarray(end_values[i][1]), last, int(widths[i, 1]), endpoint=False, dtype=x.dtype, axis=i)
+        ramp_before = _pad_keep_weak(ramp_before, x)
+        ramp_after = lax.rev(_pad_keep_weak(ramp_after, x), (i,))
+        x = lax.concatenate([ramp_before, x, ramp_after], i)
+    return x
+
+
+def _pad_median(x: Array, axis: int, keepdims: bool = True) -> Array:
+    """``jnp.median`` along one axis, kept: the mean of the middle two of the
+    sorted values (in the default float for integers), NaN where any is NaN."""
+    if not is_inexact(x.dtype):
+        x = astype(x, default_float())
+    n = x.shape[axis]
+    s = lax.sort(x, axis)
+    lo, hi = (n - 1) // 2, n // 2
+    mid = (lax.slice_in_dim(s, lo, lo + 1, axis=axis) + lax.slice_in_dim(s, hi, hi + 1, axis=axis)) * 0.5
+    return where(any(isnan(x), axis=axis, keepdims=True), np.nan, mid)
+
+
+def _pad_stats(x: Array, widths: NDArray, stat_length: tuple[tuple[np.generic, np.generic], ...] | None,
+               stat: Callable[..., Array]) -> Array:
+    for i in range(x.ndim):
+        if stat_length is None:
+            stat_before = stat_after = stat(x, axis=i, keepdims=True)
+        else:
+            n = x.shape[i]
+            length_before, length_after = (int(v) for v in stat_length[i])
+            if length_before == 0 or length_after == 0:
+                raise ArgumentValueError("pad: stat_length of 0 yields no value for padding")
+            length_before = builtins.min(length_before, n)
+            length_after = builtins.min(length_after, n)
+            stat_before = stat(lax.slice_in_dim(x, 0, length_before, axis=i), axis=i, keepdims=True)
+            stat_after = stat(lax.slice_in_dim(x, n - length_after, n, axis=i), axis=i, keepdims=True)
+        if not is_inexact(x.dtype):
+            stat_before, stat_after = round(stat_before), round(stat_after)
+        stat_before, stat_after = _pad_keep_weak(stat_before, x), _pad_keep_weak(stat_after, x)
+        before = _pad_repeat(stat_before, int(widths[i, 0]), i)
+        after = _pad_repeat(stat_after, int(widths[i, 1]), i)
+        x = lax.concatenate([before, x, after], i)
+    return x
+
+
+def _pad_empty(x: Array, widths: NDArray) -> Array:
+    """JAX's ``empty`` padding: zeros (``jnp.empty`` is ``jnp.zeros``)."""
+    zero = _pad_keep_weak(asarray(np.zeros((), x.dtype)), x)
+    return lax.pad(x, zero, [(int(lo), int(hi), 0) for lo, hi in widths])
+
+
+def _pad_func(x: Array, widths: NDArray, func: Callable[..., ArrayLike], kwargs: dict[str, object]) -> Array:
+    """A callable ``mode``: the zero-padded array, then ``func(row, (before,
+    after), axis, kwargs)`` on each 1-d slice along each axis in turn (mapped
+    with ``vmap``, as JAX's ``apply_along_axis``)."""
+    from ..api_forward import vmap
+
+    out = lax.pad(x, _pad_keep_weak(asarray(np.zeros((), x.dtype)), x), [(int(lo), int(hi), 0) for lo, hi in widths])
+    for axis in range(out.ndim):
+        pair = (int(widths[axis, 0]), int(widths[axis, 1]))
+
+        def row_fn(row: Array, pair: tuple[int, int] = pair, axis: int = axis) -> Array:
+            return asarray(func(row, pair, axis, kwargs))
+
+        g: Callable[..., object] = row_fn
+        for j in range(1, out.ndim - axis):
+            g = vmap(g, in_axes=j, out_axes=-1)
+        for _ in range(axis):
+            g = vmap(g, in_axes=0, out_axes=0)
+        out = asarray(g(out))  # type: ignore[arg-type]  # an array function of an array
+    return out
+
+
 def pad(
     array: ArrayLike,
-    pad_width: int | Sequence[int] | Sequence[Sequence[int]],
-    mode: str = "constant",
-    constant_values: ArrayLike | Sequence[object] = 0,
+    pad_width: int | Sequence[int] | Sequence[Sequence[int]] | NDArray | Array,
+    mode: str | Callable[..., ArrayLike] = "constant",
+    constant_values: ArrayLike | Sequence[object] | None = None,
+    *,
+    stat_length: int | Sequence[int] | Sequence[Sequence[int]] | None = None,
+    end_values: ArrayLike | Sequence[object] | None = None,
+    reflect_type: str | None = None,
+    **kwargs: object,
 ) -> Array:
-    """``jnp.pad`` with ``mode='constant'``: ``pad_width`` an int, a
-    ``(before, after)`` pair or one pair per axis; ``constant_values`` a
-    scalar or pairs likewise (axis by axis, as JAX), cast to the array's dtype."""
-    if mode != "constant":
-        raise PrimitiveTypeError(f"pad: only mode='constant' is implemented, got mode={mode!r}")
+    """``jnp.pad``: ``pad_width`` an int, a ``(before, after)`` pair or one
+    pair per axis; ``mode`` one of JAX's: ``'constant'`` (``constant_values``,
+    a scalar or pairs likewise, cast to the array's dtype), ``'empty'`` (zeros,
+    as JAX), ``'edge'``, ``'wrap'``, ``'reflect'`` and ``'symmetric'``
+    (``reflect_type`` ``'even'`` or ``'odd'``), ``'linear_ramp'``
+    (``end_values``), ``'maximum'``, ``'minimum'``, ``'mean'``, ``'median'``
+    (``stat_length``), or a callable ``func(row, (before, after), axis,
+    kwargs)`` returning the row, applied as JAX does to the zero-padded array
+    along each axis in turn. A keyword a string mode does not take is an error."""
+    given = {name: v for name, v in (("constant_values", constant_values), ("stat_length", stat_length),
+                                     ("end_values", end_values), ("reflect_type", reflect_type)) if v is not None}
     a = aval_of(array)
-    widths = _pairs("pad", "pad_width", pad_width, a.ndim)
+    pairs = _pad_pairs("pad_width", pad_width, a.ndim)
+    widths = np.array(pairs).reshape(a.ndim, 2) if pairs else np.zeros((0, 2), np.int64)
     if widths.dtype.kind not in "iu":
-        raise PrimitiveTypeError(f"pad: pad_width must be integers, got {pad_width!r}")
+        raise PrimitiveTypeError(f"pad: `pad_width` must be of integral type, got {pad_width!r}")
+    if callable(mode):
+        return _pad_func(asarray(array), widths, mode, {**given, **kwargs})
+    if mode not in _PAD_KWARGS:
+        raise NotImplementedError(f"pad: unimplemented padding mode '{mode}' for np.pad")
+    unsupported = (set(given) | set(kwargs)) - set(_PAD_KWARGS[mode])
+    if unsupported:
+        raise ArgumentValueError(f"pad: unsupported keyword arguments for mode '{mode}': {sorted(unsupported)}")
+    if reflect_type is not None and reflect_type not in ("even", "odd"):
+        raise ArgumentValueError(f"pad: reflect_type must be 'even' or 'odd', got {reflect_type!r}")
+    if a.ndim == 0:
+        return asarray(array)
     if np.less(widths, 0).any():
-        raise PrimitiveTypeError(f"pad: pad_width must be non-negative, got {pad_width!r}")
+        raise ArgumentValueError(f"pad: pad_width must be non-negative (index can't contain negative values), got {pad_width!r}")
+    if mode == "constant":
+        return _pad_constant(array, widths, 0 if constant_values is None else constant_values)
+    x = asarray(array)
+    if mode == "empty":
+        return _pad_empty(x, widths)
+    if mode == "edge":
+        return _pad_edge(x, widths)
+    if mode == "wrap":
+        return _pad_wrap(x, widths)
+    if mode in ("reflect", "symmetric"):
+        return _pad_reflect(x, widths, mode, reflect_type or "even")
+    if mode == "linear_ramp":
+        return _pad_linear_ramp(x, widths, _pad_pairs("end_values", 0 if end_values is None else end_values, a.ndim))
+    stats: dict[str, Callable[..., Array]] = {"maximum": max, "minimum": min, "mean": mean, "median": _pad_median}
+    lengths = None if stat_length is None else _pad_pairs("stat_length", stat_length, a.ndim)
+    return _pad_stats(x, widths, lengths, stats[mode])
+
+
+def _pad_constant(array: ArrayLike, widths: NDArray, constant_values: ArrayLike | Sequence[object]) -> Array:
+    a = aval_of(array)
     if isinstance(constant_values, Array):
         if constant_values.ndim == 0:
             return lax.pad(array, astype(constant_values, a.dtype), [(int(lo), int(hi), 0) for lo, hi in widths])
