@@ -31,7 +31,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
-from ..core.dtypes import COMPLEX, COMPLEX_OF, REAL_OF, complex64, default_float, float32, float64, is_inexact
+from ..core.dtypes import COMPLEX, COMPLEX_OF, REAL_OF, complex64, complex128, float32, float64, is_inexact
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules
@@ -58,7 +58,8 @@ _TYPES: dict[str, FftType] = {"fft": FftType.FFT, "ifft": FftType.IFFT, "rfft": 
 def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Array:
     """The FFT of the last ``len(fft_lengths)`` axes of ``x``
     (``jax.lax.fft``): ``fft_type`` a ``FftType`` or its name (either
-    case). Integer operands become the default float (complex) type; an
+    case). Integer and bool operands become float32 (complex64), 64-bit
+    ones float64 (complex128), as JAX's; an
     empty ``fft_lengths`` returns ``x`` so converted."""
     if isinstance(fft_type, FftType):
         typ = fft_type
@@ -71,12 +72,13 @@ def fft(x: ArrayLike, fft_type: FftType | str, fft_lengths: Sequence[int]) -> Ar
         raise TypeError(f"Unknown FFT type value '{fft_type}'")
     lengths = tuple(int(n) for n in fft_lengths)
     d = aval_of(x).dtype
+    inexact = d if is_inexact(d) else (float64 if d.itemsize == 8 else float32)  # JAX's to_inexact_dtype
     if typ == FftType.RFFT:
         if d in COMPLEX:
             raise ValueError("only real valued inputs supported for rfft")
-        target = d if is_inexact(d) else default_float()
+        target = inexact
     else:
-        target = d if d in COMPLEX else COMPLEX_OF.get(d if is_inexact(d) else default_float(), complex64)
+        target = d if d in COMPLEX else (complex128 if inexact == float64 else complex64)
     if not lengths:  # XLA's FFT has no rank-0 form
         return bind1(convert_element_type_p, (x,), params_of(("new_dtype", target)))
     xv: Value = x if d == target else convert(x, target)
