@@ -1329,6 +1329,8 @@ def _pad_keep_weak(part: Array, like: Array) -> Array:
 def _pad_linear_ramp(x: Array, widths: NDArray, end_values: tuple[tuple[np.generic, np.generic], ...]) -> Array:
     for i in range(x.ndim):
         n = x.shape[i]
+        if n == 0:  # a TypeError, as JAX's (its slice of the edge fails)
+            raise PrimitiveTypeError(f"pad: cannot apply 'linear_ramp' padding to empty axis {i} (it has no edge value)")
         first = lax.squeeze(lax.slice_in_dim(x, 0, 1, axis=i), (i,))
         last = lax.squeeze(lax.slice_in_dim(x, n - 1, n, axis=i), (i,))
         ramp_before = linspace(asarray(end_values[i][0]), first, int(widths[i, 0]), endpoint=False, dtype=x.dtype, axis=i)
@@ -1345,6 +1347,8 @@ def _pad_median(x: Array, axis: int, keepdims: bool = True) -> Array:
     if not is_inexact(x.dtype):
         x = astype(x, default_float())
     n = x.shape[axis]
+    if n == 0:  # a TypeError, as JAX's (its gather of the middle fails)
+        raise PrimitiveTypeError(f"pad: cannot apply 'median' padding to empty axis {axis} (it has no median)")
     s = lax.sort(x, axis)
     lo, hi = (n - 1) // 2, n // 2
     mid = (lax.slice_in_dim(s, lo, lo + 1, axis=axis) + lax.slice_in_dim(s, hi, hi + 1, axis=axis)) * 0.5
