@@ -265,6 +265,8 @@ def test_lax_errors() -> None:
 def test_numpy_errors() -> None:
     with pytest.raises(ValueError, match="does not support multiple axes"):
         tnp.fft.fft(Z, axis=(0, 1))  # type: ignore[arg-type]  # the error under test
+    with pytest.raises(ValueError, match="out of bounds"):
+        tnp.fft.fft(Z, axis=3)
     with pytest.raises(ValueError, match="Invalid norm"):
         tnp.fft.fft(Z, norm="sideways")
     with pytest.raises(ValueError, match="Shape should be positive"):
