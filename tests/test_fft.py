@@ -267,6 +267,8 @@ def test_numpy_errors() -> None:
         tnp.fft.fft(Z, axis=(0, 1))  # type: ignore[arg-type]  # the error under test
     with pytest.raises(ValueError, match="out of bounds"):
         tnp.fft.fft(Z, axis=3)
+    with pytest.raises(ValueError, match="out of bounds"):
+        tnp.fft.fft(1.0)  # a scalar has no axis -1, as JAX's
     with pytest.raises(ValueError, match="Invalid norm"):
         tnp.fft.fft(Z, norm="sideways")
     with pytest.raises(ValueError, match="Shape should be positive"):

@@ -65,7 +65,8 @@ def _fft_core(
         raise ValueError(f"{full_name} does not support repeated axes. Got axes {list(ax)}.")
     if orig_axes is not None:
         ax = tuple(range(arr.ndim - len(ax), arr.ndim))
-        if tuple(a % arr.ndim if -arr.ndim <= a < arr.ndim else a for a in orig_axes) == ax:
+        in_bounds = all(-arr.ndim <= a < arr.ndim for a in orig_axes)  # else moveaxis's error
+        if in_bounds and tuple(a % arr.ndim for a in orig_axes) == ax:
             orig_axes = None  # already last, in order: no moves (the eager path's cost)
         else:
             arr = moveaxis(arr, orig_axes, ax)
