@@ -8,6 +8,7 @@ text round trip; and JAX's errors."""
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -24,6 +25,7 @@ from typedax.numpy import fft as tfft
 from typedax import lax
 from typedax.core.errors import JaxprTextTypeError
 from typedax.core.parse import parse_jaxpr
+from typedax.lowering import lower
 
 from _examples import ci_examples
 
@@ -258,6 +260,10 @@ def test_lax_errors() -> None:
     with pytest.raises(ValueError, match="IRFFT input shape"):
         lax.fft(Z, "IRFFT", (3, 6))
     _close(lax.fft(X, "fft", ()), jax.lax.fft(X, "fft", ()))  # no axes: the operand as complex
+    _close(lax.fft(X, "IFFT", (6,)), jax.lax.fft(X, "IFFT", (6,)))  # a real operand becomes complex
+    _close(lax.fft(X, "IRFFT", (4, 10)), jax.lax.fft(X, "IRFFT", (4, 10)))
+    with pytest.raises(TypeError, match="Unknown FFT type value"):
+        lax.fft(Z, 0, (6,))  # type: ignore[arg-type]  # the error under test
     with pytest.raises(JaxprTextTypeError, match="fft_type"):
         parse_jaxpr("{ lambda a:complex64[4] . let b:complex64[4] = fft [ fft_lengths=(4,), fft_type=\"DFT\" ] a in ( b ) }")
 
@@ -289,3 +295,28 @@ def test_irfft_odd_and_short_lengths() -> None:
     """``irfft`` with an odd ``n``, or one longer than the spectrum (zero-padded), as JAX's."""
     for n in (1, 3, 7, 12):
         _close(tnp.fft.irfft(Z, n=n), jnp.fft.irfft(Z, n=n))
+
+
+def _fft_ops(text: str) -> list[str]:
+    return [
+        re.sub(r"%[\w#]+", "%", re.sub(r"^\s*%\S+ = ", "", line)).strip()
+        for line in text.splitlines()
+        if "stablehlo.fft" in line or "stablehlo.transpose" in line
+    ]
+
+
+def test_cuda_lowering_of_multi_axis_irfft_is_jaxs() -> None:
+    """For CUDA (lowered on any machine), a multi-axis IRFFT is JAX's GPU
+    decomposition (cuFFT's C2R assumes Hermitian symmetry on every axis): an
+    IFFT of the outer axes, then a 1-D IRFFT; on the CPU one ``stablehlo.fft``."""
+    z = np.ones((3, 4, 5), np.complex64)
+    saved = lower._PLATFORM[0]
+    lower._PLATFORM[0] = lambda: "cuda"
+    try:
+        got = _fft_ops(tdx.jit(lambda v: tnp.fft.irfft2(v)).lower(z).as_text())
+    finally:
+        lower._PLATFORM[0] = saved
+    want = _fft_ops(jax.jit(lambda v: jnp.fft.irfft2(v)).trace(z).lower(lowering_platforms=("cuda",)).as_text())
+    assert got == want and len(got) == 4
+    cpu = _fft_ops(tdx.jit(lambda v: tnp.fft.irfft2(v)).lower(z).as_text())
+    assert len(cpu) == 1 and "type = IRFFT, length = [4, 8]" in cpu[0]

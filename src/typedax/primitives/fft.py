@@ -192,7 +192,22 @@ def _fft_batch(
 
 def _fft_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
     typ, lengths = _params(eqn.params)
-    return [hlo.fft(args[0], hlo.FftTypeAttr.get(typ.name), list(lengths))]
+    (x,) = args
+    if ctx.platform != "cpu" and typ == FftType.IRFFT and len(lengths) > 1:
+        # JAX's GPU lowering: cuFFT's multi-dimensional C2R transform assumes
+        # Hermitian symmetry on every axis, XLA's CPU FFT and NumPy on the last
+        # only; so the outer axes go through an IFFT first, then a 1-D IRFFT
+        rank = eqn.inputs[0].aval.ndim
+        target = rank - len(lengths)
+        perm_out = list(range(rank))
+        perm_out.insert(target, perm_out.pop(-1))
+        x = hlo.transpose(x, perm_out)
+        x = hlo.fft(x, hlo.FftTypeAttr.get("IFFT"), list(lengths[:-1]))
+        perm_in = list(range(rank))
+        perm_in.append(perm_in.pop(target))
+        x = hlo.transpose(x, perm_in)
+        return [hlo.fft(x, hlo.FftTypeAttr.get("IRFFT"), [lengths[-1]])]
+    return [hlo.fft(x, hlo.FftTypeAttr.get(typ.name), list(lengths))]
 
 
 fft_p: Primitive = Primitive(
