@@ -152,7 +152,7 @@ def asarray(
     value and ``copy=False`` never raises (JAX's does not either, where the
     standard would). ``device``: typedax's device or ``None``."""
     if device is not None:
-        _check_device("asarray", device)
+        check_device("asarray", device)
     if isinstance(a, Array):
         return a if dtype is None else astype(a, dtype)
     # Python values go straight into an explicit dtype (NumPy refuses ints out
@@ -633,7 +633,7 @@ def astype(x: ArrayLike, dtype: DType | type, /, *, copy: builtins.bool = False,
     """``jnp.astype``: ``x`` converted to ``dtype`` (``x`` itself when it is
     of that dtype already and strong). ``copy``: see ``asarray``."""
     if device is not None:
-        _check_device("astype", device)
+        check_device("astype", device)
     d = canonicalize_explicit(np.dtype(dtype), "astype")
     aval = aval_of(x)
     if aval.dtype == d and not aval.weak_type:
@@ -1110,7 +1110,7 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
     """An array of ``shape`` filled with ``fill_value``: a broadcast scalar,
     so under a trace it is a literal in the jaxpr, not an array constant."""
     if device is not None:
-        _check_device("full", device)
+        check_device("full", device)
     d = result_type(fill_value) if dtype is None else canonicalize_explicit(np.dtype(dtype), "full")
     value: ArrayLike
     if dtype is None and _node(fill_value) in _WEAK_PY:
@@ -1126,13 +1126,13 @@ def full(shape: int | Sequence[int], fill_value: ArrayLike, dtype: DType | type 
 
 def zeros(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
     if device is not None:
-        _check_device("zeros", device)
+        check_device("zeros", device)
     return full(shape, 0.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "zeros"))
 
 
 def ones(shape: int | Sequence[int], dtype: DType | type | None = None, *, device: Device | None = None) -> Array:
     if device is not None:
-        _check_device("ones", device)
+        check_device("ones", device)
     return full(shape, 1.0, default_float() if dtype is None else canonicalize_explicit(np.dtype(dtype), "ones"))
 
 
@@ -1142,7 +1142,7 @@ def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = 
     ``fill_value``; weakly typed when ``x`` is and no dtype is given (JAX's
     ``lax.full_like``)."""
     if device is not None:
-        _check_device("full_like", device)
+        check_device("full_like", device)
     if shape is not None:
         return full(shape, fill_value, aval_of(x).dtype if dtype is None else dtype)
     a = aval_of(x)
@@ -1527,10 +1527,6 @@ def _static_scalar(op: str, x: object) -> bool | int | float | np.generic:
     raise PrimitiveTypeError(f"{op}: needs concrete scalar arguments (not traced values), got {x!r}")
 
 
-def _check_device(op: str, device: object) -> None:
-    check_device(op, device)
-
-
 def arange(
     start: ArrayLike, stop: ArrayLike | None = None, step: ArrayLike | None = None,
     dtype: DType | type | None = None, *, device: Device | None = None,
@@ -1543,7 +1539,7 @@ def arange(
     in the result dtype (float32 for the 16-bit floats, rounded once), here
     on the host so eager and ``jit`` give the same bits (a constant in the
     jaxpr; ``arange(n)`` is an ``iota``)."""
-    _check_device("arange", device)
+    check_device("arange", device)
     args = [None if v is None else _static_scalar("arange", v) for v in (start, stop, step)]
     if dtype is not None:
         d = canonicalize_explicit(np.dtype(dtype), "arange")
@@ -2111,7 +2107,7 @@ def linspace(
     ``start * (1 - t) + stop * t`` for ``t = i / div`` -- so the ends are
     exact and ``start``/``stop`` may be traced (and differentiated)."""
     if device is not None:
-        _check_device("linspace", device)
+        check_device("linspace", device)
     try:
         n = operator.index(num)  # refuses the floats of untyped callers
     except TypeError:
