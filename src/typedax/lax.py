@@ -211,6 +211,15 @@ from .primitives.prng import threefry2x32 as threefry2x32
 
 # special functions
 from .primitives.special import RoundingMethod as RoundingMethod
+# lax special functions (issue 29 item 7: _lax/special.py)
+from ._lax.special import bessel_i0e as bessel_i0e
+from ._lax.special import bessel_i1e as bessel_i1e
+from ._lax.special import betainc as betainc
+from ._lax.special import igamma as igamma
+from ._lax.special import igamma_grad_a as igamma_grad_a
+from ._lax.special import igammac as igammac
+from ._lax.special import polygamma as polygamma
+from ._lax.special import zeta as zeta
 
 # fft (primitives/fft.py)
 from .primitives.fft import fft as fft
@@ -270,6 +279,8 @@ __all__ = [
     "bitwise_not", "bitwise_or", "bitwise_xor", "cosh", "digamma", "erf", "erf_inv", "erfc",
     "exp2", "expm1", "is_finite", "lgamma", "log1p", "nextafter", "population_count", "round",
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "real", "imag", "conj", "complex", "sinh", "tan",
+    # lax special functions (issue 29 item 7: _lax/special.py)
+    "bessel_i0e", "bessel_i1e", "betainc", "igamma", "igamma_grad_a", "igammac", "polygamma", "zeta",
     # fft (primitives/fft.py)
     "FftType", "fft",
     # convolution (primitives/convolution.py)

@@ -8,8 +8,8 @@ typedax, with the same rule: ``xlogy``, ``xlog1py``, ``logit`` and the
 boundary are JAX's: ``grad(entr)(0.)`` is inf, ``grad(logit)(0.)`` inf).
 ``logsumexp`` subtracts the maximum without ``stop_gradient`` (its
 contributions to the derivative cancel, so the result is the same).
-Builds on ``_base`` and ``_iterative`` (the incomplete gamma and beta
-functions' loops)."""
+Builds on ``_base`` and on ``typedax._lax.special`` (``lax.igamma``,
+``betainc``, ``zeta``, ``polygamma``, ``bessel_i0e``/``i1e``)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import lax
 from .. import numpy as tnp
+from .._lax import special as _lsp
 from .._numpy import lax_numpy as _lax_numpy
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import HALF
@@ -27,7 +28,6 @@ from ..core.errors import PrimitiveTypeError
 from ..core.ir import NDArray
 from ..core.trace import Value, aval_of
 from ..custom_derivatives import custom_jvp
-from . import _iterative as _it
 from ._base import Axis, _c, _cs, _inexact, _inexact2, _only_f32_f64, _polyval, _promote
 
 
@@ -478,184 +478,48 @@ def log_softmax(x: ArrayLike, /, *, axis: Axis = None) -> Array:
 
 
 def gammainc(a: ArrayLike, x: ArrayLike) -> Array:
-    """The regularized lower incomplete gamma function ``P(a, x)`` (XLA's
-    series and continued fraction). First derivatives in ``a`` and ``x`` are
-    JAX's; higher ones are zero (see ``_iterative``)."""
-    aa, xx = _promote(a, x)
-    sa, sx = lax.stop_gradient(aa), lax.stop_gradient(xx)
-    value = _it.upcast_half(_it.igamma_value, sa, sx)
-    if not _it.traced(aa, xx):
-        return value  # concrete operands: no derivative can be asked for
-    da = _it.upcast_half(_it.igamma_grad_a, sa, sx)
-    return _it.first_order(value, (aa, xx), (da, _it.igamma_grad_x(sa, sx)))
+    """The regularized lower incomplete gamma function ``P(a, x)``
+    (``lax.igamma``: XLA's series and continued fraction). First derivatives
+    in ``a`` and ``x`` are JAX's; higher ones are zero."""
+    return _lsp.igamma(*_promote(a, x))
 
 
 def gammaincc(a: ArrayLike, x: ArrayLike) -> Array:
-    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``.
-    First derivatives are JAX's; higher ones are zero."""
-    aa, xx = _promote(a, x)
-    sa, sx = lax.stop_gradient(aa), lax.stop_gradient(xx)
-    value = _it.upcast_half(_it.igammac_value, sa, sx)
-    if not _it.traced(aa, xx):
-        return value
-    da = tnp.negative(_it.upcast_half(_it.igamma_grad_a, sa, sx))
-    return _it.first_order(value, (aa, xx), (da, tnp.negative(_it.igamma_grad_x(sa, sx))))
+    """The regularized upper incomplete gamma function ``Q(a, x) = 1 - P(a, x)``
+    (``lax.igammac``). First derivatives are JAX's; higher ones are zero."""
+    return _lsp.igammac(*_promote(a, x))
 
 
 def betainc(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
-    """The regularized incomplete beta function ``I_x(a, b)`` (XLA's continued
-    fraction). Its first derivative in ``x`` is JAX's; JAX refuses derivatives
-    in ``a`` and ``b``, which are zero here (as are higher ones in ``x``)."""
-    aa, bb, xx = _promote(a, b, x)
-    sa, sb, sx = lax.stop_gradient(aa), lax.stop_gradient(bb), lax.stop_gradient(xx)
-    value = _it.upcast_half(_it.betainc_value, sa, sb, sx)
-    if not _it.traced(xx):
-        return value
-    return _it.first_order(value, (xx,), (_it.betainc_grad_x(sa, sb, sx),))
-
-
-# Cephes' Chebyshev coefficients for i0e and i1e (XLA's math.cc, JAX's lax/special.py)
-_I0E_A64 = (
-    -4.41534164647933937950E-18, 3.33079451882223809783E-17, -2.43127984654795469359E-16, 1.71539128555513303061E-15,
-    -1.16853328779934516808E-14, 7.67618549860493561688E-14, -4.85644678311192946090E-13, 2.95505266312963983461E-12,
-    -1.72682629144155570723E-11, 9.67580903537323691224E-11, -5.18979560163526290666E-10, 2.65982372468238665035E-9,
-    -1.30002500998624804212E-8, 6.04699502254191894932E-8, -2.67079385394061173391E-7, 1.11738753912010371815E-6,
-    -4.41673835845875056359E-6, 1.64484480707288970893E-5, -5.75419501008210370398E-5, 1.88502885095841655729E-4,
-    -5.76375574538582365885E-4, 1.63947561694133579842E-3, -4.32430999505057594430E-3, 1.05464603945949983183E-2,
-    -2.37374148058994688156E-2, 4.93052842396707084878E-2, -9.49010970480476444210E-2, 1.71620901522208775349E-1,
-    -3.04682672343198398683E-1, 6.76795274409476084995E-1)
-_I0E_B64 = (
-    -7.23318048787475395456E-18, -4.83050448594418207126E-18, 4.46562142029675999901E-17, 3.46122286769746109310E-17,
-    -2.82762398051658348494E-16, -3.42548561967721913462E-16, 1.77256013305652638360E-15, 3.81168066935262242075E-15,
-    -9.55484669882830764870E-15, -4.15056934728722208663E-14, 1.54008621752140982691E-14, 3.85277838274214270114E-13,
-    7.18012445138366623367E-13, -1.79417853150680611778E-12, -1.32158118404477131188E-11, -3.14991652796324136454E-11,
-    1.18891471078464383424E-11, 4.94060238822496958910E-10, 3.39623202570838634515E-9, 2.26666899049817806459E-8,
-    2.04891858946906374183E-7, 2.89137052083475648297E-6, 6.88975834691682398426E-5, 3.36911647825569408990E-3,
-    8.04490411014108831608E-1)
-_I0E_A32 = _I0E_A64[12:]
-_I0E_B32 = _I0E_B64[18:]
-_I1E_A64 = (
-    2.77791411276104639959E-18, -2.11142121435816608115E-17, 1.55363195773620046921E-16, -1.10559694773538630805E-15,
-    7.60068429473540693410E-15, -5.04218550472791168711E-14, 3.22379336594557470981E-13, -1.98397439776494371520E-12,
-    1.17361862988909016308E-11, -6.66348972350202774223E-11, 3.62559028155211703701E-10, -1.88724975172282928790E-9,
-    9.38153738649577178388E-9, -4.44505912879632808065E-8, 2.00329475355213526229E-7, -8.56872026469545474066E-7,
-    3.47025130813767847674E-6, -1.32731636560394358279E-5, 4.78156510755005422638E-5, -1.61760815825896745588E-4,
-    5.12285956168575772895E-4, -1.51357245063125314899E-3, 4.15642294431288815669E-3, -1.05640848946261981558E-2,
-    2.47264490306265168283E-2, -5.29459812080949914269E-2, 1.02643658689847095384E-1, -1.76416518357834055153E-1,
-    2.52587186443633654823E-1)
-_I1E_B64 = (
-    7.51729631084210481353E-18, 4.41434832307170791151E-18, -4.65030536848935832153E-17, -3.20952592199342395980E-17,
-    2.96262899764595013876E-16, 3.30820231092092828324E-16, -1.88035477551078244854E-15, -3.81440307243700780478E-15,
-    1.04202769841288027642E-14, 4.27244001671195135429E-14, -2.10154184277266431302E-14, -4.08355111109219731823E-13,
-    -7.19855177624590851209E-13, 2.03562854414708950722E-12, 1.41258074366137813316E-11, 3.25260358301548823856E-11,
-    -1.89749581235054123450E-11, -5.58974346219658380687E-10, -3.83538038596423702205E-9, -2.63146884688951950684E-8,
-    -2.51223623787020892529E-7, -3.88256480887769039346E-6, -1.10588938762623716291E-4, -9.76109749136146840777E-3,
-    7.78576235018280120474E-1)
-_I1E_A32 = _I1E_A64[12:]
-_I1E_B32 = _I1E_B64[18:]
-
-
-def _chebyshev(x: Array, coeffs: Sequence[float]) -> Array:
-    b0, b1, b2 = tnp.zeros_like(x), tnp.zeros_like(x), tnp.zeros_like(x)
-    for c in coeffs:
-        b2 = b1
-        b1 = b0
-        b0 = tnp.add(tnp.subtract(tnp.multiply(x, b1), b2), _c(c, x))
-    return tnp.multiply(_c(0.5, x), tnp.subtract(b0, b2))
-
-
-def _bessel_e(x: Array, order: int) -> Array:
-    """XLA's ``BesselI0e``/``BesselI1e``: Chebyshev series on ``[0, 8]`` and
-    in ``32/|x|`` above (16-bit floats computed in float32)."""
-    dtype = aval_of(x).dtype
-    if dtype in HALF:
-        return tnp.astype(_bessel_e(tnp.astype(x, np.dtype(np.float32)), order), dtype)
-    wide = dtype == np.float64
-    ca: tuple[float, ...]
-    cb: tuple[float, ...]
-    if order == 0:
-        ca, cb = (_I0E_A64, _I0E_B64) if wide else (_I0E_A32, _I0E_B32)
-    else:
-        ca, cb = (_I1E_A64, _I1E_B64) if wide else (_I1E_A32, _I1E_B32)
-    z = tnp.abs(x)
-    le = tnp.less_equal(z, _c(8.0, z))
-    # each branch gets an argument where it is finite (32 / 0 and sqrt(0) would
-    # put NaN into the other's derivative)
-    z_small = tnp.where(le, z, tnp.zeros_like(z))
-    z_big = tnp.where(le, tnp.full_like(z, 32.0), z)
-    le_8 = _chebyshev(tnp.subtract(tnp.multiply(_c(0.5, z), z_small), _c(2.0, z)), ca)
-    gt_8 = tnp.divide(_chebyshev(tnp.subtract(tnp.divide(_c(32.0, z), z_big), _c(2.0, z)), cb), tnp.sqrt(z_big))
-    if order == 0:
-        out = tnp.where(le, le_8, gt_8)
-        # even in x: JAX's derivative at 0 is 0 (i1e(0) - sign(0) i0e(0))
-        return tnp.where(tnp.equal(x, 0.0), lax.stop_gradient(out), out)
-    # x * cheb is sign(x) |x| cheb bit for bit, and its derivative at 0 is i1e's 1/2 (JAX's rule)
-    x_small = tnp.where(le, x, tnp.zeros_like(x))
-    return tnp.where(le, tnp.multiply(x_small, le_8), tnp.multiply(lax.sign(x), gt_8))
+    """The regularized incomplete beta function ``I_x(a, b)`` (``lax.betainc``:
+    XLA's continued fraction). Its first derivative in ``x`` is JAX's; JAX
+    refuses derivatives in ``a`` and ``b``, which are zero here (as are higher
+    ones in ``x``)."""
+    return _lsp.betainc(*_promote(a, b, x))
 
 
 def i0e(x: ArrayLike) -> Array:
     """``exp(-|x|) I0(x)``, the exponentially scaled modified Bessel function of order 0."""
     (a,) = _promote(x)
-    return _bessel_e(a, 0)
+    return _lsp.bessel_i0e(a)
 
 
 def i0(x: ArrayLike) -> Array:
     """``I0(x)``, the modified Bessel function of order 0: ``exp(|x|) i0e(x)``."""
     (a,) = _promote(x)
-    return tnp.multiply(tnp.exp(tnp.abs(a)), _bessel_e(a, 0))
+    return tnp.multiply(tnp.exp(tnp.abs(a)), _lsp.bessel_i0e(a))
 
 
 def i1e(x: ArrayLike) -> Array:
     """``exp(-|x|) I1(x)``, the exponentially scaled modified Bessel function of order 1."""
     (a,) = _promote(x)
-    return _bessel_e(a, 1)
+    return _lsp.bessel_i1e(a)
 
 
 def i1(x: ArrayLike) -> Array:
     """``I1(x)``, the modified Bessel function of order 1: ``exp(|x|) i1e(x)``."""
     (a,) = _promote(x)
-    return tnp.multiply(tnp.exp(tnp.abs(a)), _bessel_e(a, 1))
-
-
-_ZETA_COEFFS = (
-    -7.1661652561756670113e18, 1.8152105401943546773e17, -4.5979787224074726105e15, 1.1646782814350067249e14,
-    -2.950130727918164224e12, 7.47242496e10, -1.8924375803183791606e9, 47900160.0, -1209600.0, 30240.0, -720.0,
-    12.0)
-
-
-def _zeta(x: Array, q: Array) -> Array:
-    """XLA's Hurwitz zeta (``chlo.zeta``): nine terms of the sum, then a
-    12-term Euler-Maclaurin correction; its domain errors and poles."""
-    def c(v: float) -> NDArray | float:
-        return _c(v, x)
-
-    a = q
-    neg_x = tnp.negative(x)
-    initial_sum = tnp.power(q, neg_x)
-    for _ in range(9):
-        a = tnp.add(a, c(1.0))
-        initial_sum = tnp.add(initial_sum, tnp.power(a, neg_x))
-    a = tnp.add(a, c(1.0))
-    neg_power = tnp.power(a, neg_x)
-    s = tnp.add(initial_sum, tnp.divide(tnp.multiply(neg_power, a), tnp.subtract(x, c(1.0))))
-    a_inv_sq = tnp.divide(c(1.0), tnp.multiply(a, a))
-    horner = tnp.zeros_like(x)
-    for i in range(11):
-        factor = tnp.multiply(tnp.add(x, c(22 - 2 * i)), tnp.add(x, c(21 - 2 * i)))
-        horner = tnp.multiply(factor, tnp.multiply(a_inv_sq, tnp.add(horner, c(1.0 / _ZETA_COEFFS[i]))))
-    s = tnp.add(s, tnp.multiply(neg_power, tnp.add(c(0.5), tnp.multiply(tnp.divide(x, a), tnp.add(c(1.0 / _ZETA_COEFFS[11]), horner)))))
-    smallest = float(tnp.finfo(aval_of(x).dtype).tiny)
-    out = tnp.where(tnp.less(tnp.abs(neg_power), tnp.multiply(tnp.abs(initial_sum), c(smallest))), initial_sum, s)
-    nan, inf = c(np.nan), c(np.inf)
-    out = tnp.where(tnp.less(x, c(1.0)), nan, out)
-    q_le_zero = tnp.less_equal(q, c(0.0))
-    x_not_int = tnp.not_equal(x, lax.floor(x))
-    out = tnp.where(tnp.logical_and(q_le_zero, x_not_int), nan, out)
-    at_pole = tnp.logical_and(q_le_zero, tnp.equal(q, lax.floor(q)))
-    x_even_int = tnp.logical_and(tnp.logical_not(x_not_int), tnp.equal(lax.rem(x, c(2.0)), c(0.0)))
-    out = tnp.where(at_pole, tnp.where(x_even_int, inf, nan), out)
-    return tnp.where(tnp.equal(x, c(1.0)), inf, out)
+    return tnp.multiply(tnp.exp(tnp.abs(a)), _lsp.bessel_i1e(a))
 
 
 def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
@@ -665,10 +529,7 @@ def zeta(x: ArrayLike, q: ArrayLike | None = None) -> Array:
     if q is None:
         raise PrimitiveTypeError(
             "zeta: Riemann zeta function not implemented; pass q != None to compute the Hurwitz Zeta function.")
-    xx, qq = _promote(x, q)
-    if aval_of(xx).dtype in HALF:
-        return tnp.astype(_zeta(tnp.astype(xx, np.dtype(np.float32)), tnp.astype(qq, np.dtype(np.float32))), aval_of(xx).dtype)
-    return _zeta(xx, qq)
+    return _lsp.zeta(*_promote(x, q))
 
 
 def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
@@ -678,16 +539,7 @@ def polygamma(n: ArrayLike, x: ArrayLike) -> Array:
     n_dtype = aval_of(tnp.asarray(n)).dtype
     if n_dtype.kind not in "iu":
         raise PrimitiveTypeError(f"polygamma: Argument `n` to polygamma must be of integer type. Got dtype {n_dtype}.")
-    nn_, xx = _promote(n, x)
-    wide = aval_of(xx).dtype
-    if wide in HALF:
-        return tnp.astype(polygamma(n, tnp.astype(xx, np.dtype(np.float32))), wide)
-    sign = tnp.subtract(tnp.multiply(_c(2.0, xx), lax.rem(nn_, _c(2.0, xx))), _c(1.0, xx))
-    n_plus_1 = tnp.add(nn_, _c(1.0, xx))
-    result = tnp.multiply(tnp.multiply(sign, lax.exp(lax.lgamma(n_plus_1))), _zeta(n_plus_1, xx))
-    result = tnp.where(tnp.equal(nn_, _c(0.0, xx)), lax.digamma(xx), result)
-    non_natural = tnp.logical_or(tnp.not_equal(nn_, lax.floor(nn_)), tnp.less(nn_, _c(0.0, xx)))
-    return tnp.where(non_natural, _c(np.nan, xx), result)
+    return _lsp.polygamma(*_promote(n, x))
 
 
 _ERFCX_COEFFS = (7918.06640625, -1055.7421875, 162.421875, -29.53125, 6.5625, -1.875, 0.75, -0.5, 1.0)

@@ -2,7 +2,8 @@
 
 A face: it defines nothing and re-exports ``scipy/_special.py`` (which builds
 on ``scipy/_base.py``, the promotion and constants the scipy modules share,
-and ``scipy/_iterative.py``, the incomplete gamma and beta functions' loops).
+and ``typedax._lax.special``, the lax special functions under ``gammainc``,
+``betainc``, ``zeta``, ``polygamma`` and the Bessel functions).
 
 Where JAX gives a function its own derivative rule (``custom_jvp``), so does
 typedax, with the same rule: ``xlogy``, ``xlog1py``, ``logit`` and the
