@@ -1,0 +1,638 @@
+"""The implementation of ``typedax.scipy.linalg``, as ``jax.scipy.linalg``:
+SciPy's names and signatures over ``typedax.lax.linalg``'s decompositions
+and ``typedax.numpy.linalg``.
+
+JAX's ``lu`` is a primitive (LAPACK's ``getrf`` on the CPU); here it is
+LAPACK's unblocked algorithm (partial pivoting, the first row of largest
+magnitude as pivot, as ``getrf`` picks it) written out over the static
+matrix size, so its pivots are LAPACK's and its derivative is that of the
+elimination (the same as JAX's rule, which differentiates the factors).
+``expm`` is JAX's: a Padé approximant of degree 3 to 13 chosen by the 1-norm
+(``lax.switch``), scaling and squaring (``lax.scan`` of ``lax.cond``), NaN
+past ``max_squarings``; its derivatives are those of that program, as in
+JAX, and ``expm_frechet`` is its JVP.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Literal, overload
+
+import numpy as np
+
+from .. import lax
+from .. import lax_linalg
+from .. import numpy as tnp
+from ..api_forward import jvp
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import is_complex
+from .._numpy import lax_numpy as _lax_numpy
+
+__all__ = [
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm",
+    "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+    "solve_triangular", "svd", "toeplitz",
+]
+
+_HIGHEST = lax.Precision.HIGHEST
+
+
+def _inexact(*xs: ArrayLike) -> list[Array]:
+    """JAX's ``promote_dtypes_inexact``: one dtype for all, integers and
+    bools to the default float (weak Python scalars stay weak)."""
+    vals = _lax_numpy._promote(*(x if isinstance(x, Array) else tnp.asarray(x) for x in xs))
+    return [tnp.asarray(_lax_numpy._float(v)) for v in vals]
+
+
+def _square(name: str, a: Array) -> None:
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"{name}: expected a (batch of) square matrices, got shape {a.shape}")
+
+
+def _mT(a: Array) -> Array:  # noqa: N802 - the array API's name
+    return tnp.swapaxes(a, -1, -2)
+
+
+def _conj_mT(a: Array) -> Array:  # noqa: N802 - the array API's name
+    t = _mT(a)
+    return tnp.conj(t) if is_complex(a.dtype) else t
+
+
+# -- Cholesky ---------------------------------------------------------------------------
+def cholesky(a: ArrayLike, lower: bool = False, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+    """The Cholesky factor of each (Hermitian positive definite) matrix of
+    ``a``: upper ``U`` with ``a = U^H U`` or, with ``lower``, lower ``L`` with
+    ``a = L L^H`` (only that triangle of ``a`` is read). NaNs where a matrix
+    is not positive definite."""
+    del overwrite_a, check_finite
+    (x,) = _inexact(a)
+    _square("cholesky", x)
+    chol = lax_linalg.cholesky(x if lower else _conj_mT(x), symmetrize_input=False)
+    return chol if lower else _conj_mT(chol)
+
+
+def cho_factor(a: ArrayLike, lower: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, bool]:
+    """``(c, lower)`` for ``cho_solve``: the Cholesky factor and its triangle."""
+    del overwrite_a, check_finite
+    return cholesky(a, lower=lower), lower
+
+
+def _solve_signature(name: str, a: Array, b: Array) -> bool:
+    """Whether ``b`` is a (batch of) vectors for ``a`` ``[..., n, n]`` (JAX's
+    rule: ``b`` 1-d, or -- deprecated, with JAX's ``FutureWarning`` -- one
+    dimension less than ``a`` and ending in ``n``)."""
+    if b.ndim == 1:
+        return True
+    if a.ndim == b.ndim + 1 and a.shape[-1] == b.shape[-1]:
+        warnings.warn(
+            f"jax.scipy.linalg.{name}: batched 1D solves with b.ndim > 1 are deprecated, and in the "
+            f"future will be treated as a batched 2D solve. Use {name}(..., b[..., None]).squeeze(-1) "
+            "to avoid this warning.", category=FutureWarning, stacklevel=3)
+        return True
+    return False
+
+
+def _batched(fn: Callable[[Array, Array], Array], a: Array, b: Array, vector: bool) -> Array:
+    """``fn(a, b)`` over the broadcast batch dimensions of ``a`` (``[..., n,
+    n]``) and ``b`` (``[..., n]`` or ``[..., n, k]``)."""
+    if b.ndim < 1:
+        raise ValueError(f"b must have rank >= 1, got shape {b.shape}")
+    rhs = b[..., None] if vector else b
+    n = a.shape[-1]
+    if rhs.shape[-2] != n:
+        raise ValueError(f"incompatible shapes: a {a.shape} and b {b.shape}")
+    batch = tuple(np.broadcast_shapes(a.shape[:-2], rhs.shape[:-2]))
+    out = fn(tnp.broadcast_to(a, batch + a.shape[-2:]), tnp.broadcast_to(rhs, batch + rhs.shape[-2:]))
+    return out[..., 0] if vector else out
+
+
+def _triangular(a: Array, b: Array, *, lower: bool, transpose_a: bool = False,
+                conjugate_a: bool = False, unit_diagonal: bool = False) -> Array:
+    if conjugate_a and is_complex(a.dtype):
+        a = tnp.conj(a)
+    return lax_linalg.triangular_solve(a, b, left_side=True, lower=lower, transpose_a=transpose_a,
+                                       unit_diagonal=unit_diagonal)
+
+
+def cho_solve(c_and_lower: tuple[ArrayLike, bool], b: ArrayLike, overwrite_b: bool = False,
+              check_finite: bool = True) -> Array:
+    """Solve ``a x = b`` from ``cho_factor(a)``'s ``(c, lower)``."""
+    del overwrite_b, check_finite
+    c_, lower = c_and_lower
+    c, bb = _inexact(c_, b)
+    _square("cho_solve", c)
+    vector = _solve_signature("cho_solve", c, bb)
+
+    def run(cm: Array, rhs: Array) -> Array:
+        y = _triangular(cm, rhs, lower=lower, transpose_a=not lower, conjugate_a=not lower)
+        return _triangular(cm, y, lower=lower, transpose_a=lower, conjugate_a=lower)
+
+    return _batched(run, c, bb, vector)
+
+
+def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bool = False,
+                     unit_diagonal: bool = False, overwrite_b: bool = False, debug: object = None,
+                     check_finite: bool = True) -> Array:
+    """Solve ``op(a) x = b`` for triangular ``a``; ``trans`` 0/'N' (``a``),
+    1/'T' (its transpose) or 2/'C' (its conjugate transpose)."""
+    del overwrite_b, debug, check_finite
+    if trans in (0, "N"):
+        transpose_a, conjugate_a = False, False
+    elif trans in (1, "T"):
+        transpose_a, conjugate_a = True, False
+    elif trans in (2, "C"):
+        transpose_a, conjugate_a = True, True
+    else:
+        raise ValueError(f"Invalid 'trans' value {trans}")
+    aa, bb = _inexact(a, b)
+    _square("solve_triangular", aa)
+    vector = _solve_signature("solve_triangular", aa, bb)
+
+    def run(am: Array, rhs: Array) -> Array:
+        return _triangular(am, rhs, lower=lower, transpose_a=transpose_a, conjugate_a=conjugate_a,
+                           unit_diagonal=unit_diagonal)
+
+    return _batched(run, aa, bb, vector)
+
+
+# -- LU ---------------------------------------------------------------------------------
+def _lu_2d(a: Array) -> tuple[Array, Array, Array]:
+    """``(lu, pivots, permutation)`` of one ``m x n`` matrix: LAPACK's
+    unblocked ``getf2`` (JAX's ``_lu_unblocked``), unrolled over the columns."""
+    m, n = a.shape
+    k = min(m, n)
+    rows = lax.iota(np.dtype(np.int32), m)
+    cols = lax.iota(np.dtype(np.int32), n)
+    perm = lax.iota(np.dtype(np.int32), m)
+    pivots: list[Array] = []
+    for j in range(k):
+        col = a[:, j]
+        magnitude = tnp.abs(tnp.real(col)) + tnp.abs(tnp.imag(col)) if is_complex(a.dtype) else tnp.abs(col)
+        masked = tnp.where(rows >= j, magnitude, tnp.full_like(magnitude, -np.inf))
+        i = tnp.argmax(masked).astype(np.dtype(np.int32))
+        pivots.append(i)
+        row_j, row_i = a[j], a[i]
+        a = a.at[j].set(row_i).at[i].set(row_j)
+        p_j, p_i = perm[j], perm[i]
+        perm = perm.at[j].set(p_i).at[i].set(p_j)
+        x = a[j, j]
+        col = a[:, j]
+        safe = tnp.where(x != 0, x, tnp.ones_like(x))
+        a = a.at[:, j].set(tnp.where((rows > j) & (x != 0), col / safe, col))
+        outer = a[:, j, None] * a[j, None, :]
+        mask = (rows[:, None] > j) & (cols[None, :] > j)
+        a = a - tnp.where(mask, outer, tnp.zeros_like(outer))
+    piv = tnp.stack(pivots) if pivots else tnp.zeros((0,), np.dtype(np.int32))
+    return a, piv, perm
+
+
+def _lu(a: Array) -> tuple[Array, Array, Array]:
+    """``jax.lax.linalg.lu`` of a (batch of) matrices ``[..., m, n]``."""
+    if a.ndim < 2:
+        raise ValueError(f"lu: expected a (batch of) matrices of rank >= 2, got shape {a.shape}")
+    fn: Callable[[Array], tuple[Array, Array, Array]] = _lu_2d
+    if a.ndim > 2:
+        fn = tnp.vectorize(_lu_2d, signature="(m,n)->(m,n),(k),(m)")
+    return fn(a)
+
+
+def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Array, Array]:
+    """``(lu, piv)``: the LU factors of ``a`` in one matrix (unit lower
+    triangle implied) and LAPACK's row interchanges (0-based, int32)."""
+    del overwrite_a, check_finite
+    (x,) = _inexact(a)
+    lu_, piv, _ = _lu(x)
+    return lu_, piv
+
+
+def _pivots_to_permutation(piv: Array, m: int) -> Array:
+    """The permutation the row interchanges ``piv`` (``[..., k]``) make of
+    ``range(m)`` (``jax.lax.linalg.lu_pivots_to_permutation``)."""
+    batch = piv.shape[:-1]
+    perm = tnp.broadcast_to(lax.iota(np.dtype(np.int32), m), batch + (m,))
+    for i in range(piv.shape[-1]):
+        j = piv[..., i : i + 1].astype(np.dtype(np.int32))
+        p_i = perm[..., i : i + 1]
+        p_j = tnp.take_along_axis(perm, j, axis=-1)
+        perm = tnp.where(lax.iota(np.dtype(np.int32), m) == i, p_j, perm)
+        hit = lax.iota(np.dtype(np.int32), m) == j
+        perm = tnp.where(hit, p_i, perm)
+    return perm
+
+
+def _lu_solve_2d(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
+    if trans == 0:
+        x = b[perm, :]
+        x = _triangular(lu_, x, lower=True, unit_diagonal=True)
+        return _triangular(lu_, x, lower=False)
+    conj = trans == 2
+    x = _triangular(lu_, b, lower=False, transpose_a=True, conjugate_a=conj)
+    x = _triangular(lu_, x, lower=True, unit_diagonal=True, transpose_a=True, conjugate_a=conj)
+    return x[tnp.argsort(perm), :]
+
+
+def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
+             overwrite_b: bool = False, check_finite: bool = True) -> Array:
+    """Solve ``op(a) x = b`` from ``lu_factor(a)``; ``trans`` 0 (``a``), 1
+    (``a^T``) or 2 (``a^H``)."""
+    del overwrite_b, check_finite
+    if trans not in (0, 1, 2):
+        raise ValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    lu_in, piv_in = lu_and_piv
+    lu_, bb = _inexact(lu_in, b)
+    piv = tnp.asarray(piv_in)
+    _square("lu_solve", lu_)
+    perm = _pivots_to_permutation(piv, lu_.shape[-2])
+    vector = _solve_signature("lu_solve", lu_, bb)
+
+    def run(lm: Array, rhs: Array) -> Array:
+        batch = lm.shape[:-2]
+        p = tnp.broadcast_to(perm, batch + perm.shape[-1:])
+        fn: Callable[[Array, Array, Array], Array] = lambda l, q, r: _lu_solve_2d(l, q, r, trans)  # noqa: E731
+        if batch:
+            fn = tnp.vectorize(fn, signature="(n,n),(n),(n,k)->(n,k)")
+        return fn(lm, p, rhs)
+
+    return _batched(run, lu_, bb, vector)
+
+
+@overload
+def lu(a: ArrayLike, permute_l: Literal[False] = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array, Array]: ...
+@overload
+def lu(a: ArrayLike, permute_l: Literal[True], overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array]: ...
+@overload
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array] | tuple[Array, Array, Array]: ...
+def lu(a: ArrayLike, permute_l: bool = False, overwrite_a: bool = False,
+       check_finite: bool = True) -> tuple[Array, Array] | tuple[Array, Array, Array]:
+    """``(p, l, u)`` with ``a = p @ l @ u`` (``l`` unit lower trapezoidal,
+    ``u`` upper), or ``(p @ l, u)`` with ``permute_l``; ``a`` is one
+    ``[m, n]`` matrix, as in JAX (``lu_factor`` takes batches)."""
+    del overwrite_a, check_finite
+    (x,) = _inexact(a)
+    if x.ndim != 2:
+        raise ValueError(f"lu: expected a matrix (rank 2), got shape {x.shape}")
+    lu_, _, permutation = _lu(x)
+    m, n = x.shape[-2:]
+    k = min(m, n)
+    p = tnp.real(tnp.asarray(permutation[..., None, :] == lax.iota(np.dtype(np.int32), m)[:, None],
+                             dtype=x.dtype))
+    l_ = tnp.tril(lu_, -1)[..., :, :k] + tnp.eye(m, k, dtype=x.dtype)
+    u = tnp.triu(lu_)[..., :k, :]
+    if permute_l:
+        return tnp.matmul(p, l_, precision=_HIGHEST), u
+    return p, l_, u
+
+
+# -- the decompositions of lax.linalg, with SciPy's signatures ----------------------------
+@overload
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: object = None, *, mode: Literal["full", "economic"],
+       pivoting: Literal[False] = False, check_finite: bool = True) -> tuple[Array, Array]: ...
+@overload
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: object = None, *, mode: Literal["r"],
+       pivoting: Literal[False] = False, check_finite: bool = True) -> tuple[Array]: ...
+@overload
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: object = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array] | tuple[Array, Array]: ...
+def qr(a: ArrayLike, overwrite_a: bool = False, lwork: object = None, mode: str = "full",
+       pivoting: bool = False, check_finite: bool = True) -> tuple[Array] | tuple[Array, Array]:
+    """``(q, r)`` (``mode`` 'full' or 'economic') or ``(r,)`` (``mode='r'``)."""
+    del overwrite_a, lwork, check_finite
+    if mode in ("full", "r"):
+        full_matrices = True
+    elif mode == "economic":
+        full_matrices = False
+    else:
+        raise ValueError(f"Unsupported QR decomposition mode '{mode}'")
+    if pivoting:
+        raise NotImplementedError("qr: pivoting=True is not supported by typedax (JAX's geqp3)")
+    (x,) = _inexact(a)
+    q, r = lax_linalg.qr(x, full_matrices=full_matrices)
+    return (r,) if mode == "r" else (q, r)
+
+
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: Literal[True] = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> tuple[Array, Array, Array]: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool, compute_uv: Literal[False], overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Array: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, *, compute_uv: Literal[False], overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Array: ...
+@overload
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Array | tuple[Array, Array, Array]: ...
+def svd(a: ArrayLike, full_matrices: bool = True, compute_uv: bool = True, overwrite_a: bool = False,
+        check_finite: bool = True, lapack_driver: str = "gesdd") -> Array | tuple[Array, Array, Array]:
+    """``(u, s, vh)`` with ``a = u @ diag(s) @ vh``, or ``s`` alone."""
+    del overwrite_a, check_finite, lapack_driver
+    (x,) = _inexact(a)
+    return lax_linalg.svd(x, full_matrices=full_matrices, compute_uv=compute_uv)
+
+
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: Literal[False] = False,
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True, eigvals: None = None,
+         type: int = 1, check_finite: bool = True) -> tuple[Array, Array]: ...  # noqa: A002 - SciPy's name
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, *, eigvals_only: Literal[True],
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True, eigvals: None = None,
+         type: int = 1, check_finite: bool = True) -> Array: ...  # noqa: A002 - SciPy's name
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None, lower: bool, eigvals_only: Literal[True],
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True, eigvals: None = None,
+         type: int = 1, check_finite: bool = True) -> Array: ...  # noqa: A002 - SciPy's name
+@overload
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True, eigvals: None = None,
+         type: int = 1, check_finite: bool = True) -> Array | tuple[Array, Array]: ...  # noqa: A002
+def eigh(a: ArrayLike, b: ArrayLike | None = None, lower: bool = True, eigvals_only: bool = False,
+         overwrite_a: bool = False, overwrite_b: bool = False, turbo: bool = True, eigvals: None = None,
+         type: int = 1, check_finite: bool = True) -> Array | tuple[Array, Array]:  # noqa: A002 - SciPy's name
+    """``(w, v)``: the eigenvalues (ascending) and eigenvectors (columns) of
+    each Hermitian matrix of ``a``, reading its ``lower`` (or upper)
+    triangle; ``w`` alone with ``eigvals_only``."""
+    del overwrite_a, overwrite_b, turbo, check_finite
+    if b is not None:
+        raise NotImplementedError("Only the b=None case of eigh is implemented")
+    if type != 1:
+        raise NotImplementedError("Only the type=1 case of eigh is implemented.")
+    if eigvals is not None:
+        raise NotImplementedError("Only the eigvals=None case of eigh is implemented.")
+    (x,) = _inexact(a)
+    v, w = lax_linalg.eigh(x, lower=lower)  # symmetrized, as JAX's
+    return w if eigvals_only else (w, v)
+
+
+def inv(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+    """The inverse of each matrix of ``a`` (``jnp.linalg.inv``)."""
+    del overwrite_a, check_finite
+    return tnp.linalg.inv(a)
+
+
+def det(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> Array:
+    """The determinant of each matrix of ``a`` (``jnp.linalg.det``)."""
+    del overwrite_a, check_finite
+    return tnp.linalg.det(a)
+
+
+def solve(a: ArrayLike, b: ArrayLike, lower: bool = False, overwrite_a: bool = False, overwrite_b: bool = False,
+          debug: bool = False, check_finite: bool = True, assume_a: str = "gen") -> Array:
+    """``x`` with ``a @ x = b``; ``assume_a='pos'`` solves through the
+    Cholesky factor of the ``lower`` (or upper) triangle, the others
+    ('gen', 'sym', 'her') through ``jnp.linalg.solve``."""
+    del overwrite_a, overwrite_b, debug, check_finite
+    valid_assume_a = ["gen", "sym", "her", "pos"]
+    if assume_a not in valid_assume_a:
+        raise ValueError(f"Expected assume_a to be one of {valid_assume_a}; got {assume_a!r}")
+    if assume_a != "pos":
+        return tnp.linalg.solve(a, b)
+    aa, bb = _inexact(a, b)
+    _square("solve", aa)
+    return cho_solve(cho_factor(aa, lower=lower), bb)
+
+
+# -- expm --------------------------------------------------------------------------------
+def _dot(a: Array, b: Array) -> Array:
+    return tnp.matmul(a, b, precision=_HIGHEST)
+
+
+_PADE: dict[int, tuple[float, ...]] = {
+    3: (120.0, 60.0, 12.0, 1.0),
+    5: (30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0),
+    7: (17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0),
+    9: (17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0,
+        3960.0, 90.0, 1.0),
+    13: (6.476475253248e16, 3.238237626624e16, 7771770303897600.0, 1187353796428800.0,
+         129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0,
+         40840800.0, 960960.0, 16380.0, 182.0, 1.0),
+}
+
+
+def _pade(degree: int) -> Callable[[Array], tuple[Array, Array]]:
+    """The odd (``U``) and even (``V``) parts of the Padé approximant of
+    ``degree`` (JAX's ``_pade3`` ... ``_pade13``)."""
+    b = _PADE[degree]
+
+    def pade(a: Array) -> tuple[Array, Array]:
+        ident = tnp.eye(a.shape[0], dtype=a.dtype)
+        a2 = _dot(a, a)
+        if degree == 13:
+            a4 = _dot(a2, a2)
+            a6 = _dot(a4, a2)
+            u = _dot(a, _dot(a6, b[13] * a6 + b[11] * a4 + b[9] * a2)
+                     + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * ident)
+            v = _dot(a6, b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * ident
+            return u, v
+        powers = [ident, a2]
+        while len(powers) <= degree // 2:
+            powers.append(_dot(powers[-1], a2) if len(powers) > 2 else _dot(a2, a2))
+        top = degree // 2
+        odd = b[2 * top + 1] * powers[top]
+        even = b[2 * top] * powers[top]
+        for i in range(top - 1, 0, -1):  # highest power first, as JAX sums
+            odd = odd + b[2 * i + 1] * powers[i]
+            even = even + b[2 * i] * powers[i]
+        return _dot(a, odd + b[1] * ident), even + b[0] * ident
+
+    return pade
+
+
+def _calc_p_q(a: Array) -> tuple[Array, Array, Array]:
+    a_l1 = tnp.linalg.norm(a, 1)
+    if a.dtype in (np.dtype(np.float64), np.dtype(np.complex128)):
+        maxnorm = 5.371920351148152
+        conds = [0.01495585217958292, 0.253939833006323, 0.9504178996162932, 2.097847961257068]
+        degrees: tuple[int, ...] = (3, 5, 7, 9, 13)
+    elif a.dtype in (np.dtype(np.float32), np.dtype(np.complex64)):
+        maxnorm = 3.92572478313866
+        conds = [0.4258730016922831, 1.880152677804762]
+        degrees = (3, 5, 7)
+    else:
+        raise TypeError(f"A.dtype={a.dtype} is not supported.")
+    n_squarings = tnp.maximum(0, tnp.floor(tnp.log2(a_l1 / maxnorm)))
+    a = a / (2 ** n_squarings.astype(a.dtype))
+    idx = tnp.digitize(a_l1, tnp.asarray(conds, dtype=a_l1.dtype))
+    u, v = lax.switch(idx, [_pade(d) for d in degrees], a)
+    return u + v, -u + v, n_squarings
+
+
+def _expm_2d(a: Array, upper_triangular: bool, max_squarings: int) -> Array:
+    p, q, n_squarings = _calc_p_q(a)
+
+    def nan(args: tuple[Array, Array, Array]) -> Array:
+        return tnp.full_like(args[0], np.nan)
+
+    def compute(args: tuple[Array, Array, Array]) -> Array:
+        _, pp, qq = args
+        r = solve_triangular(qq, pp) if upper_triangular else tnp.linalg.solve(qq, pp)
+
+        def step(c: Array, i: Array) -> tuple[Array, None]:
+            return lax.cond(i < n_squarings, lambda x: _dot(x, x), lambda x: x, c), None
+
+        out, _ = lax.scan(step, r, tnp.arange(max_squarings, dtype=n_squarings.dtype))
+        return out
+
+    return lax.cond(n_squarings > max_squarings, nan, compute, (a, p, q))
+
+
+def expm(A: ArrayLike, *, upper_triangular: bool = False, max_squarings: int = 16) -> Array:  # noqa: N803 - JAX's name
+    """The matrix exponential of each square matrix of ``A`` (JAX's Padé
+    approximant with scaling and squaring; NaN when more than
+    ``max_squarings`` squarings would be needed)."""
+    (a,) = _inexact(A)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        raise ValueError(f"Expected A to be a (batched) square matrix, got A.shape={a.shape!r}.")
+
+    def one(m: Array) -> Array:
+        return _expm_2d(m, upper_triangular, max_squarings)
+
+    if a.ndim > 2:
+        return tnp.vectorize(one, signature="(n,n)->(n,n)")(a)
+    return one(a)
+
+
+@overload
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,  # noqa: N803 - JAX's names
+                 compute_expm: Literal[True] = True) -> tuple[Array, Array]: ...
+@overload
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,  # noqa: N803 - JAX's names
+                 compute_expm: Literal[False]) -> Array: ...
+@overload
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,  # noqa: N803 - JAX's names
+                 compute_expm: bool = True) -> Array | tuple[Array, Array]: ...
+def expm_frechet(A: ArrayLike, E: ArrayLike, *, method: str | None = None,  # noqa: N803 - JAX's names
+                 compute_expm: bool = True) -> Array | tuple[Array, Array]:
+    """The Frechet derivative of ``expm`` at ``A`` in the direction ``E``
+    (``expm``'s JVP, as JAX's), with ``expm(A)`` first unless not
+    ``compute_expm``."""
+    del method
+    a, e = tnp.asarray(A), tnp.asarray(E)
+    if a.ndim < 2 or a.shape[-2] != a.shape[-1]:
+        raise ValueError(f"expected A to be a (batched) square matrix, got A.shape={a.shape}")
+    if e.ndim < 2 or e.shape[-2] != e.shape[-1]:
+        raise ValueError(f"expected E to be a (batched) square matrix, got E.shape={e.shape}")
+    if a.shape != e.shape:
+        raise ValueError(f"expected A and E to be the same shape, got A.shape={a.shape} E.shape={e.shape}")
+    expm_a, frechet = jvp(lambda x: expm(x), (a,), (e,))
+    return (expm_a, frechet) if compute_expm else frechet
+
+
+# -- special matrices ------------------------------------------------------------------------
+def block_diag(*arrs: ArrayLike) -> Array:
+    """The block diagonal matrix of the (at most 2-d) arguments, in their
+    common dtype."""
+    vals = [tnp.asarray(x) for x in arrs] if arrs else [tnp.zeros((1, 0))]
+    promoted = [tnp.asarray(v) for v in _lax_numpy._promote(*vals)]
+    bad = [i for i, v in enumerate(promoted) if v.ndim > 2]
+    if bad:
+        raise ValueError(
+            "Arguments to jax.scipy.linalg.block_diag must have at most 2 dimensions, "
+            f"got {promoted[bad[0]]} at argument {bad[0]}.")
+    mats = [tnp.atleast_2d(v) for v in promoted]
+    total = sum(m.shape[1] for m in mats)
+    rows: list[Array] = []
+    col = 0
+    for m in mats:
+        rows.append(tnp.pad(m, ((0, 0), (col, total - m.shape[1] - col))))
+        col += m.shape[1]
+    return tnp.concatenate(rows, axis=0)
+
+
+def _toeplitz_2d(c: Array, r: Array) -> Array:
+    ncols, = r.shape
+    flat = tnp.concatenate([tnp.flip(c), r[1:]])
+    m, = c.shape
+    idx = (m - 1) - lax.iota(np.dtype(np.int32), m)[:, None] + lax.iota(np.dtype(np.int32), ncols)[None, :]
+    return flat[idx]
+
+
+def toeplitz(c: ArrayLike, r: ArrayLike | None = None) -> Array:
+    """The Toeplitz matrix with first column ``c`` and first row ``r``
+    (``r`` defaults to ``conj(c)``; ``r[0]`` is ignored); batches over the
+    leading axes, as JAX's."""
+    if r is None:
+        cc = tnp.asarray(c)
+        rr = tnp.conj(cc) if is_complex(cc.dtype) else cc
+    else:
+        cc, rr = (tnp.asarray(v) for v in _lax_numpy._promote(tnp.asarray(c), tnp.asarray(r)))
+    cc, rr = tnp.atleast_1d(cc), tnp.atleast_1d(rr)
+    return tnp.vectorize(_toeplitz_2d, signature="(m),(n)->(m,n)")(cc, rr)
+
+
+def _hankel_2d(c: Array, r: Array) -> Array:
+    m, = c.shape
+    n, = r.shape
+    flat = tnp.concatenate([c, r[1:]])
+    idx = lax.iota(np.dtype(np.int32), m)[:, None] + lax.iota(np.dtype(np.int32), n)[None, :]
+    return flat[idx]
+
+
+def hankel(c: ArrayLike, r: ArrayLike | None = None) -> Array:
+    """The Hankel matrix with first column ``c`` and last row ``r`` (zeros
+    but its first entry by default; ``r[0]`` is ignored)."""
+    cc = tnp.atleast_1d(tnp.asarray(c))
+    if r is None:
+        rr = tnp.zeros_like(cc)
+    else:
+        cc, rr = (tnp.atleast_1d(tnp.asarray(v)) for v in _lax_numpy._promote(cc, tnp.asarray(r)))
+    return tnp.vectorize(_hankel_2d, signature="(m),(n)->(m,n)")(cc, rr)
+
+
+def circulant(c: ArrayLike) -> Array:
+    """The circulant matrix with first column ``c``."""
+    cc = tnp.atleast_1d(tnp.asarray(c))
+
+    def one(v: Array) -> Array:
+        n, = v.shape
+        idx = (lax.iota(np.dtype(np.int32), n)[:, None] - lax.iota(np.dtype(np.int32), n)[None, :]) % n
+        return v[idx]
+
+    return tnp.vectorize(one, signature="(n)->(n,n)")(cc)
+
+
+def _polar_2d(a: Array, side: str, method: str) -> tuple[Array, Array]:
+    m, n = a.shape
+    if method == "qdwh":
+        if not ((m >= n and side == "right") or (m < n and side == "left")):
+            raise NotImplementedError(
+                "method='qdwh' only supports mxn matrices where m < n where side='right' and m >= n "
+                f"side='left', got {a.shape} with side={side!r}")
+    elif method != "svd":
+        raise ValueError(f"Unknown polar decomposition method {method}.")
+    u_svd, s, vh = lax_linalg.svd(a, full_matrices=False)
+    s = s.astype(u_svd.dtype)
+    unitary = _dot(u_svd, vh)
+    if side == "right":
+        posdef = _dot(_conj_mT(vh) * s[None, :], vh)
+    else:
+        posdef = _dot(u_svd * s[None, :], _conj_mT(u_svd))
+    return unitary, posdef
+
+
+def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh", eps: float | None = None,
+          max_iterations: int | None = None) -> tuple[Array, Array]:
+    """``(u, p)``: the polar decomposition ``a = u @ p`` (``side='right'``)
+    or ``a = p @ u`` (``'left'``), ``u`` with orthonormal columns (rows) and
+    ``p`` Hermitian positive semidefinite. Computed through the SVD for
+    both of JAX's methods (``'qdwh'`` iterates to the same factors; its
+    shape restrictions and errors are JAX's)."""
+    del eps, max_iterations
+    (arr,) = _inexact(a)
+    if arr.ndim < 2:
+        raise ValueError("The input `a` must be at least a 2-D array.")
+    if side not in ("right", "left"):
+        raise ValueError("The argument `side` must be either 'right' or 'left'.")
+
+    def one(x: Array) -> tuple[Array, Array]:
+        return _polar_2d(x, side, method)
+
+    if arr.ndim == 2:
+        return one(arr)
+    sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
+    return tnp.vectorize(one, signature=sig)(arr)

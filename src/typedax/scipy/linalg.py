@@ -1,0 +1,31 @@
+"""``typedax.scipy.linalg``, as ``jax.scipy.linalg``: a face that defines nothing and
+re-exports ``scipy/_linalg.py`` (see its docstring)."""
+
+from __future__ import annotations
+
+from ._linalg import block_diag as block_diag
+from ._linalg import cho_factor as cho_factor
+from ._linalg import cho_solve as cho_solve
+from ._linalg import cholesky as cholesky
+from ._linalg import circulant as circulant
+from ._linalg import det as det
+from ._linalg import eigh as eigh
+from ._linalg import expm as expm
+from ._linalg import expm_frechet as expm_frechet
+from ._linalg import hankel as hankel
+from ._linalg import inv as inv
+from ._linalg import lu as lu
+from ._linalg import lu_factor as lu_factor
+from ._linalg import lu_solve as lu_solve
+from ._linalg import polar as polar
+from ._linalg import qr as qr
+from ._linalg import solve as solve
+from ._linalg import solve_triangular as solve_triangular
+from ._linalg import svd as svd
+from ._linalg import toeplitz as toeplitz
+
+__all__ = [
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm",
+    "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+    "solve_triangular", "svd", "toeplitz",
+]
