@@ -3,10 +3,11 @@ re-exporting ``typedax._lax.linalg`` (importing it installs jaxlib's LAPACK
 kernels as the primitives' preparer)."""
 
 from ._lax.linalg import cholesky as cholesky
+from ._lax.linalg import eig as eig
 from ._lax.linalg import eigh as eigh
 from ._lax.linalg import qr as qr
 from ._lax.linalg import svd as svd
 from ._lax.linalg import symmetrize as symmetrize
 from ._lax.linalg import triangular_solve as triangular_solve
 
-__all__ = ["cholesky", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
+__all__ = ["cholesky", "eig", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]

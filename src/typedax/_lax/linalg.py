@@ -1,5 +1,5 @@
 """The implementation of ``typedax.lax.linalg``: ``jax.lax.linalg``'s decompositions --
-``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd`` -- over the
+``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``eig`` -- over the
 primitives of ``typedax.primitives.linalg`` (see its docstring for the
 design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
 
@@ -17,7 +17,7 @@ from typing import Literal, overload
 import numpy as np
 
 from ..core.array import Array, ArrayLike, from_numpy
-from ..core.dtypes import INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
+from ..core.dtypes import COMPLEX, INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
 from ..core.errors import PrimitiveTypeError
 from ..core.trace import aval_of, bind, bind1
 from ..lowering import jaxlib_api, runtime
@@ -27,7 +27,7 @@ from ..primitives.shaping import expand_dims, squeeze
 from ..primitives.slicing import slice as _slice
 from . import lax
 
-__all__ = ["cholesky", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
+__all__ = ["cholesky", "eig", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
 
 if jaxlib_api.prepare_linalg not in _p.LAPACK_PREPARERS:
     _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_linalg)
@@ -67,14 +67,16 @@ def _checked(name: str, x: ArrayLike, symmetrize_input: bool) -> Array:
 
 
 def symmetrize(x: ArrayLike) -> Array:
-    """``(x + x^T) / 2`` over the last two axes (``jax.lax.linalg.symmetrize``),
+    """``(x + x^H) / 2`` over the last two axes (``jax.lax.linalg.symmetrize``;
+    ``x^H`` the conjugate transpose, ``x^T`` for a real ``x``),
     with ``typedax.numpy``'s promotion: integers add in their dtype, then
     divide in float32 (float64 for 64-bit integers); bools add as a logical
     or, then divide in the default float type (a bool meets the divisor 2 as
     the default integer type)."""
     a = _array(x)
     d = aval_of(a).dtype
-    both = lax.bitwise_or(a, _swap_last(a)) if d == bool_ else lax.add(a, _swap_last(a))
+    other = _swap_last(lax.conj(a)) if d in COMPLEX else _swap_last(a)
+    both = lax.bitwise_or(a, other) if d == bool_ else lax.add(a, other)
     if d == bool_:
         both = lax._convert_weak(both, default_float())  # weak, as a bool meeting a Python int
     elif d in INTEGER:
@@ -101,15 +103,16 @@ def triangular_solve(
     unit_diagonal: bool = False,
 ) -> Array:
     """Solve ``op(a) @ x = b`` (``left_side``) or ``x @ op(a) = b`` for
-    triangular ``a``; ``op`` transposes with ``transpose_a``. ``b`` with one
-    axis fewer than ``a`` is a (batch of) vectors."""
+    triangular ``a``; ``op`` transposes with ``transpose_a`` and conjugates
+    a complex ``a`` with ``conjugate_a``. ``b`` with one axis fewer than
+    ``a`` is a (batch of) vectors."""
     aa, bb = _array(a), _array(b)
     nb = aval_of(bb).ndim
     singleton = nb == aval_of(aa).ndim - 1
     if singleton:
         bb = expand_dims(bb, (nb if left_side else nb - 1,))
     out = _p.triangular_solve_(aa, bb, left_side=bool(left_side), lower=bool(lower),
-                               transpose_a=bool(transpose_a), conjugate_a=False,
+                               transpose_a=bool(transpose_a), conjugate_a=bool(conjugate_a),
                                unit_diagonal=bool(unit_diagonal))
     if singleton:
         n = aval_of(out).ndim
@@ -177,3 +180,23 @@ def svd(x: ArrayLike, *, full_matrices: bool = True, compute_uv: bool = True,
         return outs[0]
     s, u, vt = outs
     return u, s, vt
+
+
+def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True, compute_right_eigenvectors: bool = True,
+        enable_eigvec_derivs: bool = False, implementation: object = None,
+        use_magma: bool | None = None) -> list[Array]:
+    """The eigendecomposition of each general square matrix of ``x``
+    (``jax.lax.linalg.eig``): ``[w, vl, vr]``, ``vl``/``vr`` only where asked
+    for, all complex, in LAPACK's (``geev``'s) order and normalization; the
+    left eigenvectors satisfy ``vl^H @ x = w * vl^H``. CPU only (jaxlib's
+    LAPACK kernel under ``jit``; SciPy's eagerly). Eigenvector derivatives
+    (``enable_eigvec_derivs=True``) and other implementations are not
+    implemented."""
+    if enable_eigvec_derivs:
+        raise NotImplementedError("eig: enable_eigvec_derivs=True is not supported by typedax")
+    if implementation is not None or use_magma:
+        raise NotImplementedError(f"eig: typedax computes eig with LAPACK only, got implementation={implementation!r}")
+    a = _array(x)
+    _p.check_matrix("eig", aval_of(a), square=True)
+    params = _p.eig_params(bool(compute_left_eigenvectors), bool(compute_right_eigenvectors))
+    return list(bind(_p.eig_p, (a,), params))

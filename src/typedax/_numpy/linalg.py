@@ -26,6 +26,7 @@ sys.modules.setdefault("typedax.numpy.linalg", sys.modules[__name__])
 
 # the decompositions and what is built on them (typedax.lax_linalg's LAPACK primitives)
 from .linalg_decomp import (
+    EigResult as EigResult,
     EighResult as EighResult,
     QRResult as QRResult,
     SVDResult as SVDResult,
@@ -33,7 +34,9 @@ from .linalg_decomp import (
     cond as cond,
     cross as cross,
     diagonal as diagonal,
+    eig as eig,
     eigh as eigh,
+    eigvals as eigvals,
     eigvalsh as eigvalsh,
     lstsq as lstsq,
     matmul as matmul,
@@ -55,6 +58,7 @@ from .linalg_decomp import (
 
 __all__ = ["det", "inv", "matrix_norm", "norm", "slogdet", "solve", "vector_norm"]
 __all__ += [
+    "EigResult",
     "EighResult",
     "QRResult",
     "SVDResult",
@@ -63,7 +67,9 @@ __all__ += [
     "cond",
     "cross",
     "diagonal",
+    "eig",
     "eigh",
+    "eigvals",
     "eigvalsh",
     "lstsq",
     "matmul",

@@ -1,5 +1,5 @@
 """``typedax.numpy.linalg``'s decompositions and what is built on them, as
-``jax.numpy.linalg``: ``cholesky``, ``qr``, ``eigh``, ``eigvalsh``, ``svd``,
+``jax.numpy.linalg``: ``cholesky``, ``qr``, ``eig``, ``eigvals``, ``eigh``, ``eigvalsh``, ``svd``,
 ``svdvals``, ``pinv``, ``lstsq``, ``matrix_rank``, ``cond``, and the
 compositions ``matrix_power``, ``multi_dot``, ``tensorsolve``,
 ``tensorinv``, ``vecdot``, ``matrix_transpose``, ``diagonal``, ``trace``,
@@ -37,10 +37,16 @@ from .einsum import einsum as _einsum
 from .linalg_basic import SlogdetResult, inv, norm, solve
 
 __all__ = [
-    "EighResult", "QRResult", "SVDResult", "cholesky", "cond", "diagonal", "eigh", "eigvalsh",
+    "EigResult", "EighResult", "QRResult", "SVDResult", "cholesky", "cond", "diagonal", "eig", "eigh",
+    "eigvals", "eigvalsh",
     "lstsq", "matmul", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "pinv", "qr",
     "svd", "svdvals", "tensorinv", "tensorsolve", "trace", "vecdot",
 ]
+
+
+class EigResult(NamedTuple):
+    eigenvalues: Array
+    eigenvectors: Array
 
 
 class EighResult(NamedTuple):
@@ -114,6 +120,22 @@ def eigh(a: ArrayLike, UPLO: str | None = None, symmetrize_input: bool = True) -
     x = _matrix("eigh", a)
     v, w = lax_linalg.eigh(x, lower=_lower("eigh", UPLO), symmetrize_input=symmetrize_input)
     return EighResult(w, v)
+
+
+def eig(a: ArrayLike) -> EigResult:
+    """``jnp.linalg.eig``: the (complex) eigenvalues and right eigenvectors
+    (columns, unit 2-norm) of each general square matrix, in LAPACK's order;
+    CPU only. Differentiating the eigenvectors is refused, as JAX's default."""
+    x = _matrix("eig", a)
+    w, v = lax_linalg.eig(x, compute_left_eigenvectors=False)
+    return EigResult(w, v)
+
+
+def eigvals(a: ArrayLike) -> Array:
+    """``jnp.linalg.eigvals``: the (complex) eigenvalues of each general
+    square matrix, in LAPACK's order; CPU only; differentiable."""
+    x = _matrix("eigvals", a)
+    return lax_linalg.eig(x, compute_left_eigenvectors=False, compute_right_eigenvectors=False)[0]
 
 
 def eigvalsh(a: ArrayLike, UPLO: str | None = "L", *, symmetrize_input: bool = True) -> Array:  # noqa: N803 - NumPy's name

@@ -1,9 +1,9 @@
 """Matrix decompositions, and every rule for them: ``cholesky``,
-``triangular_solve``, ``qr``, ``eigh`` and ``svd`` (``jax.lax.linalg``'s
+``triangular_solve``, ``qr``, ``eigh``, ``svd`` and ``eig`` (``jax.lax.linalg``'s
 primitives; the user functions are in ``typedax.lax_linalg``).
 
-Each works on the last two axes of a float32 or float64 operand of rank >= 2;
-leading axes are a batch. Results:
+Each works on the last two axes of a float32, float64, complex64 or
+complex128 operand of rank >= 2; leading axes are a batch. Results:
 
 * ``cholesky(a) -> l``: the lower Cholesky factor, zeros above the
   diagonal; NaN on and below the diagonal for a matrix that is not positive
@@ -21,12 +21,22 @@ leading axes are a batch. Results:
   one triangle; all NaN where LAPACK fails.
 * ``svd(a; full_matrices, compute_uv) -> (s, u, vt)`` or ``(s,)``: singular
   values descending (``gesdd``).
+* ``eig(a; compute_left_eigenvectors, compute_right_eigenvectors) -> (w,
+  [vl], [vr])``: the eigenvalues and eigenvectors of a general matrix
+  (``geev``), all complex; LAPACK's order and normalization (unit 2-norm,
+  the largest component real). CPU only, as JAX's LAPACK path.
+
+On complex operands the Hermitian routines take the place of the symmetric
+ones (``heevd``, ``ungqr``), ``eigh``'s eigenvalues and ``svd``'s singular
+values are real (the operand's part type), and transposes in the JVPs are
+conjugate transposes, as JAX's.
 
 Why primitives, and how they lower: these are JAX's own primitives, so a
 jaxpr that uses them prints, parses and transforms as JAX's, and ``jit``
 runs exactly the kernels JAX runs on CPU. The lowering emits a StableHLO
 ``custom_call`` to jaxlib's LAPACK FFI kernels (``lapack_{s,d}potrf_ffi``,
-``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``), with the column-major
+``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``, ``geev``; ``c``/``z`` and
+``ungqr``/``heevd`` for complex operands), with the column-major
 layouts and ``mhlo.backend_config`` attributes JAX gives them. jaxlib ships
 the kernels (``jaxlib.cpu._lapack``) but only JAX registers them with XLA;
 ``typedax.lowering.jaxlib_api.prepare_lapack`` does it for typedax (this
@@ -51,8 +61,10 @@ vectors are not LAPACK's, and JAX's eager results are cuSOLVER's.
 
 JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``cholesky`` (Murray 2016), ``triangular_solve`` in ``a`` and ``b``, ``qr``
-(reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``)
-and ``svd`` (``full_matrices`` with ``compute_uv`` refused, as JAX's).
+(reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``),
+``svd`` (``full_matrices`` with ``compute_uv`` refused, as JAX's) and
+``eig``'s eigenvalues (``u_j^H da v_j / u_j^H v_j``; eigenvector derivatives
+refused, as JAX's default).
 Batching moves the batch axis to the front (broadcasting an unbatched
 operand) and binds again.
 """
@@ -67,13 +79,14 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.array import Array
 from ..core.avals import ShapedArray
-from ..core.dtypes import float32, float64, int32
+from ..core.dtypes import COMPLEX, COMPLEX_OF, complex64, complex128, float32, float64, int32, real_dtype
 from ..core.errors import NonLinearError, PrimitiveTypeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
 from ..hlo import HloValue, LoweringContext, full, tensor_type
 from ._params import get_bool, params_of
+from .complex_numbers import conj, real
 from .dot import dot_general
 from .elementwise import add, convert, div, eq, mul, neg, sub
 from .structural import broadcast_to, instantiate_zeros, move_batch_axis, reduce_sum, transpose, types_str, zero_like
@@ -111,12 +124,14 @@ def _on_gpu(values: Sequence[NDArray], avals: Sequence[ShapedArray], params: Par
 
 
 # -- shared checks, helpers ----------------------------------------------------------
-_FLOATS = (float32, float64)
+_INEXACT = (float32, float64, complex64, complex128)
 
 
 def check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
-    if a.dtype not in _FLOATS:
-        raise PrimitiveTypeError(f"{name}: the operand must be float32 or float64, got {a.str_short()}")
+    if a.dtype not in _INEXACT:
+        raise PrimitiveTypeError(
+            f"{name}: the operand must be float32 or float64 (or complex64, complex128), got {a.str_short()}"
+        )
     if a.ndim < 2:
         raise PrimitiveTypeError(f"{name}: the operand must have rank >= 2, got {a.str_short()}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -136,6 +151,21 @@ def _each_matrix(x: NDArray) -> list[tuple[int, ...]]:
 def _T(x: Value) -> Value:
     nd = aval_of(x).ndim
     return transpose(x, tuple(range(nd - 2)) + (nd - 1, nd - 2))
+
+
+def _is_complex(x: Value) -> bool:
+    return aval_of(x).dtype in COMPLEX
+
+
+def _H(x: Value) -> Value:
+    """The conjugate transpose of the last two axes (the transpose of a real ``x``)."""
+    return _T(conj(x)) if _is_complex(x) else _T(x)
+
+
+def _as(x: Value, like: Value) -> Value:
+    """``x`` (real) in ``like``'s dtype (a complex one), or ``x`` itself."""
+    d = aval_of(like).dtype
+    return x if aval_of(x).dtype == d else convert(x, d)
 
 
 def _matmul(a: Value, b: Value) -> Value:
@@ -215,17 +245,20 @@ def _char(c: str) -> ir.Attribute:
     return ir.IntegerAttr.get(ir.IntegerType.get_unsigned(8), ord(c))
 
 
+_LAPACK_PREFIX: dict[np.dtype[np.generic], str] = {float32: "s", float64: "d", complex64: "c", complex128: "z"}
+
+
 def _lapack(
     routine: str,
     dtype: np.dtype[np.generic],
     operands: Sequence[HloValue],
     results: Sequence[ShapedArray],
     config: dict[str, str],
-    alias: tuple[int, int],
+    alias: tuple[int, int] | None,
 ) -> list[HloValue]:
-    """One call of ``lapack_<s|d><routine>_ffi`` (JAX's attributes and
+    """One call of ``lapack_<s|d|c|z><routine>_ffi`` (JAX's attributes and
     layouts); ``alias`` = (operand, result) that share a buffer."""
-    target = f"lapack_{'s' if dtype == float32 else 'd'}{routine}_ffi"
+    target = f"lapack_{_LAPACK_PREFIX[np.dtype(dtype)]}{routine}_ffi"
     return _ffi_call(target, operands, results, {k: _char(v) for k, v in config.items()}, alias)
 
 
@@ -252,18 +285,17 @@ def _ffi_call(
     operands: Sequence[HloValue],
     results: Sequence[ShapedArray],
     config: dict[str, ir.Attribute],
-    alias: tuple[int, int],
+    alias: tuple[int, int] | None,
     column_major: bool = True,
 ) -> list[HloValue]:
     """A ``custom_call`` of an XLA FFI kernel as JAX's ``_linalg_ffi_lowering``
     emits it: ``mhlo.backend_config`` a dictionary of attributes (with
     ``api_version = 1``, as JAX's ``mlir.custom_call`` for a dictionary),
     matrices column-major (or all row-major), ``alias`` = (operand, result)
-    that share a buffer."""
+    that share a buffer (None: none)."""
     in_ranks = [len(_shape(v)) for v in operands]
     matrix_rank = max(in_ranks)
     types = [tensor_type(r) for r in results]
-    operand, result = alias
     attributes = {
         "call_target_name": ir.StringAttr.get(target),
         "has_side_effect": ir.BoolAttr.get(False),
@@ -272,10 +304,10 @@ def _ffi_call(
         "called_computations": ir.ArrayAttr.get([]),
         "operand_layouts": _layouts(in_ranks, matrix_rank, column_major),
         "result_layouts": _layouts([r.ndim for r in results], matrix_rank, column_major),
-        "output_operand_aliases": ir.ArrayAttr.get([
+        "output_operand_aliases": ir.ArrayAttr.get([] if alias is None else [
             hlo.OutputOperandAlias.get(
-                output_tuple_indices=[result] if len(results) > 1 else [],
-                operand_index=operand,
+                output_tuple_indices=[alias[1]] if len(results) > 1 else [],
+                operand_index=alias[0],
                 operand_tuple_indices=[],
             )
         ]),
@@ -337,7 +369,7 @@ def _cholesky_jvp(
     if isinstance(da, Zero):
         return [low], [zero_like(low)]
     # L_dot = L phi(L^-1 dA L^-T), phi: the lower triangle with the diagonal halved
-    tmp = triangular_solve_(low, da, left_side=False, lower=True, transpose_a=True)
+    tmp = triangular_solve_(low, da, left_side=False, lower=True, transpose_a=True, conjugate_a=True)
     inner = triangular_solve_(low, tmp, left_side=True, lower=True, transpose_a=False)
     n = aval_of(a).shape[-1]
     phi = mul(inner, _const_like(np.tril(np.ones((n, n))) - 0.5 * np.eye(n), inner))
@@ -385,11 +417,15 @@ def _ts_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     from scipy.linalg import blas
 
     a, b = args
-    left, lower, trans, _, unit = _ts_params(params)
+    left, lower, trans, conj_a, unit = _ts_params(params)
+    complex_a = a.dtype in COMPLEX
+    if conj_a and complex_a and not trans:
+        a = np.conj(a)
     out = np.zeros(b.shape, b.dtype)
     trsm = blas.get_blas_funcs("trsm", dtype=a.dtype)
+    how = (2 if conj_a and complex_a else 1) if trans else 0
     for i in _each_matrix(b):
-        out[i] = trsm(1.0, a[i], b[i], side=0 if left else 1, lower=int(lower), trans_a=int(trans),
+        out[i] = trsm(1.0, a[i], b[i], side=0 if left else 1, lower=int(lower), trans_a=how,
                       diag=int(unit))
     return [out]
 
@@ -422,7 +458,7 @@ def _ts_jvp(
     primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
 ) -> tuple[list[Value], list[Tangent]]:
     (a, b), (da, db) = primals, tangents
-    left, lower, trans, conj, unit = _ts_params(params)
+    left, lower, trans, conj_a, unit = _ts_params(params)
     x = bind1(triangular_solve_p, (a, b), params)
     out: Tangent = zero_like(x)
     if not isinstance(db, Zero):
@@ -430,6 +466,7 @@ def _ts_jvp(
     if not isinstance(da, Zero):
         g = neg(_tri_mask(da, lower, (-1 if lower else 1) if unit else 0))
         g = _T(g) if trans else g
+        g = conj(g) if conj_a and _is_complex(g) else g
         # left: op(a) x = b  ->  dx = -op(a)^-1 op(da) x ; right: dx = -x op(da) op(a)^-1
         prod = _matmul(g, x) if left else _matmul(x, g)
         dx = bind1(triangular_solve_p, (a, prod), params)
@@ -450,14 +487,19 @@ def _ts_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Va
 
 def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
     gpu = _prepare_lapack("triangular_solve", ctx)
-    left, lower, trans, conj, unit = _ts_params(eqn.params)
+    left, lower, trans, conj_a, unit = _ts_params(eqn.params)
     a_aval, b_aval = (v.aval for v in eqn.inputs)
+    conj_a = conj_a and a_aval.dtype in COMPLEX
+    a = args[0]
+    if conj_a and not trans:  # conj(a) first, as JAX's
+        a = hlo.complex(hlo.real(a), hlo.negate(hlo.imag(a)))
+        conj_a = False
     if gpu:  # XLA's own op, as JAX lowers it off the CPU
-        how = ("ADJOINT" if conj else "TRANSPOSE") if trans else "NO_TRANSPOSE"
-        return [hlo.triangular_solve(args[0], args[1], left, lower, unit, hlo.TransposeAttr.get(how))]
+        how = ("ADJOINT" if conj_a else "TRANSPOSE") if trans else "NO_TRANSPOSE"
+        return [hlo.triangular_solve(a, args[1], left, lower, unit, hlo.TransposeAttr.get(how))]
     config = {"side": "L" if left else "R", "uplo": "L" if lower else "U",
-              "trans_x": "T" if trans else "N", "diag": "U" if unit else "N"}
-    return _lapack("trsm", a_aval.dtype, args, [b_aval], config, (1, 0))
+              "trans_x": ("C" if conj_a else "T") if trans else "N", "diag": "U" if unit else "N"}
+    return _lapack("trsm", a_aval.dtype, [a, args[1]], [b_aval], config, (1, 0))
 
 
 triangular_solve_p = Primitive(
@@ -481,7 +523,7 @@ def _qr_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     full_matrices = get_bool("qr", params, "full_matrices")
     q_aval, r_aval = _qr_shapes(aval_of(a), full_matrices)
     q_out, r_out = np.zeros(q_aval.shape, a.dtype), np.zeros(r_aval.shape, a.dtype)
-    geqrf, orgqr = lapack.get_lapack_funcs(("geqrf", "orgqr"), dtype=a.dtype)
+    geqrf, orgqr = lapack.get_lapack_funcs(("geqrf", "ungqr" if a.dtype in COMPLEX else "orgqr"), dtype=a.dtype)
     m, n = a.shape[-2:]
     k = q_aval.shape[-1]
     for i in _each_matrix(a):
@@ -517,9 +559,12 @@ def _qr_jvp(
     if isinstance(da, Zero):
         return [q, r], [zero_like(q), zero_like(r)]
     dx_rinv = triangular_solve_(r, da, left_side=False, lower=False, transpose_a=False)
-    qt_dx_rinv = _matmul(_T(q), dx_rinv)
+    qt_dx_rinv = _matmul(_H(q), dx_rinv)
     low = _tri_mask(qt_dx_rinv, True, -1)
-    do = sub(low, _T(low))  # skew-symmetric
+    do = sub(low, _H(low))  # skew-Hermitian
+    if _is_complex(q):  # the imaginary part of the diagonal, as JAX's correction
+        imag_diag = sub(qt_dx_rinv, _as(real(qt_dx_rinv), qt_dx_rinv))
+        do = add(do, mul(_const_like(np.eye(n), do), imag_diag))
     dq = add(_matmul(q, sub(do, qt_dx_rinv)), dx_rinv)
     dr = _matmul(sub(qt_dx_rinv, do), r)
     return [q, r], [dq, dr]
@@ -553,7 +598,7 @@ def _qr_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
     if gpu:
         (q,) = _cusolver("orgqr", [h, tau], [q_aval], {}, (0, 0))
     else:
-        (q,) = _lapack("orgqr", a_aval.dtype, [h, tau], [q_aval], {}, (0, 0))
+        (q,) = _lapack("ungqr" if a_aval.dtype in COMPLEX else "orgqr", a_aval.dtype, [h, tau], [q_aval], {}, (0, 0))
     return [q, r]
 
 
@@ -569,8 +614,8 @@ def _eigh_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
 
     (a,) = args
     lower = get_bool("eigh", params, "lower")
-    v_out, w_out = np.zeros(a.shape, a.dtype), np.zeros(a.shape[:-1], a.dtype)
-    syevd = lapack.get_lapack_funcs("syevd", dtype=a.dtype)
+    v_out, w_out = np.zeros(a.shape, a.dtype), np.zeros(a.shape[:-1], real_dtype(a.dtype))
+    syevd = lapack.get_lapack_funcs("heevd" if a.dtype in COMPLEX else "syevd", dtype=a.dtype)
     for i in _each_matrix(a):
         if a.shape[-1] == 0:
             continue
@@ -583,7 +628,7 @@ def _eigh_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
     a = _one("eigh", avals)
     check_matrix("eigh", a, square=True)
     get_bool("eigh", params, "lower")
-    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], a.dtype)]
+    return [ShapedArray(a.shape, a.dtype), ShapedArray(a.shape[:-1], real_dtype(a.dtype))]
 
 
 def _eigh_jvp(
@@ -594,14 +639,15 @@ def _eigh_jvp(
     if isinstance(da, Zero):
         return [v, w], [zero_like(v), zero_like(w)]
     n = aval_of(a).shape[-1]
+    wc = _as(w, v)  # (complex for a complex operand, as JAX's)
     eye = _const_like(np.eye(n), v)
     # F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it
-    gap = add(eye, sub(_rows(w), _cols(w)))
+    gap = add(eye, sub(_rows(wc), _cols(wc)))
     f = sub(div(_const_like(np.ones((n, n)), v), gap), eye)
-    vt_da_v = _matmul(_matmul(_T(v), da), v)
+    vt_da_v = _matmul(_matmul(_H(v), da), v)
     dv = _matmul(v, mul(f, vt_da_v))
     dw = _diag_of(vt_da_v)
-    return [v, w], [dv, dw]
+    return [v, w], [dv, real(dw) if _is_complex(dw) else dw]
 
 
 def _eigh_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
@@ -615,7 +661,8 @@ def _eigh_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> lis
     if gpu:  # algorithm 0: cuSOLVER's choice, as JAX's default
         v, w, info = _cusolver("syevd", args, [v_aval, w_aval, info_aval], {"lower": lower, "algorithm": 0}, (0, 0))
     else:
-        v, w, info = _lapack("syevd", a_aval.dtype, args, [v_aval, w_aval, info_aval],
+        v, w, info = _lapack("heevd" if a_aval.dtype in COMPLEX else "syevd", a_aval.dtype, args,
+                             [v_aval, w_aval, info_aval],
                              {"mode": "V", "uplo": "L" if lower else "U"}, (0, 0))
     return [_nan_unless_ok(info, v, v_aval), _nan_unless_ok(info, w, w_aval)]
 
@@ -635,7 +682,7 @@ def _svd_shapes(a: ShapedArray, full_matrices: bool) -> tuple[ShapedArray, Shape
     batch, (m, n) = a.shape[:-2], a.shape[-2:]
     k = min(m, n)
     um, vn = (m, n) if full_matrices else (k, k)
-    return (ShapedArray(batch + (k,), a.dtype), ShapedArray(batch + (m, um), a.dtype),
+    return (ShapedArray(batch + (k,), real_dtype(a.dtype)), ShapedArray(batch + (m, um), a.dtype),
             ShapedArray(batch + (vn, n), a.dtype))
 
 
@@ -645,7 +692,7 @@ def _svd_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
     (a,) = args
     full_matrices, compute_uv = _svd_params(params)
     s_aval, u_aval, vt_aval = _svd_shapes(aval_of(a), full_matrices)
-    s_out = np.zeros(s_aval.shape, a.dtype)
+    s_out = np.zeros(s_aval.shape, s_aval.dtype)
     u_out, vt_out = np.zeros(u_aval.shape, a.dtype), np.zeros(vt_aval.shape, a.dtype)
     gesdd = lapack.get_lapack_funcs("gesdd", dtype=a.dtype)
     m, n = a.shape[-2:]
@@ -683,32 +730,32 @@ def _svd_jvp(
     if isinstance(da, Zero):
         outs: list[Value] = [s, u, vt] if compute_uv else [s]
         return outs, [zero_like(o) for o in outs]
-    ut, v = _T(u), _T(vt)
+    ut, v = _H(u), _H(vt)
     ds_mat = _matmul(_matmul(ut, da), v)
-    ds = _diag_of(ds_mat)
+    ds = _diag_of(real(ds_mat) if _is_complex(ds_mat) else ds_mat)
     if not compute_uv:
         return [s], [ds]
     k = aval_of(s).shape[-1]
     m, n = aval_of(a).shape[-2:]
-    eye = _const_like(np.eye(k), ds_mat)
-    srow, scol = _rows(s), _cols(s)  # s[..., None, :], s[..., :, None]
+    srow, scol = _rows(s), _cols(s)  # s[..., None, :], s[..., :, None] (real)
+    eye = _const_like(np.eye(k), srow)
     s_diffs = mul(add(srow, scol), sub(srow, scol))
-    f = sub(div(_const_like(np.ones((k, k)), ds_mat), add(s_diffs, eye)), eye)
-    dss = mul(srow, ds_mat)
-    sds = mul(scol, ds_mat)
+    f = _as(sub(div(_const_like(np.ones((k, k)), srow), add(s_diffs, eye)), eye), ds_mat)
+    dss = mul(_as(srow, ds_mat), ds_mat)
+    sds = mul(_as(scol, ds_mat), ds_mat)
     s_zeros = convert(eq(s, full_like_scalar(0.0, s)), aval_of(s).dtype)
     s_inv = sub(div(full_like_scalar(1.0, s), add(s, s_zeros)), s_zeros)
-    s_inv_mat = mul(_rows(s_inv), eye)
-    dudv_diag = mul(mul(sub(ds_mat, _T(ds_mat)), s_inv_mat), _const_like(np.full((k, k), 0.5), ds_mat))
-    du = _matmul(u, add(mul(f, add(dss, _T(dss))), dudv_diag))
-    dv = _matmul(v, mul(f, add(sds, _T(sds))))
+    s_inv_mat = _as(mul(_rows(s_inv), eye), ds_mat)
+    dudv_diag = mul(mul(sub(ds_mat, _H(ds_mat)), s_inv_mat), _const_like(np.full((k, k), 0.5), ds_mat))
+    du = _matmul(u, add(mul(f, add(dss, _H(dss))), dudv_diag))
+    dv = _matmul(v, mul(f, add(sds, _H(sds))))
     if m > n:
         dav = _matmul(da, v)
-        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))), _rows_m(s, m)))
+        du = add(du, div(sub(dav, _matmul(u, _matmul(ut, dav))), _as(_rows_m(s, m), du)))
     if n > m:
-        dahu = _matmul(_T(da), u)
-        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))), _rows_m(s, n)))
-    return [s, u, vt], [ds, du, _T(dv)]
+        dahu = _matmul(_H(da), u)
+        dv = add(dv, div(sub(dahu, _matmul(v, _matmul(vt, dahu))), _as(_rows_m(s, n), dv)))
+    return [s, u, vt], [ds, du, _H(dv)]
 
 
 def full_like_scalar(value: float, like: Value) -> Value:
@@ -788,4 +835,137 @@ svd_p = Primitive(
 )
 
 
-FAMILY = Family("linalg", (cholesky_p, triangular_solve_p, qr_p, eigh_p, svd_p))
+# -- eig(a; compute_left_eigenvectors, compute_right_eigenvectors) -> (w, [vl], [vr]) ----
+_EIG_FLAGS = ("compute_left_eigenvectors", "compute_right_eigenvectors")
+
+
+def _eig_params(params: Params) -> tuple[bool, bool]:
+    return get_bool("eig", params, _EIG_FLAGS[0]), get_bool("eig", params, _EIG_FLAGS[1])
+
+
+def eig_params(left: bool, right: bool) -> Params:
+    return params_of((_EIG_FLAGS[0], left), (_EIG_FLAGS[1], right))
+
+
+def _complex_of(d: np.dtype[np.generic]) -> np.dtype[np.generic]:
+    return d if d in COMPLEX else COMPLEX_OF[d]
+
+
+def _unpack_real_vectors(wi: NDArray, v: NDArray, dtype: np.dtype[np.generic]) -> NDArray:
+    """LAPACK's real ``geev`` packs a conjugate pair's vectors as (re, im) in
+    two adjacent columns; the complex vectors, as jaxlib's kernel gives them."""
+    out = v.astype(dtype)
+    re = v.astype(np.float64)
+    j = 0
+    n = wi.shape[0]
+    while j < n:
+        if wi[j] != 0 and j + 1 < n:
+            out[:, j] = re[:, j] + 1j * re[:, j + 1]
+            out[:, j + 1] = re[:, j] - 1j * re[:, j + 1]
+            j += 2
+        else:
+            j += 1
+    return out
+
+
+def _eig_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack
+
+    (a,) = args
+    left, right = _eig_params(params)
+    cd = _complex_of(a.dtype)
+    w_out = np.zeros(a.shape[:-1], cd)
+    vl_out, vr_out = np.zeros(a.shape, cd), np.zeros(a.shape, cd)
+    geev = lapack.get_lapack_funcs("geev", dtype=a.dtype)
+    for i in _each_matrix(a):
+        if a.shape[-1] == 0:
+            continue
+        if a.dtype in COMPLEX:
+            w, vl, vr, info = geev(a[i], compute_vl=int(left), compute_vr=int(right))
+        else:
+            wr, wi, vl, vr, info = geev(a[i], compute_vl=int(left), compute_vr=int(right))
+            w = wr + 1j * wi
+            vl, vr = _unpack_real_vectors(wi, vl, cd), _unpack_real_vectors(wi, vr, cd)
+        if info != 0:
+            w_out[i], vl_out[i], vr_out[i] = np.nan, np.nan, np.nan
+            continue
+        w_out[i] = w
+        if left:
+            vl_out[i] = vl
+        if right:
+            vr_out[i] = vr
+    return [w_out] + ([vl_out] if left else []) + ([vr_out] if right else [])
+
+
+def _eig_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("eig", avals)
+    check_matrix("eig", a, square=True)
+    left, right = _eig_params(params)
+    cd = _complex_of(a.dtype)
+    v = ShapedArray(a.shape, cd)
+    return [ShapedArray(a.shape[:-1], cd)] + [v] * (int(left) + int(right))
+
+
+def _eig_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    """The eigenvalues' derivative ``dw_j = u_j^H da v_j / (u_j^H v_j)``
+    (``u``, ``v``: the left and right eigenvectors; the diagonal of
+    ``v^-1 da v``, JAX's formula, as ``u^H`` is ``v^-1`` up to the row
+    scaling ``u^H v``); eigenvector derivatives refused, as JAX's by default."""
+    (a,), (da,) = primals, tangents
+    left, right = _eig_params(params)
+    if left or right:
+        raise NotImplementedError(
+            "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that "
+            "JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig), and typedax does "
+            "not implement them; differentiate the eigenvalues alone (jnp.linalg.eigvals, or "
+            "compute_left_eigenvectors=False, compute_right_eigenvectors=False). See "
+            "https://github.com/jax-ml/jax/issues/2748 for discussion."
+        )
+    w, vl, vr = bind(eig_p, (a,), eig_params(True, True))
+    if isinstance(da, Zero):
+        return [w], [zero_like(w)]
+    dac = _as(da, vr)
+    uh = _H(vl)
+    dw = div(_diag_of(_matmul(_matmul(uh, dac), vr)), _diag_of(_matmul(uh, vr)))
+    return [w], [dw]
+
+
+def _eig_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    if ctx.platform != "cpu":
+        raise NotImplementedError(
+            f"eig: typedax lowers eig only for the CPU (jaxlib's LAPACK geev), not for {ctx.platform!r}; "
+            "compute it eagerly or under jit on the CPU"
+        )
+    _prepare_lapack("eig", ctx)
+    a_aval = eqn.inputs[0].aval
+    left, right = _eig_params(eqn.params)
+    outs_avals = [v.aval for v in eqn.out_binders]
+    w_aval = outs_avals[0]
+    v_aval = ShapedArray(a_aval.shape, w_aval.dtype)
+    if a_aval.shape[-1] == 0:
+        return [full(0.0, o) for o in outs_avals]
+    info_aval = ShapedArray(a_aval.shape[:-2], int32)
+    real_w = ShapedArray(a_aval.shape[:-1], a_aval.dtype)
+    complex_a = a_aval.dtype in COMPLEX
+    results = ([w_aval] if complex_a else [real_w, real_w]) + [v_aval, v_aval, info_aval]
+    outs = _lapack("geev", a_aval.dtype, args, results,
+                   {"compute_left": "V" if left else "N", "compute_right": "V" if right else "N"}, None)
+    *ws, vl, vr, info = outs
+    w = ws[0] if complex_a else hlo.complex(ws[0], ws[1])
+    res = [_nan_unless_ok(info, w, w_aval)]
+    if left:
+        res.append(_nan_unless_ok(info, vl, v_aval))
+    if right:
+        res.append(_nan_unless_ok(info, vr, v_aval))
+    return res
+
+
+eig_p = Primitive(
+    "eig", _eig_impl, _eig_abstract,
+    rules_for=lambda p: Rules(jvp=_eig_jvp, batch=_front_batch(p), lower=_eig_lower),
+)
+
+
+FAMILY = Family("linalg", (cholesky_p, triangular_solve_p, qr_p, eigh_p, svd_p, eig_p))
