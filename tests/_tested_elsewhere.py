@@ -25,5 +25,7 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "complex", "real", "imag", "conj",
     # complex operands or results, and its fft_lengths tied to the shape: tests/test_fft.py
     "fft",
+    # complex results, and CPU only (LAPACK's geev): tests/test_complex_linalg.py
+    "eig",
     *KEY_PRIMITIVES,
 })

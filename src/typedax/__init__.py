@@ -74,3 +74,16 @@ from . import test_util as test_util  # jax.test_util (issue 29)
 
 shard_map = _jax_shard_map  # jax.shard_map (a renaming import would not re-export it)
 jacobian = jacrev  # jax.jacobian: jacrev, as JAX's (issue 29; a renaming import would not re-export it)
+from . import dtypes as dtypes  # jax.dtypes (issue 29 item 7)
+from . import errors as errors  # jax.errors (issue 29 item 7)
+from . import stages as stages  # jax.stages (issue 29 item 7)
+from . import typing as typing  # jax.typing (issue 29 item 7)
+from .core.dtypes import float0 as float0  # jax.float0 (issue 29 item 7)
+from .api_names import clear_caches as clear_caches  # issue 29 item 7
+from .api_names import ensure_compile_time_eval as ensure_compile_time_eval  # issue 29 item 7
+from .api_names import live_arrays as live_arrays  # issue 29 item 7
+from .api_names import named_call as named_call  # issue 29 item 7
+from .api_names import named_scope as named_scope  # issue 29 item 7
+from .api_linear import closure_convert as closure_convert  # issue 29 item 7
+from .api_linear import custom_gradient as custom_gradient  # issue 29 item 7
+from .api_linear import linear_transpose as linear_transpose  # issue 29 item 7

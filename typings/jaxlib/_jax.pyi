@@ -3,6 +3,7 @@
 # extension's own ``__doc__`` strings; anything typedax does not call is absent.
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Protocol  # live_arrays (issue 29 item 7)
 import numpy as np
 import numpy.typing as npt
 
@@ -51,7 +52,12 @@ class SingleDeviceSharding(Sharding):
 class GSPMDSharding(Sharding):
     def __init__(self, devices: DeviceList, op_sharding: _hlo.HloSharding, memory_kind: object = None) -> None: ...
 
+class _ArrayType(Protocol):  # the type object typedax passed in (runtime._PutType): live_arrays (issue 29 item 7)
+    shape: tuple[int, ...]
+    dtype: np.dtype[np.generic]
+
 class Array:
+    aval: _ArrayType  # live_arrays (issue 29 item 7)
     def block_until_ready(self) -> Array: ...
     def is_ready(self) -> bool: ...
     def delete(self) -> None: ...
@@ -98,6 +104,7 @@ class Client:
     def devices(self) -> list[Device]: ...
     def device_count(self) -> int: ...
     def process_index(self) -> int: ...
+    def live_arrays(self) -> list[Array]: ...  # live_arrays (issue 29 item 7)
     def compile_and_load(
         self,
         computation: str | bytes | _ir.Module,

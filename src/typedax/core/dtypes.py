@@ -194,3 +194,16 @@ def default_float() -> DType:
 def default_complex() -> DType:
     """The default complex type: complex128, or complex64 with x64 off."""
     return complex128 if not X32_POSSIBLE[0] or x64_enabled() else complex64
+
+
+# -- float0 and dtype-likes (issue 29 item 7) ----------------------------------
+#: JAX's ``float0``: the dtype of the tangent (and cotangent) of an integer or
+#: bool value, which has no derivative. Arrays of it hold nothing (zero bytes
+#: per element) and never enter a jaxpr: the transformations' user API turns
+#: them into symbolic zeros on the way in and gives them back on the way out,
+#: as NumPy arrays (as JAX's ``grad(..., allow_int=True)`` and ``jvp`` do).
+float0: Final[DType] = np.dtype([("float0", np.void, 0)])
+
+#: JAX's ``jax.typing.DTypeLike``: what names a dtype (a name, a scalar
+#: type, a dtype, or an object with a ``dtype``).
+DTypeLike: TypeAlias = "str | type | np.dtype[np.generic]"

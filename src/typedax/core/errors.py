@@ -45,8 +45,21 @@ class TracerArrayConversionError(ConcretizationError):
     or ``typedax.lax`` on traced values."""
 
 
-class EscapedTracerError(TypedaxError):
-    """A tracer was used after the transformation that made it had finished."""
+class TracerBoolConversionError(ConcretizationError):
+    """``bool()`` of a traced value whose value is not known while tracing
+    (an ``if`` or ``while`` on it): JAX's ``jax.errors.TracerBoolConversionError``
+    (issue 29 item 7)."""
+
+
+class TracerIntegerConversionError(ConcretizationError):
+    """``int()`` of a traced value, or a traced value used as a Python index,
+    whose value is not known while tracing: JAX's
+    ``jax.errors.TracerIntegerConversionError`` (issue 29 item 7)."""
+
+
+class EscapedTracerError(TypedaxError, TypeError):
+    """A tracer was used after the transformation that made it had finished
+    (JAX's ``UnexpectedTracerError``, a ``TypeError`` too: issue 29 item 7)."""
 
 
 class MissingRuleError(TypedaxError, NotImplementedError):
@@ -263,3 +276,23 @@ class DLPackError(TypedaxError, BufferError):
     of data typedax would have to copy (its arrays own immutable values), or
     a ``stream=`` (the export is host memory). A ``BufferError`` as the
     array API standard asks."""
+
+
+# jax.errors and jax.dtypes classes typedax never raises (issue 29 item 7):
+# they exist so that ported ``except`` clauses name a class.
+class KeyReuseError(TypedaxError, TypeError):
+    """JAX's ``jax.errors.KeyReuseError``, raised by JAX's optional key-reuse
+    checker (``jax_debug_key_reuse``). typedax has no such checker, so it
+    never raises this; it exists so that ported ``except`` clauses work."""
+
+
+class TypePromotionError(TypedaxError, ValueError):
+    """JAX's ``jax.dtypes.TypePromotionError``, raised by JAX's ``strict``
+    dtype promotion mode. typedax promotes as JAX's ``standard`` mode only,
+    so it never raises this; it exists so that ported ``except`` clauses work."""
+
+
+class InconclusiveDimensionOperation(TypedaxError):
+    """JAX's ``jax.errors.InconclusiveDimensionOperation`` (shape
+    polymorphism, which typedax does not have): never raised; it exists so
+    that ported ``except`` clauses work."""

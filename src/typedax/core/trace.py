@@ -35,6 +35,8 @@ from .errors import (
     EscapedTracerError,
     PrimitiveTypeError,
     TracerArrayConversionError,
+    TracerBoolConversionError,  # issue 29 item 7
+    TracerIntegerConversionError,  # issue 29 item 7
 )
 from .ir import AbstractEvalRule, NDArray, Params, Primitive
 from .weak import ALWAYS_ASK, with_weak
@@ -454,10 +456,16 @@ class Tracer(Array):
     # bool(), int() and indexing are piecewise constant, so a concrete value
     # serves them even under differentiation (as in JAX); float() is not.
     def __bool__(self) -> bool:
-        return bool(self.concrete("bool()"))
+        try:
+            return bool(self.concrete("bool()"))
+        except ConcretizationError as e:  # JAX's class for bool() (issue 29 item 7)
+            raise TracerBoolConversionError(*e.args) from None
 
     def __int__(self) -> int:
-        return int(self.concrete("int()"))
+        try:
+            return int(self.concrete("int()"))
+        except ConcretizationError as e:  # JAX's class for int() (issue 29 item 7)
+            raise TracerIntegerConversionError(*e.args) from None
 
     def __float__(self) -> float:
         return float(self.concrete_float("float()"))
@@ -466,7 +474,10 @@ class Tracer(Array):
         return complex(self.concrete_float("complex()"))
 
     def __index__(self) -> int:
-        return int(self.concrete("using as an index"))
+        try:
+            return int(self.concrete("using as an index"))
+        except ConcretizationError as e:  # JAX's class for an index (issue 29 item 7)
+            raise TracerIntegerConversionError(*e.args) from None
 
     def __array__(self, dtype: object = None, copy: object = None) -> HostArray:
         raise TracerArrayConversionError(

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Generic, ParamSpec, TypeVar, cast, overload
 
 import inspect
+import weakref  # clear_caches (issue 29 item 7)
 import numpy as np
 
 from .. import tree
@@ -209,6 +210,17 @@ def _x32() -> bool:
 _FastEntry = Callable[[Sequence[object]], object]
 
 
+#: every ``Jitted`` alive, for ``clear_caches`` (issue 29 item 7)
+_LIVE_JITTED: weakref.WeakSet[Jitted[..., object]] = weakref.WeakSet()
+
+
+def clear_jit_caches() -> None:
+    """Every live ``Jitted``'s traces and fast paths, dropped
+    (``typedax.clear_caches``, issue 29 item 7)."""
+    for j in list(_LIVE_JITTED):
+        j._clear_caches()
+
+
 class Jitted(Generic[P, R]):
     """A jitted function: call it like the original; ``trace``/``lower`` for
     the ahead-of-time stages. Its type has the original's signature."""
@@ -266,6 +278,14 @@ class Jitted(Generic[P, R]):
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
+        _LIVE_JITTED.add(cast("Jitted[..., object]", self))  # for clear_caches (issue 29 item 7)
+
+    def _clear_caches(self) -> None:
+        """Forget every trace and fast path: the next call traces again
+        (``typedax.clear_caches``, issue 29 item 7)."""
+        for table in (self._staged, self._static_by_count, self._fast, self._fast_trees,
+                      self._fast_32, self._fast_trees_32, self._fast_by_setting):
+            table.clear()
 
     def __repr__(self) -> str:
         return f"jit({self.name})"

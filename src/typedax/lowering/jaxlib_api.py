@@ -38,6 +38,7 @@ from jaxlib._jax import DeviceList as DeviceList
 from jaxlib._jax import DistributedRuntimeClient as DistributedRuntimeClient
 from jaxlib._jax import DistributedRuntimeService as DistributedRuntimeService
 from jaxlib._jax import HostBufferSemantics as HostBufferSemantics
+from jaxlib._jax import JaxRuntimeError as JaxRuntimeError  # typedax.errors (issue 29 item 7)
 from jaxlib._jax import LoadedExecutable as LoadedExecutable
 from jaxlib._jax import PyTreeDef as PyTreeDef
 from jaxlib._jax import ResultHandler as ResultHandler
