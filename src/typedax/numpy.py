@@ -523,6 +523,32 @@ __all__ += [
     "poly", "polydiv",
 ]
 
+# -- more of jax.numpy's names (issue 29, item 7) --
+from ._numpy.bessel import i0 as i0
+from ._numpy.bessel import kaiser as kaiser
+from ._numpy.bits import packbits as packbits
+from ._numpy.bits import unpackbits as unpackbits
+from ._numpy.creation import c_ as c_
+from ._numpy.creation import frombuffer as frombuffer
+from ._numpy.creation import fromiter as fromiter
+from ._numpy.creation import fromstring as fromstring
+from ._numpy.creation import r_ as r_
+from ._numpy.einsum import einsum_path as einsum_path
+from ._numpy.indexing import mask_indices as mask_indices
+from ._numpy.indexing import place as place
+from ._numpy.polynomial import polyfit as polyfit
+from ._numpy.printing import get_printoptions as get_printoptions
+from ._numpy.printing import printoptions as printoptions
+from ._numpy.printing import set_printoptions as set_printoptions
+from ._numpy.searching import histogram2d as histogram2d
+from ._numpy.searching import histogramdd as histogramdd
+
+__all__ += [  # (issue 29, item 7)
+    "c_", "einsum_path", "frombuffer", "fromiter", "fromstring", "get_printoptions", "histogram2d",
+    "histogramdd", "i0", "kaiser", "mask_indices", "packbits", "place", "polyfit", "printoptions", "r_",
+    "set_printoptions", "unpackbits",
+]
+
 # -- the scalar types (``tnp.float32(0.5)`` is an Array; ``tnp.float32`` stands for its dtype) --
 from ._numpy.scalar_types import bfloat16 as bfloat16
 from ._numpy.scalar_types import bool_ as bool_

@@ -13,7 +13,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, canonicalize_explicit, default_float, default_int, float32
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.trace import aval_of
 from ..lowering.jaxlib_api import Device
 from .array_api import check_device
@@ -289,3 +289,105 @@ class _Ogrid:
 
 mgrid = _Mgrid()
 ogrid = _Ogrid()
+
+
+_IndexItem = ArrayLike | slice | str | Sequence[object]
+
+
+class _AxisConcat:
+    """``jnp.r_`` and ``jnp.c_`` (issue 29, item 7): concatenation by index
+    expression. Slices are ranges (``1:4``, or ``0:1:5j`` for 5 points), a
+    leading string is a directive: ``'axis,ndmin,trans1d'`` (as NumPy's), or
+    ``'r'``/``'c'`` for a row or column matrix of a 1-d result."""
+
+    axis: int
+    ndmin: int
+    trans1d: int
+    op_name: str
+
+    def __getitem__(self, key: _IndexItem | tuple[_IndexItem, ...]) -> Array:
+        items: tuple[_IndexItem, ...] = key if isinstance(key, tuple) else (key,)
+        params = [self.axis, self.ndmin, self.trans1d, -1]
+        if items and isinstance(items[0], str):
+            directive, items = items[0], items[1:]
+            if directive == "r":
+                params[-1] = 0
+            elif directive == "c":
+                params[-1] = 1
+            else:
+                vec: list[object] = list(directive.split(","))
+                vec = vec + params[len(vec):] if len(vec) < 4 else vec[:3] + [params[-1]]
+                try:
+                    params = [int(str(v)) for v in vec]
+                except ValueError as err:
+                    raise ArgumentValueError(f"could not understand directive {directive!r}") from err
+        axis, ndmin, trans1d, matrix = params
+        parts: list[Array] = []
+        for item in items:
+            if isinstance(item, slice):
+                if item.stop is None:
+                    raise ArgumentValueError(f"{self.op_name}: a slice needs a stop, got {item!r}")
+                obj, item_ndim = _grid_axis(self.op_name, item), 0
+            elif isinstance(item, str):
+                raise ArgumentValueError("string directive must be placed at the beginning")
+            else:
+                obj = tnp.asarray(item)
+                item_ndim = obj.ndim
+            if obj.ndim < ndmin:
+                obj = lax.reshape(obj, (1,) * (ndmin - obj.ndim) + obj.shape)
+            if trans1d != -1 and ndmin - item_ndim > 0:
+                order = tuple(range(ndmin))
+                shifts = ndmin - abs(ndmin + trans1d + 1) % ndmin
+                obj = tnp.transpose(obj, order[shifts:] + order[:shifts])
+            parts.append(obj)
+        res = tnp.concatenate(parts, axis=axis)
+        if matrix != -1 and res.ndim == 1:
+            res = tnp.expand_dims(res, matrix)
+        return res
+
+    def __len__(self) -> int:
+        return 0
+
+
+class _RClass(_AxisConcat):
+    """``jnp.r_``: concatenation along the first axis (``r_[1:4, 0, [5, 6]]``)."""
+
+    axis = 0
+    ndmin = 1
+    trans1d = -1
+    op_name = "r_"
+
+
+class _CClass(_AxisConcat):
+    """``jnp.c_``: concatenation along the last axis, 1-d items as columns."""
+
+    axis = -1
+    ndmin = 2
+    trans1d = 0
+    op_name = "c_"
+
+
+r_ = _RClass()
+c_ = _CClass()
+
+
+def frombuffer(buffer: bytes | bytearray | memoryview, dtype: DType | type = float, count: int = -1,
+               offset: int = 0) -> Array:
+    """``jnp.frombuffer``: NumPy's ``frombuffer`` as an array (the dtype as
+    the user gave it, canonicalized)."""
+    return tnp.asarray(np.frombuffer(buffer, dtype=np.dtype(dtype), count=count, offset=offset))
+
+
+def fromstring(string: str, dtype: DType | type = float, count: int = -1, *, sep: str) -> Array:
+    """``jnp.fromstring``: the numbers of a text separated by ``sep`` (NumPy's ``fromstring``)."""
+    return tnp.asarray(np.fromstring(string, dtype=np.dtype(dtype), count=count, sep=sep))
+
+
+def fromiter(*args: object, **kwargs: object) -> Array:
+    """``jnp.fromiter``: not implemented, as JAX's (consuming an iterator is a side effect)."""
+    raise NotImplementedError(
+        "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
+        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "
+        "instead, although care should be taken if np.fromiter is used within a jax transformations "
+        "because of its potential side-effect of consuming the iterable object; for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")

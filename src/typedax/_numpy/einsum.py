@@ -10,12 +10,12 @@ from __future__ import annotations
 import string
 from collections.abc import Sequence
 
-
+import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..primitives._precision import PrecisionLike
 from . import lax_numpy as tnp
 from .creation import diagonal
@@ -156,3 +156,33 @@ def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize:
     if preferred_element_type is not None:
         x = tnp.astype(x, preferred_element_type)
     return x
+
+
+_PATH_OPTIMIZERS = ("auto", "optimal", "greedy")
+
+
+def einsum_path(subscripts: str, /, *operands: ArrayLike,
+                optimize: bool | str | list[tuple[int, ...]] = "auto") -> tuple[list[tuple[int, ...]], str]:
+    """``jnp.einsum_path`` (issue 29, item 7): the order in which to contract
+    the operands, as a list of index tuples (JAX's first result), and a report
+    of its cost (NumPy's ``einsum_path`` text, where JAX gives opt_einsum's
+    ``PathInfo``, which prints alike). Only the operands' shapes are read, so
+    tracers are accepted. ``'auto'`` searches every order for up to 4
+    operands and is greedy above (opt_einsum's ``'auto'`` tries branch and
+    bound for 5 to 8 first); ``False`` contracts left to right."""
+    if not isinstance(subscripts, str):
+        raise PrimitiveTypeError("einsum_path: the subscripts must be a string (the interleaved form is not supported)")
+    dummies = [np.broadcast_to(np.zeros((), np.float32), np.shape(a) if not isinstance(a, Array) else a.shape)
+               for a in operands]
+    spec: str | list[object]
+    if isinstance(optimize, bool):
+        steps: list[tuple[int, ...]] = [(0, 1)] * (len(operands) - 1) or [(0,)]
+        spec = "optimal" if optimize else ["einsum_path", *steps]
+    elif isinstance(optimize, str):
+        if optimize not in _PATH_OPTIMIZERS:
+            raise ArgumentValueError(f"einsum_path: optimize must be one of {_PATH_OPTIMIZERS}, a bool or a path; got {optimize!r}")
+        spec = "greedy" if optimize == "greedy" or (optimize == "auto" and len(operands) > 4) else "optimal"
+    else:
+        spec = ["einsum_path", *(tuple(int(i) for i in step) for step in optimize)]
+    path, report = np.einsum_path(subscripts, *dummies, optimize=spec)
+    return [tuple(int(i) for i in step) for step in path[1:]], str(report)

@@ -6,14 +6,14 @@
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import bool_, default_int
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.trace import Tracer
 from .manipulation import along_axis, along_axis_operands
 from . import elementwise as _elementwise
@@ -311,3 +311,32 @@ def put(a: ArrayLike, ind: ArrayLike, v: ArrayLike, mode: str | None = None, *, 
     elif mode is not None:
         raise PrimitiveTypeError(f"put: mode should be one of 'wrap' or 'clip'; got mode={mode!r}")
     return x.at[unravel_index(idx, x.shape)].set(vals, mode=scatter_mode)
+
+
+def place(arr: ArrayLike, mask: ArrayLike, vals: ArrayLike, *, inplace: bool = True) -> Array:
+    """``jnp.place`` with ``inplace=False`` (issue 29, item 7): the elements
+    of ``arr`` where ``mask`` is true, in order, become ``vals`` (repeated
+    as needed); works on traced masks (a static-size ``where``)."""
+    data, m, v = tnp.asarray(arr), tnp.asarray(mask), tnp.ravel(tnp.asarray(vals))
+    if inplace:
+        raise ArgumentValueError(
+            "jax.numpy.place cannot modify arrays in-place, because JAX arrays are immutable. "
+            "Pass inplace=False to instead return an updated array.")
+    if data.size != m.size:
+        raise ArgumentValueError("place: arr and mask must be the same size")
+    if not v.size:
+        raise ArgumentValueError("Cannot place values from an empty array")
+    if not data.size:
+        return data
+    (idx,) = nonzero(tnp.ravel(m), size=m.size, fill_value=m.size)
+    if v.shape[0] != m.size:
+        v = lax.slice_in_dim(tile(v, -(-m.size // v.shape[0])), 0, m.size)
+    return tnp.reshape(tnp.ravel(data).at[idx].set(v, mode="drop"), data.shape)
+
+
+def mask_indices(n: int, mask_func: Callable[[Array, int], Array], k: int = 0, *,
+                 size: int | None = None) -> tuple[Array, Array]:
+    """``jnp.mask_indices``: the indices of the nonzero entries of
+    ``mask_func(ones((n, n)), k)`` (e.g. ``jnp.triu``); ``size`` as ``nonzero``'s."""
+    i, j = nonzero(mask_func(tnp.ones((_static("mask_indices", "n", n), n)), k), size=size)
+    return i, j

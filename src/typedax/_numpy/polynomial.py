@@ -11,10 +11,13 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import default_float
-from ..core.errors import PrimitiveTypeError
+from ..core.dtypes import default_float, is_inexact
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from . import elementwise as _elementwise
 from . import lax_numpy as tnp
+from . import linalg_basic as _linalg_basic
+from . import linalg_decomp as _linalg
+from . import manipulation as _manipulation
 
 
 def _static(op: str, what: str, v: object) -> int:
@@ -205,3 +208,65 @@ def polydiv(u: ArrayLike, v: ArrayLike, *, trim_leading_zeros: bool = False) -> 
         q = q.at[k].set(d)
         ua = ua.at[k:k + n + 1].add(tnp.multiply(lax.neg(d), va))
     return q, ua
+
+
+def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, full: bool = False,
+            w: ArrayLike | None = None, cov: bool | str = False) -> Array | tuple[Array, ...]:
+    """``jnp.polyfit`` (issue 29, item 7): the least-squares polynomial of
+    degree ``deg`` through ``(x, y)`` (``y`` 1-d, or 2-d for several fits),
+    optionally weighted by ``w``; with ``full`` also ``(residuals, rank,
+    singular values, rcond)``, with ``cov`` the covariance of the coefficients
+    (scaled by the residuals unless ``cov='unscaled'``)."""
+    xa, ya = tnp.asarray(x), tnp.asarray(y)
+    d = _static("polyfit", "deg", deg)
+    order = d + 1
+    if d < 0:
+        raise ArgumentValueError("expected deg >= 0")
+    if xa.ndim != 1:
+        raise PrimitiveTypeError("expected 1D vector for x")
+    if xa.size == 0:
+        raise PrimitiveTypeError("expected non-empty vector for x")
+    if ya.ndim < 1 or ya.ndim > 2:
+        raise PrimitiveTypeError("expected 1D or 2D array for y")
+    if xa.shape[0] != ya.shape[0]:
+        raise PrimitiveTypeError("expected x and y to have same length")
+    if rcond is None:
+        if not is_inexact(xa.dtype):  # JAX reads finfo(x.dtype)
+            raise ArgumentValueError(f"polyfit: data type {xa.dtype} not inexact (pass rcond=, or x as floats)")
+        rcond = xa.shape[0] * float(tnp.finfo(xa.dtype).eps)
+    if not isinstance(rcond, (int, float, np.integer, np.floating)):
+        raise PrimitiveTypeError(f"polyfit: rcond must be a static float, got {rcond!r}")
+    lhs = vander(xa, order)
+    rhs = ya
+    if w is not None:
+        (wa,) = _inexact(w)
+        if wa.ndim != 1:
+            raise PrimitiveTypeError("expected a 1-d array for weights")
+        if wa.shape[0] != ya.shape[0]:
+            raise PrimitiveTypeError("expected w and y to have the same length")
+        lhs = tnp.multiply(lhs, tnp.expand_dims(wa, 1))
+        rhs = tnp.multiply(rhs, tnp.expand_dims(wa, 1) if rhs.ndim == 2 else wa)
+    lhs, rhs = _inexact(lhs, rhs)
+    scale = tnp.sqrt(tnp.sum(tnp.multiply(lhs, lhs), axis=0))
+    lhs = tnp.divide(lhs, tnp.expand_dims(scale, 0))
+    c, resids, rank, s = _linalg.lstsq(lhs, rhs, rcond)
+    if c.ndim > 1:
+        c = tnp.transpose(tnp.divide(tnp.transpose(c), tnp.expand_dims(scale, 0)))
+    else:
+        c = tnp.divide(c, scale)
+    if full:
+        return c, resids, rank, s, tnp.asarray(float(rcond))
+    if not cov:
+        return c
+    vbase = _linalg_basic.inv(tnp.dot(tnp.transpose(lhs), lhs))
+    vbase = tnp.divide(vbase, _manipulation.outer(scale, scale))
+    fac: Array
+    if cov == "unscaled":
+        fac = tnp.asarray(1.0)
+    else:
+        if xa.shape[0] <= order:
+            raise ArgumentValueError("the number of data points must exceed order to scale the covariance matrix")
+        fac = tnp.divide(resids, xa.shape[0] - order)
+    if ya.ndim == 1:
+        return c, tnp.multiply(vbase, tnp.expand_dims(_manipulation.atleast_1d(fac), 0))
+    return c, tnp.multiply(tnp.expand_dims(vbase, 2), tnp.reshape(_manipulation.atleast_1d(fac), (1, 1, -1)))
