@@ -452,6 +452,7 @@ def cuda_client(library: Path, options: ClientOptions, cluster: Cluster | None =
         return jax_client
     if plan.load:
         _CUDA_C_API.append(_jax.load_pjrt_plugin(plan.name, str(library), None))
+        _install_cuda_custom_call_handler()  # the plugin's own FFI handlers, as its initialize does for JAX
     if plan.initialize:
         _jax.initialize_pjrt_plugin(plan.name)
     if cluster is None:
@@ -519,30 +520,63 @@ CUDA_KERNEL_PACKAGES: tuple[str, ...] = ("jax_cuda13_plugin", "jax_cuda12_plugin
 _CUDA_C_API: list[object] = []
 
 _CUSOLVER_READY: list[bool] = []
+_CUDA_HANDLER_READY: list[bool] = []
 
 
 def _install_cuda_custom_call_handler() -> None:
-    """Route XLA custom-call registrations for ``CUDA`` to the plugin, as the
-    plugin's ``initialize`` does when JAX loads it: the CUDA FFI registry is
-    the one inside the plugin's library, reached through its FFI extension
-    (``cuda_plugin_extension.register_custom_call_target``) and its PJRT C
-    API. Only where typedax loaded the plugin (else JAX did, and installed
-    the handler); ``register_custom_call_handler`` keeps the first handler,
-    and either one reaches the same library."""
-    if not _CUDA_C_API:
+    """Do for the plugin typedax loaded what the plugin's ``initialize``
+    does when JAX loads it (``jax_plugins.xla_cuda*.initialize``): route
+    XLA's ``CUDA`` custom-call and custom-type registrations to the plugin's
+    library, through its FFI extension (``cuda_plugin_extension``) and the
+    PJRT C API that loading returned, and register the plugin's own FFI
+    handlers and types (``ffi_handlers``/``ffi_types``; ``ffi_registrations``
+    in older plugins) -- ``xla_ffi_python_gpu_callback``, the host
+    callbacks' target, among them.
+
+    Installed when typedax loads the plugin (``cuda_client``), before any
+    program is compiled: registrations made earlier (``prepare_cusolver``
+    runs at lowering time, which can come before the client exists) sit in
+    ``xla_client``'s queue, and installing the handler flushes them. Found on
+    an H200: without this, a process where typedax loaded the plugin and JAX
+    never started its GPU backend had neither cuSOLVER nor host callbacks
+    ("No FFI handler registered for ..."). Where JAX loaded the plugin, its
+    ``initialize`` did all this and ``_CUDA_C_API`` is empty. Should JAX load
+    the plugin later in the same process, ``register_custom_call_handler``
+    keeps the first handler (this one: the same library) and JAX's own
+    registrations of the same handlers go through it again, which XLA
+    accepts for an identical handler. Once per process."""
+    if not _CUDA_C_API or _CUDA_HANDLER_READY:
         return
     for package in CUDA_KERNEL_PACKAGES:
         try:
             extension = importlib.import_module(f"{package}.cuda_plugin_extension")
         except ImportError:
             continue
+        _CUDA_HANDLER_READY.append(True)
         c_api = _CUDA_C_API[0]
 
         def handler(name: str, fn: object, platform: str, api_version: int, traits: object) -> None:
             extension.register_custom_call_target(c_api, name, fn, platform, api_version, traits)
 
+        def type_handler(type_name: str, type_info: object) -> None:
+            extension.register_custom_type(c_api, type_name, type_info)
+
+        if hasattr(extension, "register_custom_type") and hasattr(xc, "register_custom_type_handler"):
+            xc.register_custom_type_handler("CUDA", type_handler)  # type: ignore[attr-defined, unused-ignore]  # jaxlib >= 0.11 (0.10's stubs lack it)
+            for type_name, type_info in _plugin_table(extension, "ffi_types").items():
+                xc.register_custom_type(type_name, type_info, platform="CUDA")  # type: ignore[attr-defined, unused-ignore]  # as above
         xc.register_custom_call_handler("CUDA", handler)  # type: ignore[arg-type]  # jaxlib's Protocol types traits as its enum
+        handlers = _plugin_table(extension, "ffi_handlers") or _plugin_table(extension, "ffi_registrations")
+        for name, target in handlers.items():
+            xc.register_custom_call_target(name, target, "CUDA", 1)
         return
+
+
+def _plugin_table(extension: object, name: str) -> dict[str, object]:
+    """``extension.<name>()`` (a dict of FFI names to capsules), or empty
+    where this plugin version has no such function."""
+    table = getattr(extension, name, None)
+    return dict(table()) if callable(table) else {}
 
 
 def prepare_cusolver() -> None:
