@@ -502,6 +502,30 @@ def _batch(size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: P
 # -- lowering ----------------------------------------------------------------------------
 def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
     c = ConvParams.of(eqn.params)
+    out_aval = eqn.out_binders[0].aval
+    if ctx.platform != "cpu" and out_aval.dtype in COMPLEX:
+        return [_lower_complex_as_real(c, out_aval, args[0], args[1])]
+    return [_convolution(c, tensor_type(out_aval), args[0], args[1])]
+
+
+def _lower_complex_as_real(c: ConvParams, out_aval: ShapedArray, lhs: HloValue, rhs: HloValue) -> HloValue:
+    """A complex convolution as three real ones, for XLA's GPU backend,
+    which refuses complex convolutions (JAX's ``expand_complex_convolutions``
+    on its GPU lowering, with the same product trick, so the rounding is
+    JAX's): with x = a + ib and w = c + id, k1 = (a + b) * c,
+    k2 = a * (d - c), k3 = b * (c + d); x * w = (k1 - k3) + i (k1 + k2)."""
+    real_aval = ShapedArray(out_aval.shape, np.dtype(np.float64 if out_aval.dtype == np.complex128 else np.float32))
+    real_type = tensor_type(real_aval)
+    a, b = hlo.real(lhs), hlo.imag(lhs)
+    wc, wd = hlo.real(rhs), hlo.imag(rhs)
+    k1 = _convolution(c, real_type, hlo.add(a, b), wc)
+    k2 = _convolution(c, real_type, a, hlo.subtract(wd, wc))
+    k3 = _convolution(c, real_type, b, hlo.add(wc, wd))
+    return hlo.complex(hlo.subtract(k1, k3), hlo.add(k1, k2))
+
+
+def _convolution(c: ConvParams, out_type: ir.Type, lhs: HloValue, rhs: HloValue) -> HloValue:
+    """``stablehlo.convolution`` of ``lhs`` and ``rhs`` with the params ``c``."""
     lhs_spec, rhs_spec, out_spec = c.dimension_numbers
     n = len(c.window_strides)
     dnums = hlo.ConvDimensionNumbers.get(
@@ -517,8 +541,8 @@ def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[Hlo
     )
     pads = np.array(c.padding, np.int64).reshape(n, 2)
     i64 = ir.IntegerType.get_signless(64)
-    out = hlo.convolution(
-        tensor_type(eqn.out_binders[0].aval), args[0], args[1], dnums,
+    return hlo.convolution(
+        out_type, lhs, rhs, dnums,
         ir.IntegerAttr.get(i64, c.feature_group_count), ir.IntegerAttr.get(i64, c.batch_group_count),
         window_strides=list(c.window_strides),
         padding=ir.DenseIntElementsAttr.get(pads),  # type: ignore[call-overload]  # a NumPy array is a Buffer at run time
@@ -527,7 +551,6 @@ def _lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[Hlo
         window_reversal=[False] * n,
         precision_config=precision_attr(c.precision),
     )
-    return [out]
 
 
 conv_general_dilated_p = Primitive(
