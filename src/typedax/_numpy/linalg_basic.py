@@ -1,7 +1,8 @@
 """The linear algebra of ``typedax.numpy.linalg`` that needs no LAPACK
 factorization: ``norm``, ``vector_norm``, ``matrix_norm`` (vector orders;
 matrix ``'fro'``, 1, -1, inf, -inf), and ``det``, ``slogdet``, ``inv``,
-``solve`` by Gaussian elimination with partial pivoting. The
+``solve`` by Gaussian elimination with partial pivoting (real or
+complex). The
 decompositions and what is built on them are in ``linalg_decomp.py``; the
 face is ``linalg.py``."""
 
@@ -162,7 +163,9 @@ def _eliminate(a: Array, b: Array, jordan: bool) -> tuple[Array, Array, Array]:
 
     for k in range(n):
         col = lax.index_in_dim(a, k, a.ndim - 1, keepdims=False)  # (..., n)
-        candidates = lax.select(lax.ge(rows, np.asarray(k, np.int32)), lax.abs(col), tnp.full(col.shape, -1.0, d))
+        # LAPACK's pivot: the largest |x| (|re| + |im| for complex x, as izamax)
+        size = lax.add(lax.abs(lax.real(col)), lax.abs(lax.imag(col))) if is_complex(d) else lax.abs(col)
+        candidates = lax.select(lax.ge(rows, np.asarray(k, np.int32)), size, tnp.full(col.shape, -1.0, size.dtype))
         p = lax.convert_element_type(tnp.argmax(candidates, axis=-1), np.int32)
         a = swap(a, k, p)
         b = swap(b, k, p)
@@ -204,6 +207,12 @@ def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
     x = _square("slogdet", a)
     u, _, sign = _eliminate(x, _no_rhs(x), False)
     diag = _diag(u)
+    if is_complex(diag.dtype):  # diag / |diag| (differentiable, as JAX's), 0 where it is 0
+        zero = lax.eq(diag, tnp.zeros((), diag.dtype))
+        size = lax.convert_element_type(lax.abs(diag), diag.dtype)
+        unit = lax.select(zero, tnp.zeros(diag.shape, diag.dtype),
+                          lax.div(diag, lax.select(zero, tnp.ones(diag.shape, diag.dtype), size)))
+        return SlogdetResult(lax.mul(sign, tnp.prod(unit, axis=-1)), tnp.sum(tnp.log(lax.abs(diag)), axis=-1))
     s = lax.mul(sign, tnp.prod(tnp.sign(diag), axis=-1))
     return SlogdetResult(s, tnp.sum(tnp.log(lax.abs(diag)), axis=-1))
 
