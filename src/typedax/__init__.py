@@ -52,6 +52,10 @@ from .core.config import default_matmul_precision as default_matmul_precision
 from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put
 from .lowering.sharding import make_mesh as make_mesh
+from .core.sharding import NamedSharding as NamedSharding  # jax.NamedSharding (explicit sharding)
+from .core.sharding import P as P  # jax.P (explicit sharding)
+from .jitting.explicit_sharding import reshard as reshard  # jax.reshard (explicit sharding)
+from .jitting.explicit_sharding import set_mesh as set_mesh  # jax.set_mesh (explicit sharding)
 from .jitting.shard_map import jax_shard_map as _jax_shard_map
 from .jitting.pmap import pmap as pmap
 from .lowering import default_backend as default_backend

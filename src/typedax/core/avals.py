@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SUPPORTED, DType, uint32
 from .errors import PrimitiveTypeError
+
+if TYPE_CHECKING:
+    from .sharding import NamedSharding
 
 # hashed first (fast); the tuple keeps NumPy's looser ``==`` for the rest
 _SUPPORTED_SET: frozenset[DType] = frozenset(SUPPORTED)
@@ -28,11 +32,19 @@ class ShapedArray:
     cache ignore it (two avals differing only in it are equal). ``jit``'s
     dispatch keys on it explicitly (``jit(f)(x, 0.5)`` and
     ``jit(f)(x, np.float64(0.5))`` may promote differently).
+
+    ``sharding`` is the explicit-sharding part of the type (JAX's "sharding
+    in types", ``core/explicit.py``): on a mesh with Explicit axes, the
+    split of each dimension over those axes (``float32[8@x,4]``); ``None``
+    otherwise. Like the weak flag it leaves ``==`` and ``hash`` alone (the
+    typing rules of every primitive compare avals without it); ``jit`` keys
+    its traces on it explicitly.
     """
 
     shape: tuple[int, ...]
     dtype: DType
     weak_type: bool = field(default=False, compare=False, repr=False)
+    sharding: NamedSharding | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         given: object = self.dtype  # annotated DType, but np.float32 or "float32" arrive too
@@ -74,6 +86,8 @@ class ShapedArray:
         is never weak (JAX's lattice has no weak bool), nor is a typed key."""
         if self.weak_type is weak or (weak and (self.dtype == np.bool_ or self.dtype in EXTENDED)):
             return self
+        if self.sharding is not None:  # (the tables below compare without it)
+            return ShapedArray(self.shape, self.dtype, weak, self.sharding)
         table = _WEAK if weak else _STRONG
         twin = table.get(self)
         if twin is None:
@@ -83,11 +97,28 @@ class ShapedArray:
             table[self] = twin
         return twin
 
-    def str_short(self) -> str:
-        return f"{NAMES[self.dtype]}[{','.join(map(str, self.shape))}]"
+    def str_short(self, short_dtypes: bool = False) -> str:
+        """``float32[8,4]``; with an explicit sharding ``float32[8@x,4]``
+        (``8@(x,y)`` for a dimension split over two axes), as JAX prints
+        it; ``short_dtypes``: ``f32[8@x,4]``, as JAX's sharding errors."""
+        name = NAMES[self.dtype]
+        if short_dtypes:
+            name = name.replace("float", "f").replace("uint", "u").replace("int", "i").replace("complex", "c")
+        if self.sharding is None:
+            return f"{name}[{','.join(map(str, self.shape))}]"
+        spec = self.sharding.spec.partitions
+        dims = []
+        for i, d in enumerate(self.shape):
+            p = spec[i] if i < len(spec) else None
+            dims.append(str(d) if p is None else f"{d}@{p}" if isinstance(p, str) else f"{d}@({','.join(p)})")
+        return f"{name}[{','.join(dims)}]"
 
     def __str__(self) -> str:
         return self.str_short()
+
+    def __repr__(self) -> str:
+        """JAX's: ``ShapedArray(float32[8@x,4])``, ``ShapedArray(float32[], weak_type=True)``."""
+        return f"ShapedArray({self.str_short()}{', weak_type=True' if self.weak_type else ''})"
 
 
 # the weak (strong) twin of each aval asked for: keyed by the aval, which

@@ -237,6 +237,14 @@ class ShardingError(TypedaxError, ValueError):
     raises ``ValueError`` for each)."""
 
 
+class ShardingTypeError(TypedaxError):
+    """Explicit sharding (``core/explicit.py``): an operation whose
+    result's sharding type is ambiguous or illegal (operands split one
+    dimension differently, a mesh axis used twice, a ``dot_general``
+    contracting split dimensions), or that has no sharding rule (JAX's
+    ``ShardingTypeError``)."""
+
+
 class CheckpointError(TypedaxError, TypeError, ValueError):
     """``checkpoint``/``remat`` misused: an unknown policy, bad ``static_argnums``
     or ``prevent_cse`` (a ``TypeError`` or ``ValueError`` as JAX's)."""

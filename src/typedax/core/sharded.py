@@ -21,8 +21,9 @@ import numpy as np
 from .array import _RUNTIME as _ARRAY_RUNTIME
 from .array import ArrayImpl, DeviceBuffer, _installed
 from .avals import ShapedArray
-from .ir import NDArray
-from .sharding import Index, Shard, Sharding, SingleDeviceSharding
+from .explicit import propagate, with_type
+from .ir import NDArray, Params, Primitive
+from .sharding import EXPLICIT_SEEN, Index, NamedSharding, Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from ..lowering.jaxlib_api import Device
@@ -75,6 +76,8 @@ class ShardedArrayImpl(ArrayImpl):
     def __init__(
         self, aval: ShapedArray, host: NDArray | None, dev: DeviceBuffer | None, sharding: Sharding
     ) -> None:
+        if EXPLICIT_SEEN[0]:  # on a mesh with Explicit axes, the type says how it is split
+            aval = with_type(aval, sharding)
         super().__init__(aval, host, dev)
         self._sharding = sharding
 
@@ -129,3 +132,24 @@ class ShardedArrayImpl(ArrayImpl):
                                     SingleDeviceSharding(device))
             shards.append(Shard(device, index, replica, data))
         return shards
+
+
+def typed_operand(args: Sequence[object]) -> bool:
+    """Whether an eager operation's operand carries an explicit sharding type."""
+    return any(type(a) is ShardedArrayImpl and a.aval.sharding is not None for a in args)
+
+
+def eval_typed(
+    process: Callable[[Primitive, Sequence[object], Params], Sequence[object]],
+    prim: Primitive, args: Sequence[object], avals: Sequence[ShapedArray], params: Params,
+) -> list[object]:
+    """An eager operation on arrays with explicit sharding types (JAX's
+    explicit mode): the value as any eager operation's (``process``, on the
+    operands' host values), laid out as the sharding rule types it."""
+    typed = propagate(prim.name, avals, params, list(prim.abstract_eval(avals, params)))
+    plain = [a.to_numpy() if type(a) is ShardedArrayImpl else a for a in args]
+    outs = list(process(prim, plain, params))
+    for i, (o, t) in enumerate(zip(outs, typed)):
+        if t.sharding is not None and isinstance(o, ArrayImpl):
+            outs[i] = ShardedArrayImpl(o.aval, o.to_numpy(), None, NamedSharding(t.sharding.mesh, t.sharding.spec))
+    return outs

@@ -13,6 +13,7 @@ objects (typed here, never imported).
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -78,18 +79,67 @@ class PartitionSpec:
 P = PartitionSpec
 
 
+class AxisType(enum.Enum):
+    """``jax.sharding.AxisType``: how a mesh axis is programmed. ``Auto``:
+    the compiler chooses how values are split over it; ``Explicit``: a
+    value's split over it is part of its type (``typeof(x)`` shows it,
+    each operation's sharding rule propagates it at trace time);
+    ``Manual``: per-device code (``shard_map``)."""
+
+    Auto = enum.auto()
+    Explicit = enum.auto()
+    Manual = enum.auto()
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+#: Set once a mesh with an Explicit axis is made: until then tracing skips
+#: the sharding rules altogether (``core/explicit.py``).
+EXPLICIT_SEEN: list[bool] = [False]
+
+
+def _axis_types(axis_types: object, names: tuple[str, ...]) -> tuple[AxisType, ...]:
+    """JAX's checks of a mesh's ``axis_types`` (``None``: every axis Auto)."""
+    if axis_types is None:
+        return (AxisType.Auto,) * len(names)
+    types = (axis_types,) if isinstance(axis_types, AxisType) else axis_types
+    if not isinstance(types, (tuple, list)) or not all(isinstance(t, AxisType) for t in types):
+        got = tuple(types) if isinstance(types, (tuple, list, str)) else types
+        kinds = tuple(type(t) for t in got) if isinstance(got, tuple) else type(got)
+        raise TypeError(
+            "axis_types passed to Mesh must be of type `jax.sharding.AxisType`. "
+            f"Got {got} of type {kinds}"
+        )
+    if len(types) != len(names):
+        raise ShardingError(
+            "Number of axis names should match the number of axis_types. Got "
+            f"axis_names={names} and axis_types={tuple(types)}"
+        )
+    if AxisType.Explicit in types:
+        EXPLICIT_SEEN[0] = True
+    return tuple(types)
+
+
+def _types_text(types: tuple[AxisType, ...]) -> str:
+    return "(" + ", ".join(t.name for t in types) + ("," if len(types) == 1 else "") + ")"
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Mesh:
-    """``Mesh(devices, axis_names)``: the devices as an n-d grid (a nested
-    sequence or NumPy array of them) with one name per grid axis."""
+    """``Mesh(devices, axis_names, axis_types=None)``: the devices as an
+    n-d grid (a nested sequence or NumPy array of them) with one name per
+    grid axis, and each axis's ``AxisType`` (Auto unless given)."""
 
     axis_names: tuple[str, ...]
     axis_sizes: tuple[int, ...]
     #: the devices in C order of the grid: the program's device assignment
     flat_devices: tuple[Device, ...]
+    axis_types: tuple[AxisType, ...]
 
     def __init__(self, devices: Sequence[object] | np.ndarray[tuple[int, ...], np.dtype[np.object_]],
-                 axis_names: str | Sequence[str]) -> None:
+                 axis_names: str | Sequence[str],
+                 axis_types: AxisType | Sequence[AxisType] | None = None) -> None:
         names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
         grid = np.asarray(devices, dtype=object)
         if grid.ndim != len(names):
@@ -106,6 +156,22 @@ class Mesh:
         object.__setattr__(self, "axis_names", names)
         object.__setattr__(self, "axis_sizes", tuple(int(s) for s in grid.shape))
         object.__setattr__(self, "flat_devices", flat)
+        object.__setattr__(self, "axis_types", _axis_types(axis_types, names))
+
+    def update_axis_types(self, types: dict[str, AxisType]) -> Mesh:
+        """This mesh with the axes named in ``types`` of those types."""
+        new = tuple(types.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
+        return Mesh(self.devices, self.axis_names, new)
+
+    @property
+    def explicit_axes(self) -> tuple[str, ...]:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
+
+    @property
+    def abstract_mesh(self) -> AbstractMesh:
+        """The mesh without its devices (``jax.sharding.AbstractMesh``)."""
+        platform = self.flat_devices[0].platform if self.flat_devices else None
+        return AbstractMesh(self.axis_sizes, self.axis_names, self.axis_types, platform)
 
     @property
     def devices(self) -> np.ndarray[tuple[int, ...], np.dtype[np.object_]]:
@@ -127,15 +193,43 @@ class Mesh:
         return np.array([d.id for d in self.flat_devices], dtype=np.int64).reshape(self.axis_sizes)
 
     def __repr__(self) -> str:
-        # typedax has JAX's Auto axes only (JAX 0.10's ``make_mesh`` makes
-        # Explicit ones by default; typedax's has no explicit-sharding mode)
-        auto = ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(self.axis_names) == 1 else "")
-        return f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, axis_types=({auto}))"
+        return (f"Mesh(axis_sizes={self.axis_sizes}, axis_names={self.axis_names}, "
+                f"axis_types={_types_text(self.axis_types)})")
 
     def __str__(self) -> str:
-        auto = ", ".join(["Auto"] * len(self.axis_names)) + ("," if len(self.axis_names) == 1 else "")
         axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
-        return f"Mesh({axes}, axis_types=({auto}))"
+        return f"Mesh({axes}, axis_types={_types_text(self.axis_types)})"
+
+
+@dataclass(frozen=True, slots=True)
+class AbstractMesh:
+    """``jax.sharding.AbstractMesh``: a mesh's axis names, sizes and types
+    without its devices (what ``get_abstract_mesh()`` gives); empty when no
+    mesh is set."""
+
+    axis_sizes: tuple[int, ...]
+    axis_names: tuple[str, ...]
+    axis_types: tuple[AxisType, ...]
+    platform: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.axis_names
+
+    @property
+    def shape(self) -> dict[str, int]:
+        return dict(zip(self.axis_names, self.axis_sizes))
+
+    @property
+    def explicit_axes(self) -> tuple[str, ...]:
+        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
+
+    def __repr__(self) -> str:
+        if self.empty:
+            return "AbstractMesh((), axis_types=())"
+        axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        return (f"AbstractMesh({axes}, axis_types={_types_text(self.axis_types)}, "
+                f"device_kind={self.platform}, num_cores=None, platform={self.platform})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,8 @@ from .errors import (
 )
 from .ir import AbstractEvalRule, NDArray, Params, Primitive
 from .weak import ALWAYS_ASK, with_weak
+from .sharded import eval_typed, typed_operand  # explicit sharding
+from .sharding import EXPLICIT_SEEN  # explicit sharding
 
 Scalar: TypeAlias = bool | int | float
 #: What interpreters pass around: an ``Array`` (concrete or a tracer) or a
@@ -96,6 +98,9 @@ class EvalTrace(Trace):
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
+        if EXPLICIT_SEEN[0] and typed_operand(args):  # explicit sharding: typed results
+            typed = eval_typed(self.process_primitive, prim, args, [aval_of(a) for a in args], params)  # type: ignore[arg-type]  # process_primitive takes the Values eval_typed passes on
+            return cast(list[Value], typed)
         value_impl = prim.rules.eval_values
         if value_impl is not None:
             for a in args:

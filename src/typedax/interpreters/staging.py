@@ -17,6 +17,8 @@ import numpy as np
 from ..core.config import X32_POSSIBLE
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError
+from ..core.explicit import propagate
+from ..core.sharding import EXPLICIT_SEEN
 from ..core.ir import (
     Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var,
 )
@@ -129,6 +131,8 @@ class JaxprTrace(Trace):
         else:
             if prim.name in ALWAYS_ASK:
                 avals = with_weak(prim.name, in_avals, params, avals)
+        if EXPLICIT_SEEN[0]:  # explicit sharding: the results' sharding types
+            avals = propagate(prim.name, in_avals, params, list(avals))
         if len(avals) == 1:
             v = new_var(avals[0])
             self.eqns.append(new_eqn(prim, ins, params, (v,)))

@@ -18,7 +18,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..core.errors import JaxprTypeError
+from ..core.explicit import resolving_contractions
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, Var
+from ..core.sharding import EXPLICIT_SEEN
 from ..core.rules import Primal, TransposeRule, UndefPrimal, require
 from ..core.trace import Value, bind
 from ..interpreters.staging import trace_to_jaxpr_flat
@@ -104,7 +106,11 @@ def backward_pass(
             continue
         rule = require(eqn.primitive, eqn.primitive.rules.transpose, "transpose")
         full = [zeros(v.aval) if ct is None else ct for v, ct in zip(eqn.out_binders, outs_ct)]
-        cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
+        if EXPLICIT_SEEN[0]:  # explicit sharding: a transposed dot may contract split dimensions
+            with resolving_contractions():
+                cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
+        else:
+            cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
         for a, ct in zip(eqn.inputs, cts_in):
             write_ct(a, ct)
 

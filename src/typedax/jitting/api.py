@@ -33,6 +33,8 @@ from ..core.avals import ShapedArray
 from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
 from ..core.ir import ClosedJaxpr
 from ..core.names import fun_name
+from ..core.explicit import current_mesh  # explicit sharding
+from ..core.sharding import EXPLICIT_SEEN  # explicit sharding
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import LoweredModule, compile_cache, lower_jaxpr
@@ -257,10 +259,9 @@ class Jitted(Generic[P, R]):
         )
         self._donating = bool(self.donate_argnums or self.donate_argnames)
         # traces by (input structure, input types, their weak flags, static
-        # arguments, x64 on, default matmul precision)
-        self._staged: dict[
-            tuple[tree.TreeDef, tuple[ShapedArray, ...], tuple[bool, ...], _StaticKey, bool, str | None], _Staged
-        ] = {}
+        # arguments, x64 on, default matmul precision), and with explicit
+        # sharding by that, the inputs' sharding types and the current mesh
+        self._staged: dict[Hashable, _Staged] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
@@ -489,7 +490,9 @@ class Jitted(Generic[P, R]):
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
         # avals compare without their weak flags, which change promotion
-        key = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32(), matmul_precision())
+        key: Hashable = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32(), matmul_precision())
+        if EXPLICIT_SEEN[0]:  # explicit sharding: a trace is for its operands' sharding types (and mesh)
+            key = (key, tuple([a.sharding for a in avals]), current_mesh())
         staged = self._staged.get(key)
         if staged is None:
             staged = self._trace(in_tree, avals, statics, len(args))

@@ -17,9 +17,9 @@ from collections.abc import Hashable, Sequence
 
 from .. import tree
 from ..core.errors import ShardingError
-from ..core.ir import Jaxpr
+from ..core.ir import Jaxpr, Lit
 from ..core.sharded import ShardedArrayImpl
-from ..core.sharding import Mesh, NamedSharding, Sharding, SingleDeviceSharding
+from ..core.sharding import EXPLICIT_SEEN, Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from ..core.trace import Value
 from ..lowering import compile_cache
 from ..lowering.runtime import Executable, backend
@@ -95,6 +95,9 @@ def _make_plan(
     for i, (x, s) in enumerate(zip(leaves, in_specs)):
         if s is not None and type(x) is ShardedArrayImpl and x.sharding != s:
             _check_committed(name, i, x, s)
+    if EXPLICIT_SEEN[0]:  # explicit sharding: an output's type says how it is laid out, unless out_shardings does
+        out_specs = [s if s is not None or isinstance(o, Lit) or o.aval.sharding is None else o.aval.sharding
+                     for s, o in zip(out_specs, jaxpr.outs)]
     args: list[Sharding | None] = [
         s if s is not None else (x.sharding if type(x) is ShardedArrayImpl else None)
         for x, s in zip(leaves, in_specs)

@@ -21,7 +21,8 @@ from ..core.errors import PrimitiveTypeError, ShardingError
 from ..core.ir import Jaxpr, NDArray
 from ..core.array import DeviceBuffer
 from ..core.sharded import ShardedArrayImpl, ShardRuntime, install_shard_runtime
-from ..core.sharding import Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
+from ..core.explicit import current_mesh  # explicit sharding
+from ..core.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from ..core.array import aval_key
 from ..core.trace import Tracer, Value, aval_of, bind1
 from ..primitives.sharding_constraint import constraint_params, sharding_constraint_p
@@ -89,7 +90,19 @@ def _on(device: jx.Device) -> jx.GSPMDSharding:
     return jx.GSPMDSharding(jx.DeviceList((device,)), jx.replicated_hlo_sharding())
 
 
-def device_put(x: ArrayLike, device: Sharding | jx.Device | None = None) -> ArrayImpl:
+def mesh_sharding(spec: PartitionSpec, what: str) -> NamedSharding:
+    """``spec`` over the current mesh (``set_mesh``): JAX lets a bare
+    ``PartitionSpec`` stand for that sharding (explicit sharding)."""
+    mesh = current_mesh()
+    if mesh is None:
+        raise ShardingError(
+            f"{what}: Using PartitionSpec when you are not under a mesh context is not allowed. Please "
+            f"pass a NamedSharding instance or enter into a mesh context via `typedax.set_mesh`. Got {spec!r}"
+        )
+    return NamedSharding(mesh, spec)
+
+
+def device_put(x: ArrayLike, device: Sharding | PartitionSpec | jx.Device | None = None) -> ArrayImpl:
     """``jax.device_put(x, device)``: ``x`` on the device (the default one
     for ``None``), or laid out over devices by a sharding. A typedax array
     already there is returned as it is; otherwise the value is copied
@@ -98,6 +111,8 @@ def device_put(x: ArrayLike, device: Sharding | jx.Device | None = None) -> Arra
 
     if isinstance(x, Tracer):
         raise PrimitiveTypeError("device_put: a tracer cannot be sent to a device")
+    if isinstance(device, PartitionSpec):  # explicit sharding: over the mesh set_mesh set
+        device = mesh_sharding(device, "device_put")
     if device is None:
         return put_default(x)
     s: Sharding = device if isinstance(device, (NamedSharding, SingleDeviceSharding)) else SingleDeviceSharding(device)
@@ -153,10 +168,13 @@ def _search(hlo: jx.HloSharding, mesh: Mesh, ndim: int) -> Sharding | None:
 def make_mesh(
     axis_shapes: tuple[int, ...] | list[int], axis_names: tuple[str, ...] | list[str] | str,
     *, devices: list[jx.Device] | tuple[jx.Device, ...] | None = None,
+    axis_types: AxisType | Sequence[AxisType] | None = None,
 ) -> Mesh:
     """``jax.make_mesh``: the first ``prod(axis_shapes)`` devices (of
-    ``devices()`` by default) as a grid of that shape, in order. (JAX 0.10
-    gives its axes the Explicit type by default; typedax has Auto axes only.)"""
+    ``devices()`` by default) as a grid of that shape, in order, its axes of
+    ``axis_types``. (JAX 0.10 makes Explicit axes by default; typedax's
+    default stays Auto: explicit sharding has rules for the common
+    operations only, docs/scale-out.md.)"""
     names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     shape = tuple(int(s) for s in axis_shapes)
     if len(shape) != len(names):
@@ -167,7 +185,7 @@ def make_mesh(
         raise ShardingError(f"Number of devices {len(pool)} must be >= the product of mesh_shape {shape}")
     grid = np.empty(size, dtype=object)
     grid[:] = pool[:size]
-    return Mesh(grid.reshape(shape), names)
+    return Mesh(grid.reshape(shape), names, axis_types)
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +275,8 @@ def with_sharding_constraint(x: T, shardings: object) -> T:
     per_leaf = _prefix(shardings, x)
     out: list[object] = []
     for leaf, s in zip(leaves, per_leaf):
+        if isinstance(s, PartitionSpec):  # explicit sharding: over the current mesh
+            s = mesh_sharding(s, "with_sharding_constraint")
         if not isinstance(s, NamedSharding):
             raise ShardingError(f"with_sharding_constraint: expected a NamedSharding, got {s!r}")
         aval = aval_of(leaf)

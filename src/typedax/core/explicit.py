@@ -1,0 +1,381 @@
+"""Explicit sharding ("sharding in types", JAX 0.10's explicit mode).
+
+On a mesh whose axes are ``AxisType.Explicit``, how a value is split over
+those axes is part of its type: ``ShapedArray.sharding`` (printed
+``float32[8@x,4]``). A concrete array gets it from its layout
+(``type_sharding``); while tracing, every primitive applied to typed
+operands gets its result's type from a *sharding rule* here, by the
+primitive's name, as JAX's ``call_sharding_rule`` does: the result is split
+as its operands are, and a rule raises ``ShardingTypeError`` where the
+result's split would be ambiguous or illegal (two operands split one
+dimension over different axes, a mesh axis used twice, a ``dot_general``
+contracting dimensions split over mesh axes). A primitive without a rule
+raises the same error, pointing at ``auto_axes``, as JAX's do.
+
+The current mesh (``set_mesh``) is an immutable value in a ``ContextVar``.
+Types say how values are split; the compiler still partitions the program:
+``jit`` gives XLA the typed inputs' and outputs' shardings
+(``jitting/sharded.py``), ``reshard`` becomes a ``sharding_constraint``,
+and XLA propagates the rest -- the same layouts the types describe, for the
+operations these rules cover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+
+from .avals import ShapedArray
+from .errors import ShardingTypeError
+from .ir import Params
+from .sharding import AbstractMesh, AxisEntry, Mesh, NamedSharding, PartitionSpec, Sharding
+
+#: The mesh set by ``set_mesh`` (``None``: none), and whether a dot that
+#: contracts dimensions split the same way is resolved (as transposition
+#: needs, JAX's transpose rules passing the primal's sharding) rather than
+#: refused.
+_MESH: ContextVar[Mesh | None] = ContextVar("typedax_mesh", default=None)
+_RESOLVE_CONTRACTIONS: ContextVar[bool] = ContextVar("typedax_resolve_contractions", default=False)
+
+Spec = tuple[AxisEntry, ...]
+
+
+def current_mesh() -> Mesh | None:
+    return _MESH.get()
+
+
+@contextmanager
+def using_mesh(mesh: Mesh | None) -> Iterator[None]:
+    """``mesh`` current while the block runs."""
+    token = _MESH.set(mesh)
+    try:
+        yield
+    finally:
+        _MESH.reset(token)
+
+
+def set_current_mesh(mesh: Mesh | None) -> None:
+    """``mesh`` current from now on (in this context: thread or task)."""
+    _MESH.set(mesh)
+
+
+@contextmanager
+def resolving_contractions() -> Iterator[None]:
+    """While transposing: a ``dot_general`` contracting dimensions split
+    over the same mesh axes gives a result replicated over them (XLA sums
+    the partial products), as JAX's transposes get by passing the primal's
+    sharding as ``out_sharding``."""
+    token = _RESOLVE_CONTRACTIONS.set(True)
+    try:
+        yield
+    finally:
+        _RESOLVE_CONTRACTIONS.reset(token)
+
+
+def abstract_mesh() -> AbstractMesh:
+    """``jax.sharding.get_abstract_mesh()``: the current mesh's names,
+    sizes and axis types (empty when no mesh is set)."""
+    mesh = _MESH.get()
+    return AbstractMesh((), (), ()) if mesh is None else mesh.abstract_mesh
+
+
+def _names(p: AxisEntry) -> tuple[str, ...]:
+    return () if p is None else (p,) if isinstance(p, str) else p
+
+
+def _entry(names: Sequence[str]) -> AxisEntry:
+    return None if not names else names[0] if len(names) == 1 else tuple(names)
+
+
+def type_sharding(s: Sharding | None, ndim: int) -> NamedSharding | None:
+    """The type-level sharding of an array of rank ``ndim`` laid out by
+    ``s``: its spec over the mesh's Explicit axes only, one entry per
+    dimension; ``None`` off a mesh with Explicit axes."""
+    if not isinstance(s, NamedSharding):
+        return None
+    explicit = s.mesh.explicit_axes
+    if not explicit:
+        return None
+    parts = s.spec.partitions
+    spec = tuple(_entry([n for n in _names(parts[i] if i < len(parts) else None) if n in explicit])
+                 for i in range(ndim))
+    return NamedSharding(s.mesh, PartitionSpec(*spec))
+
+
+def with_type(aval: ShapedArray, s: Sharding | None) -> ShapedArray:
+    """``aval`` typed as laid out by ``s`` (unchanged off an explicit mesh)."""
+    t = type_sharding(s, aval.ndim)
+    if t is None and aval.sharding is None:
+        return aval
+    return ShapedArray(aval.shape, aval.dtype, aval.weak_type, t)
+
+
+def _spec(a: ShapedArray) -> Spec:
+    if a.sharding is None:
+        return (None,) * a.ndim
+    parts = a.sharding.spec.partitions
+    return tuple(parts[i] if i < len(parts) else None for i in range(a.ndim))
+
+
+# -- the rules: (operand types, params, result types) -> a spec per result --
+
+Rule = Callable[[str, Sequence[ShapedArray], Params, Sequence[ShapedArray]], list[Spec]]
+
+
+def _broadcasting(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """Elementwise: per dimension the operands' common split (rank-0
+    operands aside); two different splits of one dimension are an error."""
+    ranked = [a for a in ins if a.ndim]
+    if not ranked:
+        return [()] * len(outs)
+    result: list[AxisEntry] = []
+    for d in range(ranked[0].ndim):
+        entry: AxisEntry = None
+        for a in ranked:
+            p = _spec(a)[d] if d < a.ndim else None
+            if p is None:
+                continue
+            if entry is not None and entry != p:
+                specs = ", ".join(str(_spec(a)) for a in ranked)
+                raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: {specs}.")
+            entry = p
+        result.append(entry)
+    return [tuple(result)] * len(outs)
+
+
+def _broadcast(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """``broadcast``: an operand dimension keeps its split where it is not
+    expanded from 1 (``axes``: the new dimensions)."""
+    (x,), (out,) = ins, outs
+    new = set(_ints(params["axes"]))
+    spec = iter(zip(_spec(x), x.shape))
+    result: list[AxisEntry] = []
+    for d, size in enumerate(out.shape):
+        if d in new:
+            result.append(None)
+            continue
+        p, n = next(spec)
+        result.append(p if n == size else None)
+    return [tuple(result)]
+
+
+def _transpose(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    spec = _spec(ins[0])
+    return [tuple(spec[i] for i in _ints(params["perm"]))]
+
+
+def _reduce(key: str) -> Rule:
+    def rule(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+        """A reduction: the reduced dimensions' splits go (XLA combines the
+        pieces); the others keep theirs."""
+        gone = set(_ints(params[key]))
+        return [tuple(p for d, p in enumerate(_spec(ins[0])) if d not in gone)] * len(outs)
+    return rule
+
+
+def _squeeze(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    gone = {d % max(ins[0].ndim, 1) for d in _ints(params["dimensions"])}
+    return [tuple(p for d, p in enumerate(_spec(ins[0])) if d not in gone)]
+
+
+def _reshape(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's reshape rule: size-1 dimensions aside, a split of one
+    dimension into several gives the first of them its split (when its size
+    is a multiple of the split's devices), a merge of several gives the
+    merged dimension the splits of its parts in order; anything else with a
+    split dimension is an error (reshard first, or use ``auto_axes``)."""
+    (x,), (out,) = ins, outs
+    spec = _spec(x)
+    mesh = x.sharding.mesh.shape if x.sharding is not None else {}
+    result: list[AxisEntry] = [None] * out.ndim
+    i = j = 0
+    while i < x.ndim or j < out.ndim:
+        if i < x.ndim and x.shape[i] == 1 and spec[i] is None and (j >= out.ndim or out.shape[j] != 1):
+            i += 1
+            continue
+        if j < out.ndim and out.shape[j] == 1 and (i >= x.ndim or x.shape[i] != 1):
+            j += 1
+            continue
+        if i >= x.ndim or j >= out.ndim:
+            break
+        a, b = x.shape[i], out.shape[j]
+        i2, j2 = i + 1, j + 1
+        while a != b:  # grow the smaller side to the next common product
+            if a < b:
+                a *= x.shape[i2]
+                i2 += 1
+            else:
+                b *= out.shape[j2]
+                j2 += 1
+        group = spec[i:i2]
+        if i2 - i == 1 and j2 - j == 1:
+            result[j] = group[0]
+        elif i2 - i == 1:  # a split: the major part keeps the split
+            devices = 1
+            for n in _names(group[0]):
+                devices *= mesh[n]
+            if group[0] is not None and out.shape[j] % devices:
+                _reshape_error(x, out)
+            result[j] = group[0]
+        elif j2 - j == 1:  # a merge: the parts' splits, major first
+            names = [n for p in group for n in _names(p)]
+            if any(p is not None for p in group[1:]) and group[0] is None:
+                _reshape_error(x, out)
+            result[j] = _entry(names)
+        elif any(p is not None for p in group):
+            _reshape_error(x, out)
+        i, j = i2, j2
+    return [tuple(result)]
+
+
+def _reshape_error(x: ShapedArray, out: ShapedArray) -> None:
+    raise ShardingTypeError(
+        "This reshape is not supported. Please specify the sharding of the output via the "
+        "`out_sharding` argument of jax.lax.reshape. Got "
+        f"operand type: {x.str_short()}, new sizes: {out.shape} (typedax's reshape has no "
+        "`out_sharding`: reshard the operand first, or use typedax.sharding.auto_axes)"
+    )
+
+
+def _dot_general(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's ``dot_general`` rule: batch dimensions and contracting
+    dimensions split alike on both sides; no contracting dimension split at
+    all (ambiguous: ``ShardingTypeError``, asking for ``out_sharding``);
+    the result batch, then ``lhs``'s free dimensions, then ``rhs``'s."""
+    lhs, rhs = ins
+    (lc, rc), (lb, rb) = _pairs(params["dimension_numbers"])
+    ls, rs = _spec(lhs), _spec(rhs)
+    lbs, rbs = tuple(ls[i] for i in _ints(lb)), tuple(rs[i] for i in _ints(rb))
+    if not _match(lbs, rbs):
+        raise ShardingTypeError(
+            "dot_general requires lhs batch dimensions and rhs batch dimensions to have the "
+            f"consistent sharding, got {lbs} and {rbs}."
+        )
+    lcs, rcs = tuple(ls[i] for i in _ints(lc)), tuple(rs[i] for i in _ints(rc))
+    if not _match(lcs, rcs):
+        raise ShardingTypeError(
+            f"dot_general requires contracting dimensions to have consistent sharding, got {lcs} and {rcs}."
+        )
+    if any(a is not None and b is not None for a, b in zip(lcs, rcs)) and not _RESOLVE_CONTRACTIONS.get():
+        raise ShardingTypeError(
+            "Contracting dimensions are sharded and it is ambiguous how the output should be sharded. "
+            "Please specify the output sharding via the `out_sharding` parameter. "
+            f"Got lhs_contracting_spec={lcs} and rhs_contracting_spec={rcs}"
+        )
+    lfree = tuple(p for d, p in enumerate(ls) if d not in set(_ints(lc)) | set(_ints(lb)))
+    rfree = tuple(p for d, p in enumerate(rs) if d not in set(_ints(rc)) | set(_ints(rb)))
+    batch = tuple(a if a is not None else b for a, b in zip(lbs, rbs))
+    return [batch + lfree + rfree]
+
+
+def _pairs(p: object) -> tuple[tuple[object, object], tuple[object, object]]:
+    """``dot_general``'s ``dimension_numbers``: ((lhs, rhs) contracting, (lhs, rhs) batch)."""
+    assert isinstance(p, tuple) and len(p) == 2 and all(isinstance(q, tuple) and len(q) == 2 for q in p)
+    (a, b), (c, d) = p
+    return (a, b), (c, d)
+
+
+def _match(a: Spec, b: Spec) -> bool:
+    """JAX's ``_check_specs_match``: per pair equal, or one of them unsplit."""
+    return all(x is None or y is None or x == y for x, y in zip(a, b))
+
+
+def _constraint(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """``sharding_constraint`` (``reshard``, ``with_sharding_constraint``):
+    the constraint's split, over the Explicit axes of its mesh."""
+    raw = params["spec"]  # per dimension, the tuple of mesh axes splitting it
+    assert isinstance(raw, tuple) and all(isinstance(p, tuple) for p in raw)
+    explicit = _constraint_explicit(ins)
+    spec = tuple(_entry([n for n in p if isinstance(n, str) and n in explicit]) for p in raw if isinstance(p, tuple))
+    return [spec + (None,) * (outs[0].ndim - len(spec))]
+
+
+def _constraint_explicit(ins: Sequence[ShapedArray]) -> tuple[str, ...]:
+    mesh = _MESH.get()
+    if mesh is not None:
+        return mesh.explicit_axes
+    s = ins[0].sharding
+    return () if s is None else s.mesh.explicit_axes
+
+
+def _same(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """The operand's split, unchanged (``rev``: the pieces move, the split stays)."""
+    return [_spec(ins[0])] * len(outs)
+
+
+def _ints(p: object) -> tuple[int, ...]:
+    assert isinstance(p, tuple)
+    return tuple(int(i) for i in p)
+
+
+_ELEMENTWISE = (
+    "abs acos acosh add and asin asinh atan atan2 atanh ceil clamp clz complex conj convert_element_type "
+    "cos cosh digamma div eq erf erf_inv erfc exp exp2 expm1 floor ge greater imag integer_pow is_finite le "
+    "less lgamma log log1p logistic max min mul ne neg nextafter not or population_count pow real "
+    "reduce_precision rem round select_n shift_left shift_right_arithmetic shift_right_logical sign "
+    "sin sinc_maclaurin sinh sqrt stop_gradient sub tan tanh xor"
+).split()
+
+#: Higher-order primitives: their abstract evaluation types the results
+#: from the traced body, which was traced on typed operands.
+_FROM_BODY = ("jit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "name")
+
+RULES: dict[str, Rule] = {
+    **{n: _broadcasting for n in _ELEMENTWISE},
+    "broadcast": _broadcast,
+    "transpose": _transpose,
+    "reshape": _reshape,
+    "squeeze": _squeeze,
+    "rev": _same,
+    "dot_general": _dot_general,
+    "sharding_constraint": _constraint,
+    **{n: _reduce("axis") for n in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")},
+    **{n: _reduce("axes") for n in ("argmax", "argmin")},
+}
+
+
+def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[ShapedArray]) -> list[ShapedArray]:
+    """The results' types with their shardings, from the operands' (``outs``
+    as they are when no operand is typed)."""
+    mesh: Mesh | None = None
+    for a in ins:
+        if a.sharding is not None:
+            if mesh is not None and a.sharding.mesh.flat_devices != mesh.flat_devices:
+                raise ShardingTypeError(
+                    f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another mesh: {a.sharding.mesh}"
+                )
+            mesh = a.sharding.mesh
+    if name == "sharding_constraint" and _MESH.get() is not None:  # (an untyped operand too)
+        mesh = _MESH.get()
+    if mesh is None or name in _FROM_BODY:
+        return outs
+    rule = RULES.get(name)
+    if rule is None:
+        raise ShardingTypeError(
+            f"sharding rule for {name} is not implemented. You can work around this error by dropping "
+            "that operation into full auto sharding mode via: "
+            "`typedax.sharding.auto_axes(fun, out_sharding=...)`"
+        )
+    specs = rule(name, ins, params, outs)
+    typed: list[ShapedArray] = []
+    for o, spec in zip(outs, specs):
+        used = [n for p in spec for n in _names(p)]
+        if len(set(used)) != len(used):
+            bad = ShapedArray(o.shape, o.dtype, o.weak_type, _unchecked(mesh, spec))
+            operands = ", ".join(a.str_short(short_dtypes=True) for a in ins)
+            raise ShardingTypeError(
+                f"{name} operation with inputs: {operands} produces an illegally sharded result: "
+                f"{bad.str_short(short_dtypes=True)}"
+            )
+        s = NamedSharding(mesh, PartitionSpec(*spec)) if o.ndim and mesh.explicit_axes else None
+        typed.append(ShapedArray(o.shape, o.dtype, o.weak_type, s))
+    return typed
+
+
+def _unchecked(mesh: Mesh, spec: Spec) -> NamedSharding:
+    """A sharding that names an axis twice, only to print it in the error."""
+    s = object.__new__(NamedSharding)
+    object.__setattr__(s, "mesh", mesh)
+    object.__setattr__(s, "spec", PartitionSpec(*spec))
+    return s
