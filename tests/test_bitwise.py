@@ -94,7 +94,7 @@ def test_tangents_are_zero_and_vmap_matches_a_loop() -> None:
     x = np.array([[1, -2, 3], [4, 5, -6]], np.int32)
     y = np.array([1, 2, 40], np.int32)
     out, t = tdx.jvp(lambda a: lax.shift_right_arithmetic(a, y[None, :].repeat(2, 0)), (x,), (np.zeros_like(x),))
-    np.testing.assert_array_equal(np.asarray(t), np.zeros_like(x))
+    assert np.asarray(t).dtype == tdx.float0 and np.asarray(t).shape == x.shape  # no derivative: float0, as jax.jvp
 
     def g(v: tdx.ArrayLike) -> tdx.Array:  # a float function through integer bit operations
         k = lax.population_count(lax.shift_left(lax.convert_element_type(v, np.int32), 2))

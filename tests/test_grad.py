@@ -307,7 +307,7 @@ def test_vjp_integer_inputs_and_constant_outputs() -> None:
     out, f_vjp = tdx.vjp(f, 2.0, np.asarray(3))
     ct_x, ct_n = f_vjp((1.0, np.asarray(0), 1.0))
     assert float(arr(ct_x)) == 3.0
-    assert np.asarray(ct_n).dtype == np.int64 and int(np.asarray(ct_n)) == 0
+    assert np.asarray(ct_n).dtype == tdx.float0 and np.asarray(ct_n).shape == ()  # as jax.vjp
     _, f_lin = tdx.linearize(f, 2.0, np.asarray(3))
     t = f_lin(1.0, np.asarray(0))
     assert [float(arr(v)) for v in t] == [3.0, 0.0, 0.0]
@@ -425,7 +425,7 @@ def test_grad_of_integer_output() -> None:
 
 
 def test_grad_with_respect_to_integer_input() -> None:
-    with pytest.raises(TangentTypeError, match=r"floating-point inputs.*argument 0.*int64\[\]"):
+    with pytest.raises(TangentTypeError, match=r"real- or complex-valued inputs.*argument 0.*int64\[\].*allow_int"):
         grad(lambda n: tnp.astype(n, np.float64))(3)
     with pytest.raises(TangentTypeError, match=r"argument 1.*int32\[2\]"):
         def first(x: Value, n: Value) -> Value:

@@ -216,10 +216,12 @@ def test_integer_inputs_have_zero_tangents() -> None:
         tdx.jvp(f, (np.int64(3), 2.0), (np.int64(5), 1.0))
 
 
-def test_comparison_output_tangent_is_bool_zero() -> None:
+def test_comparison_output_tangent_is_float0_zero() -> None:
+    # a bool output has no derivative: its tangent is zeros of JAX's float0
+    # (jax.jvp gives float0 here too; tests/test_top_level_names.py compares)
     _, t = tdx.jvp(lambda x: lax.gt(x, 0.0), (1.0,), (1.0,))
     arr = np.asarray(t)
-    assert arr.dtype == np.bool_ and not arr
+    assert arr.dtype == tdx.float0 and arr.shape == ()
 
 
 def test_jvp_jaxpr_instantiates_zero_outputs() -> None:
@@ -325,7 +327,7 @@ def test_select_convert_and_structural_rules() -> None:
 
 def test_convert_to_int_has_zero_tangent() -> None:
     _, t = tdx.jvp(lambda v: lax.convert_element_type(v, np.int32), (2.5,), (1.0,))
-    assert np.asarray(t).dtype == np.int32 and int(np.asarray(t)) == 0
+    assert np.asarray(t).dtype == tdx.float0 and np.asarray(t).shape == ()  # as jax.jvp: no derivative
 
 
 def test_dot_general_rule() -> None:

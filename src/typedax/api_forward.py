@@ -14,7 +14,7 @@ import numpy as np
 from . import lax, tree
 from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
-from .core.dtypes import is_complex, is_float
+from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import BatchingError, TangentTypeError
 from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
@@ -74,7 +74,7 @@ def jvp(
 
         p_out, t_out = jvp_flat(run_leaves, list(primals), list(tangents))
         if box[0] is None:
-            return cast(T, p_out[0]), cast(T, instantiate_zeros(t_out[0]))
+            return cast(T, p_out[0]), cast(T, _tangent_out(p_out[0], t_out[0]))
         out_tree = box[0]
         assert isinstance(out_tree, tree.TreeDef)
     else:
@@ -89,8 +89,17 @@ def jvp(
         p_out, t_out = jvp_flat(run, _values(p_leaves), _values(t_leaves))
         out_tree = out_trees[0]
     primal_out = tree.unflatten(out_tree, p_out)
-    tangent_out = tree.unflatten(out_tree, [instantiate_zeros(t) for t in t_out])
+    tangent_out = tree.unflatten(out_tree, [_tangent_out(p, t) for p, t in zip(p_out, t_out)])
     return cast(T, primal_out), cast(T, tangent_out)
+
+
+def _tangent_out(primal: Value, tangent: Tangent) -> object:
+    """An output tangent as ``jvp`` returns it: zeros of JAX's ``float0``
+    for an integer or bool output, which has no derivative (float0 names)."""
+    pa = aval_of(primal)
+    if not is_inexact(pa.dtype):
+        return np.zeros(pa.shape, float0)
+    return instantiate_zeros(tangent)
 
 
 _LEAF_TYPES: frozenset[type] = frozenset(

@@ -22,7 +22,7 @@ from ._lax.lax import _convert_weak
 from .api import argnum_positions, flat_fun
 from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
-from .core.dtypes import is_complex, is_float, is_inexact
+from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import GradOutputError, TangentTypeError
 from .core.array import Array, ArrayLike
 from .core.trace import Value, aval_of, exact
@@ -120,7 +120,9 @@ def vjp(
         return out
 
     run, out_trees = flat_fun(pair if has_aux else f, in_tree)
-    outs, lin = linearize_flat(run, _values(leaves))
+    in_values = _values(leaves)
+    in_avals = [aval_of(x) for x in in_values]  # float0 names
+    outs, lin = linearize_flat(run, in_values)
     out_tree, aux_tree = (out_trees[-1].children[0], out_trees[-1].children[1]) if has_aux else (out_trees[-1], None)
     n_out = out_tree.num_leaves
     out_avals = [aval_of(o) for o in outs[:n_out]]
@@ -132,8 +134,14 @@ def vjp(
                 f"vjp: the cotangent has tree structure {ct_tree} but the output has "
                 f"{out_tree}; they must match"
             )
-        cts: list[Value | None] = list(_conform("vjp", "cotangent", _values(ct_leaves), out_avals))
-        args_kwargs = tree.unflatten(in_tree, lin.transpose(cts + [None] * (len(outs) - n_out)))
+        float0_cts = [type(c) is np.ndarray and c.dtype == float0 for c in ct_leaves]  # float0 names
+        ct_values = _values([np.zeros(a.shape, a.dtype) if z else c for c, a, z in zip(ct_leaves, out_avals, float0_cts)])
+        cts: list[Value | None] = [
+            None if z else c for c, z in zip(_conform("vjp", "cotangent", ct_values, out_avals), float0_cts)
+        ]
+        in_cts = lin.transpose(cts + [None] * (len(outs) - n_out))
+        in_cts = [c if is_inexact(a.dtype) else _float0_zeros(a) for c, a in zip(in_cts, in_avals)]  # float0 names: NumPy zeros, as JAX's
+        args_kwargs = tree.unflatten(in_tree, in_cts)
         assert isinstance(args_kwargs, tuple)
         return cast(tuple[*Ts], tuple(args_kwargs[0]))
 
@@ -141,6 +149,12 @@ def vjp(
     if aux_tree is None:
         return primal_out, f_vjp
     return primal_out, f_vjp, tree.unflatten(aux_tree, outs[n_out:])
+
+
+def _float0_zeros(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.void]]:
+    """The gradient of an integer or bool value: zeros of JAX's ``float0``,
+    a NumPy array as JAX's (float0 names)."""
+    return np.zeros(a.shape, float0)
 
 
 def _kind(x: object) -> str:
@@ -164,6 +178,7 @@ class _Diff:
         argnums: int | tuple[int, ...],
         has_aux: bool,
         holomorphic: bool = False,
+        allow_int: bool = False,
     ) -> None:
         self.who, self.f, self.args, self.kwargs, self.has_aux = who, f, args, kwargs, has_aux
         self.idx = argnum_positions(who, argnums, len(args))
@@ -178,11 +193,12 @@ class _Diff:
                         f"{who} with holomorphic=True requires inputs with complex dtype, "
                         f"but positional argument {k} has a leaf of type {a.str_short()}"
                     )
-                if not is_inexact(a.dtype):
+                if not is_inexact(a.dtype) and not allow_int:  # allow_int: float0 gradients
                     raise TangentTypeError(
-                        f"{who} requires floating-point inputs, but positional argument {k} "
-                        f"has a leaf of type {a.str_short()}; differentiate with respect to "
-                        "float arguments only (convert it, or leave it out of argnums)"
+                        f"{who} requires real- or complex-valued inputs (input dtype that is a "
+                        f"sub-dtype of np.inexact), but positional argument {k} has a leaf of type "
+                        f"{a.str_short()}. If you want to use Boolean- or integer-valued inputs, use "
+                        "vjp or set allow_int to True."
                     )
             leaves.extend(arg_leaves)
         self.dyn = _values(leaves)
@@ -219,7 +235,8 @@ class _Diff:
         # a gradient has its primal's type, weak flag included (as JAX's:
         # ``grad(f)(2.0)`` is weakly typed)
         flat = [
-            _convert_weak(c, a.dtype) if a.weak_type and not aval_of(c).weak_type else c
+            _float0_zeros(a) if not is_inexact(a.dtype)  # allow_int: JAX's float0 (float0 names)
+            else _convert_weak(c, a.dtype) if a.weak_type and not aval_of(c).weak_type else c
             for c, a in zip(flat, self.avals)
         ]
         g = tree.unflatten(self.dyn_tree, flat)
@@ -260,8 +277,9 @@ def _value_and_grad_impl(
     argnums: int | tuple[int, ...],
     has_aux: bool,
     holomorphic: bool = False,
+    allow_int: bool = False,
 ) -> tuple[Value, object, object]:
-    d = _Diff(who, f, args, kwargs, argnums, has_aux, holomorphic)
+    d = _Diff(who, f, args, kwargs, argnums, has_aux, holomorphic, allow_int)
     outs, lin = d.linearize()
     if d.out_tree != tree.LEAF:
         raise GradOutputError(
@@ -287,73 +305,73 @@ def _value_and_grad_impl(
 # float argument's gradient is an ``Array``).
 @overload
 def grad(
-    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[Concatenate[A0, P], A0]: ...
 
 
 @overload
 def grad(
-    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[Concatenate[A0, A1, P], A1]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, A2, P], ArrayLike], argnums: Literal[2],
-    has_aux: Literal[False] = False, holomorphic: bool = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, A1, A2, P], A2]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
-    has_aux: Literal[False] = False, holomorphic: bool = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[A0, A1]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
-    has_aux: Literal[True], holomorphic: bool = False,
+    has_aux: Literal[True], holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[A0, Aux]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, A1, P], tuple[ArrayLike, Aux]], argnums: Literal[1], *,
-    has_aux: Literal[True], holomorphic: bool = False,
+    has_aux: Literal[True], holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[A1, Aux]]: ...
 
 
 @overload
 def grad(
     f: Callable[Concatenate[A0, P], ArrayLike], argnums: tuple[Literal[0]],
-    has_aux: Literal[False] = False, holomorphic: bool = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[A0]]: ...
 
 
 @overload
 def grad(
-    f: Callable[..., ArrayLike], argnums: int, has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[..., ArrayLike], argnums: int, has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[..., object]: ...
 
 
 @overload
 def grad(
-    f: Callable[..., ArrayLike], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[..., ArrayLike], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[..., tuple[object, ...]]: ...
 
 
 @overload
 def grad(
     f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True],
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[..., tuple[object, Aux]]: ...
 
 
 def grad(
     f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[P, object]:
     """The gradient of a scalar-valued ``f`` with respect to its positional
     arguments ``argnums`` (``jax.grad``): with an int, one gradient shaped
@@ -362,11 +380,12 @@ def grad(
     real output may depend on complex inputs (the gradient is JAX's, the
     conjugate Wirtinger derivative ``2 df/d conj(z)`` read through the
     transposes); a complex output needs ``holomorphic=True``, and then
-    complex inputs, and the result is ``df/dz``."""
+    complex inputs, and the result is ``df/dz``. With ``allow_int``, an
+    integer or bool argument's gradient is zeros of JAX's ``float0``."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def gradfun(*args: P.args, **kwargs: P.kwargs) -> object:
-        _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux, holomorphic)
+        _, g, aux = _value_and_grad_impl("grad", f, args, kwargs, argnums, has_aux, holomorphic, allow_int)
         return (g, aux) if has_aux else g
 
     return gradfun
@@ -374,53 +393,53 @@ def grad(
 
 @overload
 def value_and_grad(
-    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[Concatenate[A0, P], ArrayLike], argnums: Literal[0] = 0, has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[Concatenate[A0, P], tuple[Array, A0]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: Literal[1], has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[Concatenate[A0, A1, P], tuple[Array, A1]]: ...
 
 
 @overload
 def value_and_grad(
     f: Callable[Concatenate[A0, A1, P], ArrayLike], argnums: tuple[Literal[0], Literal[1]],
-    has_aux: Literal[False] = False, holomorphic: bool = False,
+    has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, A1, P], tuple[Array, tuple[A0, A1]]]: ...
 
 
 @overload
 def value_and_grad(
     f: Callable[Concatenate[A0, P], tuple[ArrayLike, Aux]], argnums: Literal[0] = 0, *,
-    has_aux: Literal[True], holomorphic: bool = False,
+    has_aux: Literal[True], holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[Concatenate[A0, P], tuple[tuple[Array, Aux], A0]]: ...
 
 
 @overload
 def value_and_grad(
-    f: Callable[..., ArrayLike], argnums: int | tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[..., ArrayLike], argnums: int | tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[..., tuple[Array, object]]: ...
 
 
 @overload
 def value_and_grad(
     f: Callable[..., tuple[ArrayLike, Aux]], argnums: int | tuple[int, ...], *, has_aux: Literal[True],
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[..., tuple[tuple[Array, Aux], object]]: ...
 
 
 def value_and_grad(
     f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[P, object]:
     """``f``'s value and its gradient (``jax.value_and_grad``): returns
     ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def vg(*args: P.args, **kwargs: P.kwargs) -> object:
-        y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux, holomorphic)
+        y, g, aux = _value_and_grad_impl("value_and_grad", f, args, kwargs, argnums, has_aux, holomorphic, allow_int)
         return ((y, aux), g) if has_aux else (y, g)
 
     return vg
@@ -429,26 +448,26 @@ def value_and_grad(
 # -- Jacobians and Hessians ----------------------------------------------------
 @overload
 def jacrev(
-    f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[P, T]: ...
 
 
 @overload
 def jacrev(
-    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
+    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False, allow_int: bool = False
 ) -> Callable[P, object]: ...
 
 
 @overload
 def jacrev(
     f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True],
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[P, tuple[object, Aux]]: ...
 
 
 def jacrev(
     f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
-    holomorphic: bool = False,
+    holomorphic: bool = False, allow_int: bool = False,
 ) -> Callable[P, object]:
     """The Jacobian of ``f`` by reverse mode (``jax.jacrev``): each output
     leaf of shape ``S`` is replaced by the derivatives with respect to the
@@ -461,7 +480,7 @@ def jacrev(
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
-        d = _Diff("jacrev", f, args, kwargs, argnums, has_aux, holomorphic)
+        d = _Diff("jacrev", f, args, kwargs, argnums, has_aux, holomorphic, allow_int)
         outs, lin = d.linearize()
         per_out: list[object] = []
         for j, y in enumerate(outs[: d.num_out]):

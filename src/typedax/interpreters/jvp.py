@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ..core.avals import ShapedArray
-from ..core.dtypes import is_inexact
+from ..core.dtypes import float0, is_inexact  # float0 names
 from ..core.errors import ConcretizationError, TangentTypeError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.eval import eval_jaxpr
@@ -135,6 +135,13 @@ def _unpack(trace: JVPTrace, x: Value) -> tuple[Value, Tangent]:
 
 def _check_tangent(i: int, primal: Value, tangent: Tangent) -> Tangent:
     pa = aval_of(primal)
+    if type(tangent) is np.ndarray and tangent.dtype == float0:  # JAX's float0 tangent (float0 names)
+        if has_tangent_dtype(pa) or tangent.shape != pa.shape:
+            raise TangentTypeError(
+                f"jvp: tangent {i} is float0{list(tangent.shape)} but its primal has type "
+                f"{pa.str_short()}; float0 tangents are for integer or bool primals of their shape"
+            )
+        return Zero(pa)
     if isinstance(tangent, Zero):
         ta = tangent.aval
     elif type(tangent) in (float, int, bool):
