@@ -157,15 +157,11 @@ def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
 @ci_examples(50, otherwise=100, deadline=None)
 @given(cases(in_bounds=False))
 def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
-    """Integer arrays out of range clamp (JAX's default gather mode); a
-    static integer out of range is an error (JAX with check_static_indices)."""
+    """Integer arrays and static integers out of range clamp (JAX's default
+    gather mode; JAX's check_static_indices is off by default)."""
     x, idx = case
-    static_oob = any(
-        isinstance(i, int) and not -x.shape[k] <= i < x.shape[k]
-        for k, i in _axes_of(idx, x.ndim)
-    )
     want = _jax_get(x, idx)
-    if static_oob or want is None:
+    if want is None:
         with pytest.raises((IndexError, TypeError)):
             tnp.asarray(x)[idx]
         return
@@ -173,22 +169,6 @@ def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
     arrays, rebuild = _split(idx)
     got = tdx.jit(lambda x, *a: x[rebuild(a)])(x, *arrays)
     np.testing.assert_array_equal(np.asarray(got), want)
-
-
-def _axes_of(idx: Index, ndim: int) -> list[tuple[int, object]]:
-    """(axis, index) for the integer entries, with the ellipsis expanded."""
-    consumed = sum(1 for i in idx if i is not None and i is not Ellipsis)
-    out: list[tuple[int, object]] = []
-    axis = 0
-    for i in idx:
-        if i is Ellipsis:
-            axis += ndim - consumed
-        elif i is None:
-            continue
-        else:
-            out.append((axis, i))
-            axis += 1
-    return out
 
 
 @settings(deadline=None, max_examples=60)
@@ -355,8 +335,6 @@ def test_integer_and_bool_arrays() -> None:
         (lambda x: x[1.0], "integer or boolean"),
         (lambda x: x[np.asarray([0.5])], "integer or boolean"),
         (lambda x: x[[0, 1]], "non-tuple sequence"),
-        (lambda x: x[3], "index 3 is out of bounds for axis 0 with size 3"),
-        (lambda x: x[0, -5], "index -5 is out of bounds for axis 1 with size 4"),
         (lambda x: x[0, 0, 0], "too many indices"),
         (lambda x: x[..., 0, ...], "only one ellipsis"),
         (lambda x: x[np.ones(4, bool)], "boolean mask of shape (4,) does not match"),
@@ -381,8 +359,95 @@ def test_traced_errors_name_the_expression() -> None:
         tdx.jit(lambda x, m: x[m])(x, np.ones(3, bool))
     with pytest.raises(IndexingError, match="slice bounds must be static"):
         tdx.jit(lambda x, i: x[i:])(x, np.int32(1))
-    with pytest.raises(IndexingError, match="out of bounds"):
-        tdx.jit(lambda x: x[7])(x)
     # under vmap the tracer's own errors are the same, not a missing method
     with pytest.raises(IndexingError, match="integer or boolean"):
         tdx.vmap(lambda v: v[0.5])(x)
+
+
+# -- static integers out of bounds (JAX's sharp bits) -----------------------------------
+_STATIC_OOB: list[tuple[str, Callable[[Any], Any]]] = [
+    ("x[11]", lambda x: x[11]),
+    ("x[-11]", lambda x: x[-11]),
+    ("x[-13, 1:3]", lambda x: x[-13, 1:3]),
+    ("x[..., 9]", lambda x: x[..., 9]),
+    ("x[11, None]", lambda x: x[11, None]),
+    ("x[np.int32(11), ::-1]", lambda x: x[np.int32(11), ::-1]),
+    ("x[11, [0, 2]]", lambda x: x[11, np.asarray([0, 2])]),
+    ("get promise_in_bounds", lambda x: x.at[11, 2].get(mode="promise_in_bounds")),
+    ("get clip", lambda x: x.at[-13].get(mode="clip")),
+    ("get fill", lambda x: x.at[11].get(mode="fill")),
+    ("get drop -11", lambda x: x.at[-11, 1].get(mode="drop")),
+    ("get fill_value", lambda x: x.at[1, 7].get(mode="fill", fill_value=-1.0)),
+    ("set", lambda x: x.at[11].set(5.0)),
+    ("set -11", lambda x: x.at[-11, 0].set(5.0)),
+    ("set clip", lambda x: x.at[11, -9].set(5.0, mode="clip")),
+    ("add clip -11", lambda x: x.at[-11].add(5.0, mode="clip")),
+    ("add promise_in_bounds", lambda x: x.at[10].add(5.0, mode="promise_in_bounds")),
+    ("mul drop", lambda x: x.at[2, 4].multiply(5.0, mode="drop")),
+    ("max", lambda x: x.at[1, 4].max(100.0)),
+]
+
+
+@pytest.mark.parametrize("name,f", _STATIC_OOB, ids=[n for n, _ in _STATIC_OOB])
+def test_static_integers_out_of_bounds_as_jax(name: str, f: Callable[[Any], Any]) -> None:
+    """A static integer out of range clamps in a get (fills with 'fill'/'drop')
+    and drops in an update (clamps with 'clip'), negatives wrapped once, as
+    JAX's: eager, under jit and under vmap (the indexed array a batch row)."""
+    x = np.arange(40.0).reshape(10, 4) + 0.5
+    want = np.asarray(f(jnp.asarray(x)))
+    np.testing.assert_array_equal(np.asarray(f(tnp.asarray(x))), want)
+    np.testing.assert_array_equal(np.asarray(tdx.jit(f)(x)), want)
+    batch = np.stack([x, -x])
+    got = tdx.vmap(f)(batch)
+    np.testing.assert_array_equal(np.asarray(got)[0], want)
+    np.testing.assert_array_equal(np.asarray(got)[1], np.asarray(f(jnp.asarray(-x))))
+
+
+def test_the_sharp_bits_example() -> None:
+    """JAX's sharp-bits page: indexing clamps, and ``.at[].set`` drops."""
+    x = tnp.arange(10)
+    assert int(x[11]) == 9
+    assert int(tdx.jit(lambda v: v[11])(x)) == 9
+    np.testing.assert_array_equal(np.asarray(x.at[11].set(23)), np.arange(10))
+
+
+def test_a_static_index_into_an_empty_axis_is_an_index_error() -> None:
+    z = np.zeros((0, 3))
+    fs: list[Callable[[Any], Any]] = [
+        lambda v: v[0], lambda v: v[-1, 1], lambda v: v.at[0].get(mode="fill"),
+        lambda v: v.at[0].get(mode="clip"), lambda v: v.at[0].set(1.0),
+    ]
+    for f in fs:
+        with pytest.raises(IndexError):
+            f(jnp.asarray(z))
+        for g in (f, tdx.jit(f)):
+            with pytest.raises(IndexingError, match="index -?[01] is out of bounds for axis 0 with size 0"):
+                g(tnp.asarray(z))
+    assert tnp.asarray(z)[:, 5].shape == (0,)
+
+
+def test_check_static_indices_makes_the_clamp_an_error() -> None:
+    """``jax_check_static_indices`` (JAX's option, off by default): a static
+    get out of range with mode None/'promise_in_bounds' raises, as JAX's;
+    'clip'/'fill' gets, updates and integer arrays do not check."""
+    x = tnp.arange(10.0)
+    tdx.config.update("jax_check_static_indices", True)
+    try:
+        assert tdx.config.read("check_static_indices") is True
+        gets: list[Callable[[Any], Any]] = [
+            lambda v: v[11], lambda v: v[-11], lambda v: v.at[10].get(mode="promise_in_bounds"),
+        ]
+        for f in gets:
+            with pytest.raises(IndexError, match="out of bounds for axis 0 with size 10"):
+                f(x)
+            with pytest.raises(IndexingError, match="out of bounds for axis 0 with size 10"):
+                tdx.jit(f)(np.arange(10.0))
+        assert float(x.at[11].get(mode="clip")) == 9.0
+        assert np.isnan(float(x.at[11].get(mode="fill")))
+        np.testing.assert_array_equal(np.asarray(x.at[11].set(1.0)), np.arange(10.0))
+        assert float(x[np.asarray(11)]) == 9.0
+        assert float(x[-10]) == 0.0
+    finally:
+        tdx.config.update("jax_check_static_indices", False)
+    assert tdx.config.jax_check_static_indices is False
+    assert float(x[11]) == 9.0

@@ -74,17 +74,34 @@ def test_ints_and_colons_stage_the_general_equations(case: tuple[tuple[int, ...]
         assert str(got.value) == want_error
         return
     assert _jaxpr(f, x) == want
-    # and the values: eager (NumPy's own indexing) and jitted (the fast path)
-    np.testing.assert_array_equal(np.asarray(tdx.jit(f)(x)), x[idx])
+    # and the values: eager (NumPy's own indexing) and jitted (the fast path);
+    # static integers out of range clamp, as JAX's
+    np.testing.assert_array_equal(np.asarray(tdx.jit(f)(x)), x[_clamped(idx, shape)])
+
+
+def _clamped(idx: Any, shape: tuple[int, ...]) -> Any:
+    """``idx`` (ints and ``:``) with each int wrapped once and clamped, as JAX's get."""
+    items = idx if isinstance(idx, tuple) else (idx,)
+    out = tuple(
+        min(max(i + n if i < 0 else i, 0), n - 1) if isinstance(i, int) else i
+        for i, n in zip(items, shape)
+    )
+    return out if isinstance(idx, tuple) else out[0]
 
 
 def test_ints_and_colons_leave_other_indices_to_the_general_path() -> None:
     x = np.zeros((3, 4), np.float32)
     for idx in [(True,), (np.int32(1),), (slice(1, None),), (None, 0), (Ellipsis, 1), (1.0,)]:
         assert _indexing._ints_and_colons(idx, x.shape) is None
-    assert _indexing._ints_and_colons((3, 0), x.shape) is None  # out of bounds: the general error
-    with pytest.raises(IndexingError, match="index 3 is out of bounds for axis 0 with size 3"):
-        tdx.jit(lambda a: a[3, 0])(x)
+    assert _indexing._ints_and_colons((3, 0), x.shape) is None  # out of bounds: the general path clamps
+    x[2, 0] = 7.0
+    assert float(tdx.jit(lambda a: a[3, 0])(x)) == 7.0
+    tdx.config.update("jax_check_static_indices", True)  # or raises
+    try:
+        with pytest.raises(IndexingError, match="index 3 is out of bounds for axis 0 with size 3"):
+            tdx.jit(lambda a: a[3, 0])(x + 1)
+    finally:
+        tdx.config.update("jax_check_static_indices", False)
     # a traced slice bound is not a colon (comparing it with None would raise)
     with pytest.raises(IndexingError, match="slice bounds must be static"):
         tdx.jit(lambda a, i: a[:i])(x, 1)

@@ -21,13 +21,23 @@ indexing after the index is made JAX's (negative entries of integer arrays
 wrapped, then clamped into range): the same values the primitives give,
 without building them.
 
-Out of bounds, as JAX with ``jax_check_static_indices`` (the issue asks for
-the error): a static Python integer out of range in a get is an
-``IndexingError``; integer arrays and traced integers are clamped
-(``mode=None`` is XLA's promise-in-bounds gather, which clamps).
-``x.at[idx].get(mode='fill', fill_value=...)`` fills instead, and ``'clip'``
-clamps static integers too. Updates (``x.at[idx].set`` and the rest) drop
-out-of-bounds indices unless ``mode='clip'``; negative indices wrap first.
+Out of bounds, as JAX (its "sharp bits"): a get clamps, static integers as
+well as integer arrays and traced integers (``mode=None`` is XLA's
+promise-in-bounds gather, which clamps; so ``x[11]`` of ten elements is
+``x[9]``, and ``x[-11]`` wraps once to -1 and clamps to ``x[0]``).
+``x.at[idx].get(mode='fill', fill_value=...)`` (or ``'drop'``) fills
+instead. Updates (``x.at[idx].set`` and the rest) drop out-of-bounds indices
+unless ``mode='clip'``; negative indices wrap first. A static integer into
+an axis of size 0 is an ``IndexingError`` (an ``IndexError``) in every mode,
+as JAX's.
+
+``typedax.config.update('jax_check_static_indices', True)`` (JAX's option,
+off by default as in JAX) makes a static integer out of range in a get with
+``mode=None`` or ``'promise_in_bounds'`` an ``IndexingError`` instead, for
+users who want the mistake caught. It is read while the get is traced: a
+``jit`` function already traced for some argument types keeps, for those
+types, what it was traced with (JAX keys its cache on the option; typedax
+does not, to keep the call path free of one more read).
 """
 
 from __future__ import annotations
@@ -41,6 +51,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
+from ..core.config import check_static_indices
 from ..core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
 from ..core.errors import IndexingError
 from ..core.ir import NDArray
@@ -154,7 +165,9 @@ def parse(idx: object, shape: tuple[int, ...], *, check_bounds: bool) -> tuple[l
     """``idx`` on an array of ``shape``, as a list of elements that cover every
     axis, and whether the advanced indices stand together (which puts their
     dimensions where they stand rather than first). Static integers are
-    wrapped; with ``check_bounds`` one out of range is an error."""
+    wrapped once (they may stay out of range: gets clamp them, updates drop
+    them); with ``check_bounds`` one out of range is an error, and one into
+    an axis of size 0 always is."""
     if isinstance(idx, list):
         raise _fail(
             idx, shape,
@@ -232,7 +245,7 @@ def parse(idx: object, shape: tuple[int, ...], *, check_bounds: bool) -> tuple[l
             axis += 1
         elif isinstance(r, int):
             n = shape[axis]
-            if check_bounds and not -n <= r < n:
+            if n == 0 or (check_bounds and not -n <= r < n):
                 raise _fail(idx, shape, f"index {r} is out of bounds for axis {axis} with size {n}")
             out.append(r + n if r < 0 else r)
             axis += 1
@@ -274,9 +287,16 @@ def _is_advanced(elems: Sequence[Elem]) -> bool:
 
 
 # -- static and dynamic slicing -----------------------------------------------------
-def _static_get(x: Array, elems: Sequence[Elem], clip: bool) -> Array:
+def _clamp(i: int, n: int) -> int:
+    """A static index (wrapped once) clamped into an axis of size ``n`` > 0,
+    as the promise-in-bounds and clip gathers clamp."""
+    return min(max(i, 0), n - 1)
+
+
+def _static_get(x: Array, elems: Sequence[Elem]) -> Array:
     """``x[elems]`` for static integers, slices and new axes: ``slice`` then
-    ``rev``, ``squeeze`` and ``expand_dims`` (never a gather)."""
+    ``rev``, ``squeeze`` and ``expand_dims`` (never a gather); an integer out
+    of range clamps."""
     shape = aval_of(x).shape
     starts: list[int] = []
     limits: list[int] = []
@@ -289,7 +309,7 @@ def _static_get(x: Array, elems: Sequence[Elem], clip: bool) -> Array:
         d = len(starts)
         n = shape[d]
         if isinstance(e, int):
-            i = min(max(e, 0), n - 1) if clip else e
+            i = _clamp(e, n)
             starts.append(i)
             limits.append(i + 1)
             strides.append(1)
@@ -392,7 +412,7 @@ def _dynamic_get(x: Array, elems: Sequence[Elem]) -> Array:
             sizes.append(len(range(start, stop)))
             continue
         if isinstance(e, int):
-            starts.append(e)
+            starts.append(_clamp(e, shape[d]))  # already wrapped: dynamic_slice must not wrap it again
         else:
             # lax.dynamic_slice wraps negatives: a signed index at least as wide
             # as the index dtype goes in as it is (as JAX's); a narrower or
@@ -579,7 +599,7 @@ def _mode_name(mode: object) -> str | None:
         return None
     name = getattr(mode, "name", mode)
     s = str(name).lower()
-    s = {"fill_or_drop": "fill"}.get(s, s)
+    s = {"fill_or_drop": "fill", "drop": "fill"}.get(s, s)  # one mode in JAX: a get fills, an update drops
     if s not in _MODES:
         raise ValueError(f"unknown indexing mode {mode!r}: expected one of {_MODES}")
     return s
@@ -594,7 +614,7 @@ def _wrapped(v: NDArray, n: int) -> NDArray:
     return np.where(w < 0, w + n, w)
 
 
-def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> Array | None:
+def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem]) -> Array | None:
     """``x[elems]`` by NumPy's own indexing, when everything is concrete;
     None when some index is traced (or indexes an empty axis)."""
     np_idx: list[Any] = []  # NumPy's own index types
@@ -612,10 +632,8 @@ def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem], clip: bool) -> 
                 return None
             n = shape[axis]
             np_idx.append(np.clip(_wrapped(v, n), 0, n - 1))
-        elif isinstance(e, int) and clip:
-            if shape[axis] == 0:
-                return None
-            np_idx.append(min(max(e, 0), shape[axis] - 1))
+        elif isinstance(e, int):
+            np_idx.append(_clamp(e, shape[axis]))  # parse refused an axis of size 0
         else:
             np_idx.append(e)
         axis += 1
@@ -650,7 +668,7 @@ def _ints_and_colons(idx: object, shape: tuple[int, ...]) -> tuple[Params | None
             if type(i) is int:
                 n = shape[d]
                 if not -n <= i < n:
-                    return None  # the general path's bounds error
+                    return None  # the general path: clamped, or the opt-in bounds error
                 starts[d] = i + n if i < 0 else i
                 limits[d] = starts[d] + 1
                 squeeze.append(d)
@@ -679,16 +697,16 @@ def getitem(
             return sliced if cut[1] is None else bind1(squeeze_p, (sliced,), cut[1])
     m = _mode_name(mode)
     shape = x.aval.shape
-    elems, together = parse(idx, shape, check_bounds=m in (None, "promise_in_bounds"))
+    elems, together = parse(idx, shape, check_bounds=m in (None, "promise_in_bounds") and check_static_indices())
     if m != "fill":
         # (NumPy's own indexing places separated advanced indices as JAX does,
         # except across an ellipsis that stands for no axes: JAX's rule then)
         if isinstance(x, ArrayImpl) and together:
-            got = _numpy_get(idx, x, elems, clip=m == "clip")
+            got = _numpy_get(idx, x, elems)
             if got is not None:
                 return got
         if all(isinstance(e, (int, slice, _NewAxis)) for e in elems):
-            return _static_get(x, elems, clip=m == "clip")
+            return _static_get(x, elems)
         if not _is_advanced(elems) and all(not isinstance(e, slice) or e.step in (None, 1) for e in elems):
             return _dynamic_get(x, elems)
     plan = plan_gather(idx, shape, elems, together)

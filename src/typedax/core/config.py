@@ -49,6 +49,12 @@ hold one runs its jaxpr again eagerly to find it. ``jit`` reads one flag,
 ``platform_name`` (``jax_platform_name``) is what ``TYPEDAX_PLATFORM``
 means (``cpu``, or ``cuda`` / ``gpu``), before the first computation.
 
+``check_static_indices`` (``jax_check_static_indices``, JAX's option, off by
+default as in JAX): a static integer index out of range in ``x[idx]`` (or
+``x.at[idx].get()`` with ``mode=None``/``'promise_in_bounds'``) raises an
+``IndexingError`` (an ``IndexError``) instead of clamping. Read while the get
+is traced (``_numpy/array_indexing.py``).
+
 JAX's other options (``jax_log_compiles``, ``jax_explain_cache_misses``,
 ``jax_traceback_filtering``, ...: ``JAX_OPTIONS``, JAX 0.10's names) are
 accepted by ``update`` with a ``UserWarning`` that names the option and says
@@ -98,6 +104,8 @@ _NAMES: Final[dict[str, str]] = {
     "debug_infs": "debug_infs",
     "jax_platform_name": "platform_name",
     "platform_name": "platform_name",
+    "jax_check_static_indices": "check_static_indices",  # static-index bounds
+    "check_static_indices": "check_static_indices",  # static-index bounds
 }
 
 #: JAX 0.10's option names (``jax.config``'s): ``update`` accepts those
@@ -215,6 +223,16 @@ def num_cpu_devices() -> int:
     with _LOCK:
         _BACKEND_STARTED[0] = True
         return _CPU_DEVICES[0]
+
+
+#: ``check_static_indices``: a static index out of range is an error in a get
+_CHECK_STATIC_INDICES: list[bool] = [False]
+
+
+def check_static_indices() -> bool:
+    """Whether a static integer index out of range is an error in a get
+    (``jax_check_static_indices``) rather than clamped."""
+    return _CHECK_STATIC_INDICES[0]
 
 
 def jit_disabled() -> bool:
@@ -371,6 +389,9 @@ class Config:
             self._set_platform(name, value)
             return
         flag = _check_bool(name, value)
+        if option == "check_static_indices":  # static-index bounds
+            _CHECK_STATIC_INDICES[0] = flag
+            return
         with _LOCK:
             if option in ("disable_jit", "debug_nans", "debug_infs"):
                 {"disable_jit": _GLOBAL_NO_JIT, "debug_nans": _DEBUG_NANS, "debug_infs": _DEBUG_INFS}[option][0] = flag
@@ -414,6 +435,8 @@ class Config:
             return _PLATFORM_NAME[0]
         if option == "num_cpu_devices":
             return _CPU_DEVICES[0]
+        if option == "check_static_indices":  # static-index bounds
+            return _CHECK_STATIC_INDICES[0]
         if option == "enable_x64":
             return x64_enabled()
         if option == "default_matmul_precision":
@@ -451,6 +474,10 @@ class Config:
     @property
     def jax_num_cpu_devices(self) -> int:
         return _CPU_DEVICES[0]
+
+    @property
+    def jax_check_static_indices(self) -> bool:  # static-index bounds
+        return _CHECK_STATIC_INDICES[0]
 
     @property
     def enable_x64(self) -> bool:
