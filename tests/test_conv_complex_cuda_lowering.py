@@ -22,15 +22,24 @@ from typedax.lowering import lower
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 
-@pytest.fixture
-def cuda_lowering() -> Iterator[None]:
-    """typedax lowers for CUDA (the platform the runtime would say)."""
+def _lowering_for(platform: str) -> Iterator[None]:
+    """typedax lowers for ``platform`` (whatever the runtime's)."""
     saved = lower._PLATFORM[0]
-    lower._PLATFORM[0] = lambda: "cuda"
+    lower._PLATFORM[0] = lambda: platform
     try:
         yield
     finally:
         lower._PLATFORM[0] = saved
+
+
+@pytest.fixture
+def cuda_lowering() -> Iterator[None]:
+    yield from _lowering_for("cuda")
+
+
+@pytest.fixture
+def cpu_lowering() -> Iterator[None]:
+    yield from _lowering_for("cpu")
 
 
 def _ops(text: str) -> list[str]:
@@ -76,7 +85,7 @@ def test_expanded_complex_convolution_computes_the_convolution(cuda_lowering: No
     np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.complex64 else 1e-12, atol=1e-5)
 
 
-def test_cpu_lowering_keeps_one_complex_convolution() -> None:
+def test_cpu_lowering_keeps_one_complex_convolution(cpu_lowering: None) -> None:
     x, w = _operands(np.complex64)
     text = tdx.jit(lambda a, b: lax.conv(a, b, (1,), "VALID")).lower(x, w).as_text()
     assert text.count("stablehlo.convolution") == 1
