@@ -8,9 +8,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from types import TracebackType
-from typing import ParamSpec, TypeVar, cast, overload
+from typing import TypeVar, overload
 
 from .. import tree
+from ..core.array import Array, ArrayLike
 from ..core.explicit import abstract_mesh, current_mesh, set_current_mesh, using_mesh
 from ..core.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from ..core.errors import ShardingError
@@ -19,7 +20,6 @@ from ..lowering.sharding import device_put, mesh_sharding, with_sharding_constra
 
 T = TypeVar("T")
 R = TypeVar("R")
-Params_ = ParamSpec("Params_")
 
 
 class set_mesh:  # noqa: N801  (JAX's name: a class used as a function and a context manager)
@@ -78,7 +78,11 @@ def _sharding(s: object, what: str) -> NamedSharding:
     raise ShardingError(f"{what}: expected a PartitionSpec or a NamedSharding, got {s!r}")
 
 
-def reshard(xs: T, out_shardings: object) -> T:
+@overload
+def reshard(xs: ArrayLike, out_shardings: object) -> Array: ...  # an array-like in is an Array out
+@overload
+def reshard(xs: T, out_shardings: object) -> T: ...
+def reshard(xs: object, out_shardings: object) -> object:
     """``jax.reshard(xs, out_shardings)``: each array of the pytree ``xs``
     laid out as its ``PartitionSpec`` (over the current mesh) or
     ``NamedSharding`` says -- and, on Explicit axes, typed so. On concrete
@@ -94,7 +98,7 @@ def reshard(xs: T, out_shardings: object) -> T:
             out.append(device_put(x, sharding))  # type: ignore[arg-type]  # a leaf of an array pytree
         else:
             out.append(with_sharding_constraint(x, sharding))
-    return cast(T, tree.unflatten(treedef, out))
+    return tree.unflatten(treedef, out)
 
 
 def _prefix(spec: object, value: object, what: str) -> list[object]:
@@ -132,6 +136,14 @@ def _switch(axes: str | tuple[str, ...] | None, to: AxisType, what: str) -> tupl
     return mesh, mesh.update_axis_types({n: to for n in names})
 
 
+@overload
+def auto_axes(
+    fun: Callable[..., R], /, *, axes: str | tuple[str, ...] | None = None, out_sharding: object = None,
+) -> Callable[..., R]: ...
+@overload
+def auto_axes(
+    fun: None = None, /, *, axes: str | tuple[str, ...] | None = None, out_sharding: object = None,
+) -> Callable[[Callable[..., R]], Callable[..., R]]: ...
 def auto_axes(
     fun: Callable[..., R] | None = None, /, *, axes: str | tuple[str, ...] | None = None,
     out_sharding: object = None,
@@ -156,6 +168,14 @@ def auto_axes(
     return wrap if fun is None else wrap(fun)
 
 
+@overload
+def explicit_axes(
+    fun: Callable[..., R], /, *, axes: str | tuple[str, ...] | None = None, in_sharding: object = None,
+) -> Callable[..., R]: ...
+@overload
+def explicit_axes(
+    fun: None = None, /, *, axes: str | tuple[str, ...] | None = None, in_sharding: object = None,
+) -> Callable[[Callable[..., R]], Callable[..., R]]: ...
 def explicit_axes(
     fun: Callable[..., R] | None = None, /, *, axes: str | tuple[str, ...] | None = None,
     in_sharding: object = None,

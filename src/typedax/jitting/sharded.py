@@ -16,6 +16,7 @@ import weakref
 from collections.abc import Hashable, Sequence
 
 from .. import tree
+from ..core.avals import ShapedArray
 from ..core.errors import ShardingError
 from ..core.ir import Jaxpr, Lit
 from ..core.sharded import ShardedArrayImpl
@@ -78,6 +79,9 @@ def make_plan(
     """The plan of a call, or ``None`` for an unsharded one. An argument's
     sharding is its ``in_shardings`` entry, else its own if it is a sharded
     array; every sharding must be on the same devices, in the same order."""
+    if EXPLICIT_SEEN[0]:  # explicit sharding: an abstract argument (trace/lower) laid out as its type says
+        in_specs = [x.sharding if s is None and isinstance(x, ShapedArray) and x.sharding is not None else s
+                    for x, s in zip(leaves, in_specs)] + list(in_specs[len(leaves):])
     key = (n_consts, tuple(in_specs), tuple(out_specs),
            tuple([x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]))
     table = _memo(jaxpr)

@@ -25,7 +25,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.avals import ShapedArray
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, Jaxpr, NDArray, Param, Params, Primitive
-from ..core.rules import BatchDim, Family, Primal, Rules
+from ..core.rules import BatchDim, Family, Primal, Rules, UndefPrimal
 from ..core.sharding import Mesh, NamedSharding
 from ..core.trace import Value, bind1
 from ..hlo import HloValue, LoweringContext
@@ -157,6 +157,10 @@ def _abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]
 
 
 def _transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> list[Value | None]:
+    p = ps[0]
+    typed = p.aval.sharding if isinstance(p, UndefPrimal) else None
+    if typed is not None:  # explicit sharding: the cotangent is laid out (and typed) as the operand, as JAX's reshard
+        params = constraint_params(typed, len(typed.spec))
     return [bind1(sharding_constraint_p, (cts[0],), params)]
 
 

@@ -1,0 +1,351 @@
+"""Explicit sharding ("sharding in types", issue 25 item 6) on 8 host
+devices, against JAX on the same 8 (run by ``tests/test_sharding.py`` in a
+process with ``XLA_FLAGS`` set).
+
+The examples of JAX's guides "Explicit sharding" and "Distributed arrays
+and automatic parallelization" (its explicit-mode sections) run as text
+under each library's imports, and print the same lines. Changes from the
+guides: meshes pass ``axis_types=`` (typedax's ``make_mesh`` defaults to
+Auto axes, JAX 0.10's to Explicit: docs/scale-out.md), ``typeof(x).sharding``
+is printed by its spec (JAX's names an ``AbstractMesh``, typedax's the
+concrete mesh), and ``auto_axes`` takes JAX 0.10's ``out_sharding``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import textwrap
+
+import pytest
+
+if "--xla_force_host_platform_device_count=8" not in os.environ.get("XLA_FLAGS", ""):
+    pytest.skip("needs 8 host devices: tests/test_sharding.py runs it so", allow_module_level=True)
+
+import jax
+import numpy as np
+
+import typedax as tdx
+import typedax.numpy as tnp
+from typedax import lax
+from typedax.core.errors import ShardingError, ShardingTypeError
+from typedax.sharding import AxisType, P, get_abstract_mesh, get_mesh, reshard, set_mesh
+
+jax.config.update("jax_use_shardy_partitioner", False)  # type: ignore[no-untyped-call]  # jax's config is untyped; GSPMD, as typedax compiles
+
+HEADERS = {
+    "jax": """
+        import functools
+        import numpy as np
+        import jax
+        import jax.numpy as jnp
+        from jax.sharding import PartitionSpec as P, AxisType, set_mesh, get_abstract_mesh
+        from jax.sharding import reshard, auto_axes, explicit_axes
+    """,
+    "typedax": """
+        import functools
+        import numpy as np
+        import typedax as jax
+        import typedax.numpy as jnp
+        from typedax.sharding import PartitionSpec as P, AxisType, set_mesh, get_abstract_mesh
+        from typedax.sharding import reshard, auto_axes, explicit_axes
+    """,
+}
+
+EXAMPLES = {
+    # "Explicit sharding": setting up an explicit mesh
+    "types": """
+        some_array = np.arange(8)
+        print(f"JAX-level type of some_array: {jax.typeof(some_array)}")
+
+        @jax.jit
+        def foo(x):
+          print(f"JAX-level type of x during tracing: {jax.typeof(x)}")
+          return x + x
+
+        foo(some_array)
+    """,
+    "mesh_and_reshard": """
+        mesh = jax.make_mesh((2, 4), ("X", "Y"),
+                             axis_types=(AxisType.Explicit, AxisType.Explicit))
+        set_mesh(mesh)
+        print(f"Current mesh is: {get_abstract_mesh()}")
+
+        replicated_array = np.arange(8).reshape(4, 2)
+        sharded_array = reshard(replicated_array, P("X", None))
+        print(f"replicated_array type: {jax.typeof(replicated_array)}")
+        print(f"sharded_array type: {jax.typeof(sharded_array)}")
+        print(repr(jax.typeof(sharded_array)), jax.typeof(sharded_array).sharding.spec)
+        print(sharded_array.sharding)
+
+        arg0 = reshard(np.arange(4).reshape(4, 1), P("X", None))
+        arg1 = reshard(np.arange(8).reshape(1, 8), P(None, "Y"))
+        result = arg0 + arg1
+        print(f"arg0 sharding: {jax.typeof(arg0)}")
+        print(f"arg1 sharding: {jax.typeof(arg1)}")
+        print(f"result sharding: {jax.typeof(result)}")
+        print(result.sharding, np.asarray(result).sum())
+
+        @jax.jit
+        def add_arrays(x, y):
+          ans = x + y
+          print(f"x sharding: {jax.typeof(x)}")
+          print(f"y sharding: {jax.typeof(y)}")
+          print(f"ans sharding: {jax.typeof(ans)}")
+          return ans
+
+        out = add_arrays(arg0, arg1)
+        print(out.sharding, np.asarray(out).sum())
+    """,
+    # "Working around unimplemented sharding rules using auto_axes"
+    "auto_axes": """
+        mesh = jax.make_mesh((2, 4), ("X", "Y"),
+                             axis_types=(AxisType.Explicit, AxisType.Explicit))
+        set_mesh(mesh)
+        some_x = reshard(np.arange(16).reshape(4, 4), P("X", None))
+        some_y = reshard(np.arange(16).reshape(4, 4), P(None, "X"))
+
+        try:
+          some_x + some_y
+        except Exception as e:
+          print("ERROR!")
+          print(type(e).__name__, e)
+
+        print("=== try again with auto_axes ===")
+
+        @auto_axes
+        def add_with_out_sharding_kwarg(x, y):
+          print(f"We're in auto-sharding mode here. This is the current mesh: {get_abstract_mesh()}")
+          return x + y
+
+        result = add_with_out_sharding_kwarg(some_x, some_y, out_sharding=P("X", None))
+        print(f"Result type: {jax.typeof(result)}")
+        print(result.sharding, np.asarray(result).tolist())
+    """,
+    # "Using a mixture of sharding modes"
+    "mixed_modes": """
+        mesh = jax.make_mesh((2, 4), ("X", "Y"),
+                             axis_types=(AxisType.Explicit, AxisType.Explicit))
+        set_mesh(mesh)
+
+        @functools.partial(auto_axes, axes='X')
+        def g(y):
+          print(f'mesh inside g: {get_abstract_mesh()}')
+          print(f'y.sharding inside g: {jax.typeof(y) = }', end='\\n\\n')
+          return y * 2
+
+        @jax.jit
+        def f(arr1):
+          print(f'mesh inside f: {get_abstract_mesh()}')
+          x = jnp.sin(arr1)
+          print(f'x.sharding: {jax.typeof(x)}', end='\\n\\n')
+
+          z = g(x, out_sharding=P("X", "Y"))
+
+          print(f'z.sharding: {jax.typeof(z)}', end="\\n\\n")
+          return z + 1
+
+        some_x = reshard(np.arange(16).reshape(4, 4), P("X", "Y"))
+        out = f(some_x)
+        print(out.sharding, np.round(np.asarray(out), 4).tolist())
+
+        auto_mesh = jax.make_mesh((2, 4), ("X", "Y"),
+                                   axis_types=(AxisType.Auto, AxisType.Auto))
+
+        @functools.partial(explicit_axes, axes=('X', 'Y'))
+        def explicit_g(y):
+          print(f'mesh inside g: {get_abstract_mesh()}')
+          print(f'y.sharding inside g: {jax.typeof(y) = }')
+          z = y * 2
+          print(f'z.sharding inside g: {jax.typeof(z) = }', end='\\n\\n')
+          return z
+
+        @jax.jit
+        def f(arr1):
+          print(f'mesh inside f: {get_abstract_mesh()}', end='\\n\\n')
+          x = jnp.sin(arr1)
+
+          z = explicit_g(x, in_sharding=P("X", "Y"))
+
+          return z + 1
+
+        with set_mesh(auto_mesh):
+          some_x = jax.device_put(np.arange(16).reshape(4, 4), P("X", "Y"))
+          out = f(some_x)
+          print(jax.typeof(out), np.round(np.asarray(out), 4).tolist())
+        print(f"Current mesh is: {get_abstract_mesh()}")
+    """,
+    # "Distributed arrays and automatic parallelization": explicit mode
+    "parallel_guide": """
+        jax.set_mesh(jax.make_mesh((4, 2), ('X', 'Y'),
+                                   axis_types=(AxisType.Explicit, AxisType.Explicit)))
+
+        x = jnp.arange(8 * 4.).reshape(8, 4)
+        x = jax.device_put(x, jax.P('X', 'Y'))
+        print(jax.typeof(x))  # f32[8@X, 4@Y]
+        y = jnp.sin(x).T
+        print(jax.typeof(y))  # f32[4@Y, 8@X]
+
+        mesh = jax.make_mesh((4, 2), ('X', 'Y'),
+                             axis_types=(AxisType.Explicit, AxisType.Explicit))
+        print(mesh)
+        jax.set_mesh(mesh)
+        print(x.sharding)
+        for s in x.addressable_shards:
+          print(s.device, s.data, sep='\\n', end='\\n\\n')
+        y = jax.device_put(x, jax.P('Y', 'X'))
+        print(y.sharding)
+        y = jax.device_put(x, jax.P('X', None))
+        print(y.sharding)
+        for s in y.addressable_shards:
+          print(s.device, s.data, sep='\\n', end='\\n\\n')
+        y = jax.device_put(x, jax.P(('X', 'Y')))
+        print(y.sharding)
+        mesh2 = jax.make_mesh((8,), ('A',), axis_types=(AxisType.Explicit,))
+        z = jax.device_put(x, jax.NamedSharding(mesh2, jax.P('A', None)))
+        print(z.sharding)
+        print(jax.typeof(z))
+
+        print(jax.typeof(x).sharding.spec)
+        jax.jit(lambda x: print(jax.typeof(x).sharding.spec))(x)
+
+        arg0 = jax.device_put(np.arange(4).reshape(4, 1), jax.P("X", None))
+        arg1 = jax.device_put(np.arange(8).reshape(1, 8), jax.P(None, "Y"))
+        result = arg0 + arg1
+        print(f"{jax.typeof(arg0)=!s}")
+        print(f"{jax.typeof(arg1)=!s}")
+        print(f"{jax.typeof(result)=!s}")
+
+        y = x.sum(0)
+        print(jax.typeof(y))
+        compile_txt = jax.jit(lambda x: x.sum(0)).lower(x).compile().as_text()
+        print('all-reduce(' in compile_txt)
+
+        x = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P(None, 'X'))
+        y = jax.device_put(jnp.arange(4 * 16.).reshape(4, 16), jax.P('X', None))
+        try:
+          jnp.dot(x, y)
+        except Exception as e:
+          print("ERROR!")
+          print(e)
+    """,
+    # data parallelism in explicit mode: the batch split, the weights
+    # replicated; grad's transposed dot contracts the split batch
+    "data_parallel_grad": """
+        mesh = jax.make_mesh((4, 2), ('data', 'model'),
+                             axis_types=(AxisType.Explicit, AxisType.Explicit))
+        with set_mesh(mesh):
+          w1 = reshard(np.linspace(-1, 1, 4 * 6, dtype=np.float32).reshape(4, 6), P(None, 'model'))
+          w2 = reshard(np.linspace(1, -1, 6 * 3, dtype=np.float32).reshape(6, 3), P('model', None))
+          xs = reshard(np.linspace(-2, 2, 8 * 4, dtype=np.float32).reshape(8, 4), P('data', None))
+
+          def loss(params, xs):
+            w1, w2 = params
+            h = jnp.tanh(xs @ w1)
+            print('h', jax.typeof(h))
+            return jnp.sum(jnp.maximum(h, 0.0) @ reshard(w2, P()) ** 2)
+
+          step = jax.jit(jax.value_and_grad(loss))
+          value, (g1, g2) = step((w1, w2), xs)
+          print(jax.typeof(value), jax.typeof(g1), jax.typeof(g2))
+          print(round(float(value), 4), np.round(np.asarray(g1), 4).tolist(), np.round(np.asarray(g2), 4).tolist())
+          print(jax.typeof(jax.jit(lambda x: jnp.max(x, axis=1))(xs)), jax.typeof(xs.reshape(4, 2, 4)))
+    """,
+}
+
+
+def run(lib: str, name: str) -> str:
+    """The example's printed lines under ``lib``'s imports (32-bit types,
+    JAX's default; no mesh before or after)."""
+    out = io.StringIO()
+    code = textwrap.dedent(HEADERS[lib]) + textwrap.dedent(EXAMPLES[name])
+    setting = tdx.config.context(enable_x64=False) if lib == "typedax" else contextlib.nullcontext()
+    try:
+        with setting, contextlib.redirect_stdout(out):
+            exec(compile(code, f"<{lib}:{name}>", "exec"), {})
+    finally:
+        jax.set_mesh(None)
+        set_mesh(None)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", list(EXAMPLES))
+def test_guide_examples_print_as_jax(name: str) -> None:
+    theirs, ours = run("jax", name), run("typedax", name)
+    assert ours == theirs
+
+
+def explicit_mesh() -> tdx.sharding.Mesh:
+    return tdx.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Explicit, AxisType.Explicit))
+
+
+def test_sharding_rule_errors_as_jax() -> None:
+    with set_mesh(explicit_mesh()):
+        x = reshard(np.ones((8, 4), np.float32), P("a", "b"))
+        with pytest.raises(ShardingTypeError, match=r"add got incompatible shardings for broadcasting: \('a', 'b'\), \('b', None\)"):
+            x + reshard(np.ones((8, 4), np.float32), P("b", None))
+        with pytest.raises(ShardingTypeError, match="dot_general requires contracting dimensions to have consistent sharding"):
+            reshard(np.ones((8, 4), np.float32), P(None, "a")) @ reshard(np.ones((4, 8), np.float32), P("b", None))
+        with pytest.raises(ShardingTypeError, match="This reshape is not supported"):
+            tdx.jit(lambda v: v.reshape(4, 8))(x)
+        with pytest.raises(ShardingTypeError, match="sharding rule for cumsum is not implemented.*auto_axes"):
+            tdx.jit(lambda v: tnp.cumsum(v, axis=0))(x)
+        # auto_axes runs what has no rule; the result typed as asked
+        cs = tdx.sharding.auto_axes(lambda v: tnp.cumsum(v, axis=0), out_sharding=P("a", None))(x)
+        assert str(tdx.typeof(cs)) == "float32[8@a,4]"
+        np.testing.assert_array_equal(np.asarray(cs), np.cumsum(np.ones((8, 4), np.float32), axis=0))
+        with pytest.raises(ShardingError, match="does not evenly divide|divisible"):
+            reshard(np.ones((6, 4), np.float32), P("a"))
+        with pytest.raises(ShardingError, match="Resource axis: c"):
+            reshard(np.ones((8, 4), np.float32), P("c"))
+
+        def sets(v: tdx.Array) -> tdx.Array:
+            set_mesh(None)
+            return v
+
+        def gets(v: tdx.Array) -> tdx.Array:
+            get_mesh()
+            return v
+
+        with pytest.raises(ShardingError, match="can only be used outside of `jax.jit`"):
+            tdx.jit(sets)(x)
+        with pytest.raises(ShardingError, match="can only be used outside of `jax.jit`"):
+            tdx.jit(gets)(x)
+        with pytest.raises(TypeError, match="Missing required keyword argument: 'out_sharding'"):
+            tdx.sharding.auto_axes(lambda v: v)(x)
+    assert get_mesh() is None and get_abstract_mesh().empty
+    with pytest.raises(ShardingError, match="Using PartitionSpec when you are not under a mesh context"):
+        tdx.device_put(np.ones(8), P("a"))
+    with pytest.raises(ShardingError, match="Number of axis names should match the number of axis_types"):
+        tdx.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Explicit,))
+    with pytest.raises(TypeError, match="axis_types passed to Mesh must be of type"):
+        tdx.make_mesh((4, 2), ("a", "b"), axis_types=("x", "y"))  # type: ignore[arg-type]  # the wrong type on purpose
+
+
+def test_types_follow_the_layout_and_retrace() -> None:
+    """A jitted function is traced again for other sharding types; under
+    Auto axes nothing is typed; a mesh made with Auto axes compares unequal
+    to the same devices with Explicit ones, as JAX's."""
+    mesh = explicit_mesh()
+    seen: list[str] = []
+
+    @tdx.jit
+    def f(v: tdx.Array) -> tdx.Array:
+        seen.append(str(tdx.typeof(v)))
+        return lax.neg(v)
+
+    with set_mesh(mesh):
+        a = f(reshard(tnp.ones((8, 4), np.float32), P("a", None)))
+        b = f(reshard(tnp.ones((8, 4), np.float32), P(None, "b")))
+    assert seen == ["float32[8@a,4]", "float32[8,4@b]"]
+    assert str(tdx.typeof(a)) == "float32[8@a,4]" and str(tdx.typeof(b)) == "float32[8,4@b]"
+    assert a.sharding.spec == P("a", None)  # type: ignore[union-attr]  # a NamedSharding here
+    auto = tdx.make_mesh((4, 2), ("a", "b"))
+    assert auto != mesh and auto.axis_types == (AxisType.Auto, AxisType.Auto)
+    c = tdx.device_put(np.ones((8, 4), np.float32), tdx.NamedSharding(auto, P("a")))
+    assert tdx.typeof(c).sharding is None and str(tdx.typeof(c)) == "float32[8,4]"
+    with set_mesh(mesh) as m:
+        assert m is mesh and get_mesh() is mesh
+        assert repr(get_abstract_mesh()) == repr(jax.make_mesh((4, 2), ("a", "b")).abstract_mesh)
+    assert get_mesh() is None
