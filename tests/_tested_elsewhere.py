@@ -27,5 +27,7 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "fft",
     # complex results, and CPU only (LAPACK's geev): tests/test_complex_linalg.py
     "eig",
+    # a pytree identity, and XLA's bit generator (values XLA's only): tests/test_lax_extra_names.py
+    "optimization_barrier", "rng_bit_generator",
     *KEY_PRIMITIVES,
 })

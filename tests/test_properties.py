@@ -481,6 +481,7 @@ REFERENCE.update({
     "shift_right_logical": _shift_ref("logical"),
     "shift_right_arithmetic": _shift_ref("arithmetic"),
     "population_count": _unary(lambda x: np.asarray([bin(v % (1 << (8 * x.dtype.itemsize))).count("1") for v in x.ravel().tolist()]).reshape(x.shape)),
+    "clz": _unary(lambda x: np.asarray([8 * x.dtype.itemsize - (v % (1 << (8 * x.dtype.itemsize))).bit_length() for v in x.ravel().tolist()]).reshape(x.shape)),  # issue 29 item 7
 })
 
 

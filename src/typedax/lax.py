@@ -220,6 +220,11 @@ from ._lax.special import igamma_grad_a as igamma_grad_a
 from ._lax.special import igammac as igammac
 from ._lax.special import polygamma as polygamma
 from ._lax.special import zeta as zeta
+# issue 29 item 7: clz, optimization_barrier, rng_bit_generator
+from ._lax.lax import clz as clz
+from .primitives.optimization_barrier import optimization_barrier as optimization_barrier
+from .primitives.rng_bit_generator import RandomAlgorithm as RandomAlgorithm
+from .primitives.rng_bit_generator import rng_bit_generator as rng_bit_generator
 
 # fft (primitives/fft.py)
 from .primitives.fft import fft as fft
@@ -281,6 +286,8 @@ __all__ = [
     "shift_left", "shift_right_arithmetic", "shift_right_logical", "sign", "real", "imag", "conj", "complex", "sinh", "tan",
     # lax special functions (issue 29 item 7: _lax/special.py)
     "bessel_i0e", "bessel_i1e", "betainc", "igamma", "igamma_grad_a", "igammac", "polygamma", "zeta",
+    # issue 29 item 7: clz, optimization_barrier, rng_bit_generator
+    "RandomAlgorithm", "clz", "optimization_barrier", "rng_bit_generator",
     # fft (primitives/fft.py)
     "FftType", "fft",
     # convolution (primitives/convolution.py)

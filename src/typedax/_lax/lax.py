@@ -234,6 +234,22 @@ def min(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
 
 
 def pow(x: ArrayLike, y: ArrayLike) -> Array:  # noqa: A001 - jax.lax's name
+    """``x ** y`` (``jax.lax.pow``): ``y`` of ``x``'s float or complex dtype,
+    or of an integer dtype (``lax.pow(f32[3, 4], i32[])`` is float32, as
+    JAX's: the exponent is converted to ``x``'s dtype, as JAX's lowering
+    does; its tangent is zero)."""
+    if type(y) not in _PYTHON_SCALARS and aval_of(y).dtype.kind in "iu":
+        xv = x
+        if type(x) in _PYTHON_SCALARS:
+            if type(x) is not float and type(x) is not builtins.complex:
+                raise PrimitiveTypeError(
+                    f"pow: the first argument must have an inexact dtype (float or complex), got a Python {type(x).__name__}")
+            xv = as_value(x)
+        xd = aval_of(xv).dtype
+        if is_inexact(xd):
+            ya = aval_of(y)
+            yv = _convert_weak(y, xd) if ya.weak_type else convert_element_type(y, xd)
+            return _binop(pow_p, xv, yv)
     return _binop(pow_p, x, y)
 
 
@@ -638,4 +654,10 @@ def shift_right_arithmetic(x: ArrayLike, y: ArrayLike) -> Array:
 
 def population_count(x: ArrayLike) -> Array:
     return _unop(_bw.population_count_p, x)
+
+
+def clz(x: ArrayLike) -> Array:
+    """The number of leading zero bits of each element of an integer array
+    (``jax.lax.clz``)."""
+    return _unop(_bw.clz_p, x)
 

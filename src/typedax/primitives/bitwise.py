@@ -1,6 +1,7 @@
 """Bitwise primitives, with every rule: ``not``, ``and``, ``or``, ``xor`` (bool
 and integers), ``shift_left``, ``shift_right_logical``,
-``shift_right_arithmetic`` and ``population_count`` (integers), JAX's names.
+``shift_right_arithmetic``, ``population_count`` and ``clz`` (count leading
+zeros) (integers), JAX's names.
 
 Shifts have XLA's semantics: the shift amount is read as unsigned, and an
 amount of at least the bit width (so every negative amount) shifts every bit
@@ -87,6 +88,20 @@ def _population_count(x: NDArray) -> object:
     return np.bitwise_count(_unsigned(x)).astype(x.dtype)
 
 
+def _clz(x: NDArray) -> object:
+    """The leading zero bits of each element (its bits read as unsigned): the
+    bit width less the bit length, found by halving."""
+    u = _unsigned(x).astype(np.uint64)
+    length = np.zeros(x.shape, np.int64)
+    for s in (32, 16, 8, 4, 2, 1):
+        high = np.right_shift(u, np.uint64(s))
+        big = np.not_equal(high, 0)
+        u = np.where(big, high, u)
+        length = length + np.where(big, s, 0)
+    length = length + np.not_equal(u, 0)
+    return (x.dtype.itemsize * 8 - length).astype(x.dtype)
+
+
 not_p = _unary("not", _not, BITS, _unary_rules(hlo.not_))
 and_p = _binary("and", np.bitwise_and, BITS, None, _binary_rules(hlo.and_))
 or_p = _binary("or", np.bitwise_or, BITS, None, _binary_rules(hlo.or_))
@@ -99,11 +114,12 @@ shift_right_arithmetic_p = _binary(
     "shift_right_arithmetic", _shift_right_arithmetic, INTEGER, None, _binary_rules(hlo.shift_right_arithmetic)
 )
 population_count_p = _unary("population_count", _population_count, INTEGER, _unary_rules(hlo.popcnt))
+clz_p = _unary("clz", _clz, INTEGER, _unary_rules(hlo.count_leading_zeros))
 
 FAMILY = Family(
     "bitwise",
     (
         not_p, and_p, or_p, xor_p, shift_left_p, shift_right_logical_p, shift_right_arithmetic_p,
-        population_count_p,
+        population_count_p, clz_p,
     ),
 )

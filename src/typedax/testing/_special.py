@@ -135,6 +135,7 @@ BITWISE: dict[str, Builder] = {
     "shift_right_logical": _binary(INTEGER, lambda a, r, s: r.lo >= 0.0, _any, lambda a, b, t: Interval(0.0, a.hi)),
     "shift_right_arithmetic": _binary(INTEGER, _any, _any, lambda a, b, t: Interval(min(a.lo, -1.0), max(a.hi, 0.0))),
     "population_count": unary(INTEGER, _anywhere, lambda r: Interval(0.0, 64.0)),
+    "clz": unary(INTEGER, _anywhere, lambda r: Interval(0.0, 64.0)),
 }
 
 
