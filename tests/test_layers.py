@@ -28,21 +28,23 @@ SRC = Path(typedax.__file__).parent
 #: Layers, lowest first: a module may import its own layer (without a
 #: cycle) and those below. A face belongs to the layer it re-exports.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("core", ("typedax.core", "typedax.tree")),
+    ("core", ("typedax.core", "typedax.tree", "typedax.typing")),  # typing: issue 29 item 7
     ("hlo", ("typedax.hlo",)),
     ("primitive families", ("typedax.primitives",)),
     ("interpreters", ("typedax.interpreters",)),
     ("control flow", ("typedax.control_flow",)),
-    ("lowering and runtime", ("typedax.lowering",)),
-    ("jit", ("typedax.jitting", "typedax.registry")),
+    ("lowering and runtime", ("typedax.lowering", "typedax.errors")),  # errors: issue 29 item 7
+    ("jit", ("typedax.jitting", "typedax.registry", "typedax.stages")),  # stages: issue 29 item 7
     ("lax", ("typedax.lax", "typedax._lax", "typedax.lax_linalg")),
     ("transformations", ("typedax.api", "typedax.api_forward", "typedax.api_reverse", "typedax.transforms",
                          "typedax.custom_derivatives", "typedax.ad_checkpoint", "typedax.debug",
-                         "typedax.tree_util", "typedax.sharding", "typedax.distributed")),
-    ("numpy", ("typedax.numpy", "typedax._numpy", "typedax.ops")),
+                         "typedax.tree_util", "typedax.sharding", "typedax.distributed",
+                         "typedax.api_names", "typedax.api_linear")),  # api_names/api_linear: issue 29 item 7
+    ("numpy", ("typedax.numpy", "typedax._numpy", "typedax.ops", "typedax.dtypes")),  # dtypes: issue 29 item 7
     ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
                    "typedax.scipy", "typedax.experimental", "typedax.example_libraries",
-                   "typedax.test_util")),
+                   "typedax.test_util",
+                   "typedax.image", "typedax._image")),  # image: issue 29 item 7
 )
 FACADES = "faces"  # everything else: the package itself (typedax/__init__.py) and typedax.testing
 
@@ -54,7 +56,8 @@ EXCEPTIONS: dict[tuple[str, str], str] = {}
 FACES = ("typedax.numpy", "typedax.lax", "typedax.lax_linalg", "typedax.random", "typedax.nn",
          "typedax._numpy.linalg", "typedax._numpy.fft_face", "typedax.nn_initializers", "typedax.scipy.special", "typedax.scipy.stats",
          "typedax.sharding", "typedax.distributed", "typedax.transforms", "typedax.experimental",
-         "typedax.example_libraries", "typedax.ops")
+         "typedax.example_libraries", "typedax.ops",
+         "typedax.errors", "typedax.typing", "typedax.dtypes", "typedax.stages", "typedax.image")  # issue 29 item 7
 
 
 def _module_name(path: Path) -> str:

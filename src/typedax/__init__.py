@@ -91,3 +91,4 @@ from .api_names import named_scope as named_scope  # issue 29 item 7
 from .api_linear import closure_convert as closure_convert  # issue 29 item 7
 from .api_linear import custom_gradient as custom_gradient  # issue 29 item 7
 from .api_linear import linear_transpose as linear_transpose  # issue 29 item 7
+from . import image as image  # jax.image (issue 29 item 7: image)
