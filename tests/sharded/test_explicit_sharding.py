@@ -252,6 +252,39 @@ EXAMPLES = {
           print(round(float(value), 4), np.round(np.asarray(g1), 4).tolist(), np.round(np.asarray(g2), 4).tolist())
           print(jax.typeof(jax.jit(lambda x: jnp.max(x, axis=1))(xs)), jax.typeof(xs.reshape(4, 2, 4)))
     """,
+    # more rules: control flow, slicing, concatenation, transformations
+    "more_rules": """
+        from functools import partial
+        mesh = jax.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Explicit,) * 2)
+        with set_mesh(mesh):
+          x = reshard(np.arange(32, dtype=np.float32).reshape(8, 4) / 8, P('a', 'b'))
+          def show(name, f):
+            try:
+              out = f()
+              print(name, jax.typeof(out), np.round(np.asarray(out), 4).sum())
+            except Exception as e:
+              print(name, "ERROR", isinstance(e, ValueError), str(e).splitlines()[0])
+          show("cond", lambda: jax.jit(lambda x: jax.lax.cond(x.sum() > 0, lambda v: v * 2, lambda v: v + 1, x))(x))
+          show("fori", lambda: jax.jit(lambda x: jax.lax.fori_loop(0, 3, lambda i, v: v * 2, x))(x))
+          show("while", lambda: jax.jit(lambda x: jax.lax.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x))(x))
+          show("scan_xs_split", lambda: jax.lax.scan(lambda c, r: (c + r, r * 2), jnp.zeros(4, np.float32), x)[1])
+          xb = reshard(x, P(None, 'b'))
+          show("scan", lambda: jax.jit(lambda x: jax.lax.scan(lambda c, r: (c + r, r * 2), jnp.zeros(4, np.float32), x))(xb)[1])
+          show("slice", lambda: jax.jit(lambda v: v[4:8])(x))
+          show("slice_uneven", lambda: jax.jit(lambda v: v[1:4])(x))
+          show("concat", lambda: jax.jit(lambda v: jnp.concatenate([v, v], axis=1))(x))
+          show("concat_mixed", lambda: jax.jit(lambda v, w: jnp.concatenate([v, w], axis=1))(x, xb))
+          show("vmap", lambda: jax.jit(jax.vmap(lambda r: jnp.sin(r) * 2))(x))
+          show("vmap_eager", lambda: jax.vmap(lambda r: jnp.sin(r) * 2)(x))
+          show("grad_eager", lambda: jax.grad(lambda v: jnp.sum(jnp.sin(v)))(x))
+          show("mean", lambda: jnp.mean(x, axis=0))
+          show("softmax", lambda: jax.jit(lambda v: jax.nn.softmax(v, axis=-1))(x))
+          show("argmax", lambda: jax.jit(lambda v: jnp.argmax(v, axis=1).astype(jnp.int32))(x))
+          show("where", lambda: jnp.where(x > 1, x, 0.0))
+          show("broadcast", lambda: jax.jit(lambda v: v[:, None, :] * jnp.ones((8, 3, 4)))(x))
+          show("merge", lambda: jax.jit(lambda v: v.reshape(32))(x))
+          show("split", lambda: jax.jit(lambda v: v.reshape(4, 2, 4))(x))
+    """,
 }
 
 

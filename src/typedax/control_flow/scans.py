@@ -39,6 +39,7 @@ from ..interpreters.transpose import backward_pass
 from ..primitives import add_p
 from ..primitives._params import get_bool, get_int, get_jaxpr
 from ..primitives.structural import instantiate_zeros, move_batch_axis, zeros_like_aval as zeros
+from ..core.explicit import row_type  # explicit sharding
 from .common import (
 
 
@@ -518,7 +519,7 @@ def scan(
     xs_avals = [aval_of(x) for x in xs_vals]
     n = _scan_length(xs_avals, length)
     steps = unroll_param("scan", unroll, n)
-    x_avals = [ShapedArray(a.shape[1:], a.dtype) for a in xs_avals]
+    x_avals = [ShapedArray(a.shape[1:], a.dtype, sharding=row_type(a)) for a in xs_avals]  # explicit sharding: typed rows
     args_tree = tree.structure((init, xs))
     out_parts: list[tuple[tree.TreeDef, tree.TreeDef]] = []
 

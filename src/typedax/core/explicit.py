@@ -27,8 +27,8 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 
 from .avals import ShapedArray
-from .errors import ShardingTypeError
-from .ir import Params
+from .errors import ShardingError, ShardingTypeError
+from .ir import Jaxpr, Params
 from .sharding import AbstractMesh, AxisEntry, Mesh, NamedSharding, PartitionSpec, Sharding
 
 #: The mesh set by ``set_mesh`` (``None``: none), and whether a dot that
@@ -109,6 +109,14 @@ def with_type(aval: ShapedArray, s: Sharding | None) -> ShapedArray:
     if t is None and aval.sharding is None:
         return aval
     return ShapedArray(aval.shape, aval.dtype, aval.weak_type, t)
+
+
+def row_type(aval: ShapedArray) -> NamedSharding | None:
+    """The sharding type of one row (``x[i]``) of a value of type ``aval``:
+    what ``scan``'s body sees."""
+    if aval.sharding is None or not aval.ndim:
+        return None
+    return NamedSharding(aval.sharding.mesh, PartitionSpec(*_spec(aval)[1:]))
 
 
 def _spec(a: ShapedArray) -> Spec:
@@ -304,6 +312,91 @@ def _same(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[
     return [_spec(ins[0])] * len(outs)
 
 
+def _slice(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: the operand's split, where a split dimension's new size still
+    divides among its devices (uneven pieces are not implemented)."""
+    (x,), (out,) = ins, outs
+    sizes = x.sharding.mesh.shape if x.sharding is not None else {}
+    for n, m, p in zip(x.shape, out.shape, _spec(x)):
+        devices = 1
+        for a in _names(p):
+            devices *= sizes[a]
+        if n != m and p is not None and m % devices:
+            shown = p if isinstance(p, str) else ", ".join(p)
+            raise ShardingTypeError(
+                f"slicing on sharded dims where out dim ({m}) is not divisible by mesh axes ({devices}) with "
+                f"spec ({shown}) is not implemented. Got input type={x.str_short(short_dtypes=True)} "
+                f"and output shape={out.shape}"
+            )
+    return [_spec(x)]
+
+
+def _concatenate(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: every typed operand split alike; the result split so."""
+    typed = [a for a in ins if a.sharding is not None]
+    if any(_spec(a) != _spec(typed[0]) for a in typed):
+        shown = ", ".join(_type_repr(a) for a in ins)
+        raise ShardingTypeError(f"All operands should have the same sharding. Got shardings {shown}")
+    return [_spec(typed[0])]
+
+
+def _type_repr(a: ShapedArray) -> str:
+    """A type's sharding as JAX prints it: over the abstract mesh."""
+    if a.sharding is None:
+        return "NamedSharding(mesh=AbstractMesh((), axis_types=()), spec=P())"
+    return f"NamedSharding(mesh={a.sharding.mesh.abstract_mesh!r}, spec={PartitionSpec(*_spec(a))!r})"
+
+
+def _body_outs(p: object) -> list[ShapedArray]:
+    assert isinstance(p, Jaxpr)
+    return [a.aval for a in p.outs]
+
+
+def _cond(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """The branches' results' types, which must agree (as JAX's)."""
+    true, false = _body_outs(params["true_jaxpr"]), _body_outs(params["false_jaxpr"])
+    for t, f in zip(true, false):
+        if _spec(t) != _spec(f):
+            raise ShardingTypeError(
+                "cond branches must have equal output types, including their shardings; got "
+                f"{t.str_short(short_dtypes=True)} and {f.str_short(short_dtypes=True)}"
+            )
+    return [_spec(t) for t in true]
+
+
+def _while(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """The carry keeps its type (the body must return it, as JAX checks)."""
+    skip = sum(_ints((params["cond_nconsts"], params["body_nconsts"])))
+    carry = ins[skip:]
+    for c, b in zip(carry, _body_outs(params["body_jaxpr"])):
+        if b.sharding is not None and _spec(b) != _spec(c):
+            raise ShardingTypeError(
+                f"while_loop body must return the carry's type {c.str_short(short_dtypes=True)}, "
+                f"got {b.str_short(short_dtypes=True)}"
+            )
+    return [_spec(c) for c in carry]
+
+
+def _scan(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: the scanned-over axis of every ``xs`` unsplit; the carry keeps
+    its type, each ``ys`` is its body result's type stacked (unsplit)."""
+    nconsts, ncarry = _ints((params["num_consts"], params["num_carry"]))
+    carry, xs = ins[nconsts:nconsts + ncarry], ins[nconsts + ncarry:]
+    for x in xs:
+        if _spec(x)[:1] != (None,):
+            raise ShardingError(f"0th dimension of all xs should be replicated. Got {PartitionSpec(*_spec(x))!r}")
+    body = _body_outs(params["jaxpr"])
+    for c, b in zip(carry, body):
+        if _spec(b) != _spec(c):
+            raise ShardingTypeError(
+                "scan body function carry input and carry output must have equal types, but they differ:\n"
+                f"the input carry has type {c.str_short()} but the corresponding output carry component "
+                f"has type {b.str_short()}, so the sharding types differ"
+            )
+    ys = body[ncarry:]
+    return [_spec(c) for c in carry] + [(None, *_spec(y)) for y in ys]
+
+
 def _ints(p: object) -> tuple[int, ...]:
     assert isinstance(p, tuple)
     return tuple(int(i) for i in p)
@@ -328,6 +421,11 @@ RULES: dict[str, Rule] = {
     "reshape": _reshape,
     "squeeze": _squeeze,
     "rev": _same,
+    "slice": _slice,
+    "concatenate": _concatenate,
+    "cond": _cond,
+    "while": _while,
+    "scan": _scan,
     "dot_general": _dot_general,
     "sharding_constraint": _constraint,
     **{n: _reduce("axis") for n in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")},
