@@ -223,7 +223,12 @@ def _definitions(tree: ast.Module) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("face", FACES)
+#: The faces of ``typedax.scipy``'s linalg, optimize and sparse (issue 29 item 2).
+SCIPY_FACES = ("typedax.scipy.linalg", "typedax.scipy.optimize", "typedax.scipy.sparse",
+               "typedax.scipy.sparse.linalg")
+
+
+@pytest.mark.parametrize("face", FACES + SCIPY_FACES)
 def test_faces_define_nothing(face: str) -> None:
     defined = _definitions(ast.parse(MODULES[face].read_text()))
     assert not defined, f"{face} is a face (it only re-exports) but defines: " + ", ".join(defined)
