@@ -466,11 +466,8 @@ class Tracer(Array):
         except ConcretizationError as e:  # JAX's class for bool() (issue 29 item 7)
             raise TracerBoolConversionError(*e.args) from None
 
-    def __int__(self) -> int:
-        try:
-            return int(self.concrete("int()"))
-        except ConcretizationError as e:  # JAX's class for int() (issue 29 item 7)
-            raise TracerIntegerConversionError(*e.args) from None
+    def __int__(self) -> int:  # a ConcretizationError, as JAX's (its TracerIntegerConversionError is for indices)
+        return int(self.concrete("int()"))
 
     def __float__(self) -> float:
         return float(self.concrete_float("float()"))
