@@ -263,7 +263,7 @@ EXAMPLES = {
               out = f()
               print(name, jax.typeof(out), np.round(np.asarray(out), 4).sum())
             except Exception as e:
-              print(name, "ERROR", isinstance(e, ValueError), str(e).splitlines()[0])
+              print(name, "ERROR", isinstance(e, ValueError), str(e).splitlines()[0].split(". ")[0])
           show("cond", lambda: jax.jit(lambda x: jax.lax.cond(x.sum() > 0, lambda v: v * 2, lambda v: v + 1, x))(x))
           show("fori", lambda: jax.jit(lambda x: jax.lax.fori_loop(0, 3, lambda i, v: v * 2, x))(x))
           show("while", lambda: jax.jit(lambda x: jax.lax.while_loop(lambda v: v.sum() < 100, lambda v: v * 2, x))(x))
@@ -284,6 +284,11 @@ EXAMPLES = {
           show("broadcast", lambda: jax.jit(lambda v: v[:, None, :] * jnp.ones((8, 3, 4)))(x))
           show("merge", lambda: jax.jit(lambda v: v.reshape(32))(x))
           show("split", lambda: jax.jit(lambda v: v.reshape(4, 2, 4))(x))
+          psum_b = jax.shard_map(lambda v: jax.lax.psum(v, 'b'), mesh=mesh, in_specs=P('a', 'b'), out_specs=P('a', None))
+          show("shard_map", lambda: psum_b(x))
+          show("shard_map_jit", lambda: jax.jit(psum_b)(x))
+          double = jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('a', None), out_specs=P('a', None))
+          show("shard_map_specs", lambda: jax.jit(double)(x))
     """,
 }
 

@@ -397,6 +397,32 @@ def _scan(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[
     return [_spec(c) for c in carry] + [(None, *_spec(y)) for y in ys]
 
 
+def _shard_map(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """``shard_map``: a typed operand's split must be what its ``in_specs``
+    say on the Explicit axes (JAX's ``ValueError``); the results are typed
+    as ``out_specs`` say there."""
+    typed = next(a.sharding for a in ins if a.sharding is not None)
+    explicit = typed.mesh.explicit_axes
+
+    def spec(dims: object, ndim: int) -> Spec:
+        assert isinstance(dims, tuple)
+        entries = [_entry([n for n in d if isinstance(n, str) and n in explicit]) if isinstance(d, tuple) else None
+                   for d in dims]
+        return tuple(entries) + (None,) * (ndim - len(entries))
+
+    in_specs, out_specs = params["in_specs"], params["out_specs"]
+    assert isinstance(in_specs, tuple) and isinstance(out_specs, tuple)
+    for a, dims in zip(ins, in_specs):
+        want = spec(dims, a.ndim)
+        if a.sharding is not None and _spec(a) != want:
+            raise ShardingError(
+                f"in_specs passed to shard_map: {PartitionSpec(*want)!r} does not match the specs of the "
+                f"input: {PartitionSpec(*_spec(a))!r} for arg: {a.str_short()}. `in_specs` must match the "
+                "operands' sharding types on Explicit axes (reshard the operand to match)"
+            )
+    return [spec(dims, o.ndim) for o, dims in zip(outs, out_specs)]
+
+
 def _ints(p: object) -> tuple[int, ...]:
     assert isinstance(p, tuple)
     return tuple(int(i) for i in p)
@@ -426,6 +452,7 @@ RULES: dict[str, Rule] = {
     "cond": _cond,
     "while": _while,
     "scan": _scan,
+    "shard_map": _shard_map,
     "dot_general": _dot_general,
     "sharding_constraint": _constraint,
     **{n: _reduce("axis") for n in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")},
