@@ -207,10 +207,15 @@ def _scalar(a: np.ndarray) -> object:
     return float(a[0])
 
 
+def _numpy_scalar(a: np.ndarray) -> object:
+    return a[0]  # np.float64: strongly typed, a training loop's learning rate or step
+
+
 # label, typedax argument from a NumPy value, JAX argument from it
 ARG_KINDS: tuple[tuple[str, Callable[[np.ndarray], object], Callable[[np.ndarray], object]], ...] = (
     ("NumPy arrays", _same, _same),
     ("Python scalars", _scalar, _scalar),
+    ("NumPy scalars", _numpy_scalar, _numpy_scalar),
     ("device arrays", tdx.device_put, jax.device_put),
     ("eager arrays", tnp.asarray, jnp.asarray),
 )

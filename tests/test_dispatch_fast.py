@@ -41,7 +41,7 @@ DTYPES = [np.dtype(d) for d in (
     np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint32, np.uint64,
     np.float16, ml_dtypes.bfloat16, np.float32, np.float64,
 )]
-KINDS = ("numpy", "device", "eager", "scalar")
+KINDS = ("numpy", "device", "eager", "scalar", "npscalar")
 CALLS = PACK_AFTER + 3  # one general call, then the fast path's plans in turn
 
 
@@ -81,6 +81,8 @@ def as_kind(kind: str, v: np.ndarray[Any, Any]) -> object:
         return tdx.device_put(v)
     if kind == "eager":
         return tnp.asarray(v)
+    if kind == "npscalar":
+        return np.asarray(v)[()]  # a NumPy scalar of v's dtype
     return v.item()  # scalar: only drawn for 0-d bool/int64/float64 values
 
 
@@ -102,6 +104,8 @@ def calls(draw: st.DrawFn) -> list[tuple[str, np.dtype[Any], tuple[int, ...]]]:
         if kind == "scalar":
             dtype = draw(st.sampled_from([np.dtype(np.bool_), np.dtype(np.int64), np.dtype(np.float64)]))
             shape: tuple[int, ...] = ()
+        elif kind == "npscalar":  # np.float32(2.0) and the like: any dtype, 0-d
+            dtype, shape = draw(st.sampled_from(DTYPES)), ()
         else:
             dtype = draw(st.sampled_from(DTYPES))
             shape = tuple(draw(st.lists(st.integers(0, 3), max_size=3)))
@@ -109,7 +113,7 @@ def calls(draw: st.DrawFn) -> list[tuple[str, np.dtype[Any], tuple[int, ...]]]:
     # a shared dtype now and then, so that NumPy arrays get packed together
     if draw(st.booleans()):
         d = specs[0][1]
-        specs = [(k, d if k != "scalar" else dt, s) for k, dt, s in specs]
+        specs = [(k, d if k != "scalar" else dt, s if k != "npscalar" else ()) for k, dt, s in specs]
     return specs
 
 

@@ -174,7 +174,8 @@ def _arg_key(x: object) -> int:
         return x._tdx_key  # type: ignore[attr-defined, no-any-return]  # t is ArrayImpl
     if t is np.ndarray:
         return host_aval(x)[1]  # type: ignore[arg-type]  # t is np.ndarray
-    return _SCALAR_KEYS.get(t, _NOT_FAST)
+    k = _SCALAR_KEYS.get(t)
+    return _numpy_scalar_key(t, _NUMPY_SCALAR_KEYS, False) if k is None else k
 
 
 # x64 off: Python scalars and 64-bit NumPy arrays enter as 32-bit types
@@ -200,7 +201,31 @@ def _arg_key_32(x: object) -> int:
                 _HOST_KEYS_32.clear()
             _HOST_KEYS_32[(shape, dtype)] = k
         return k
-    return _SCALAR_KEYS_32.get(t, _NOT_FAST)
+    k = _SCALAR_KEYS_32.get(t)
+    return _numpy_scalar_key(t, _NUMPY_SCALAR_KEYS_32, True) if k is None else k
+
+
+#: The keys of NumPy scalar types (``np.float32(2.0)``: strongly typed, a
+#: 0-d array of their dtype), x64 on and off, filled on first sight. A
+#: training loop passes them every step (a learning rate, a step count):
+#: before, they took the general path, ~50x slower than the fast one.
+_NUMPY_SCALAR_KEYS: dict[type, int] = {}
+_NUMPY_SCALAR_KEYS_32: dict[type, int] = {}
+
+
+def _numpy_scalar_key(t: type, table: dict[type, int], x32: bool) -> int:
+    """The key of NumPy scalar type ``t`` (``_NOT_FAST`` for any other type
+    and for NumPy types typedax has no array type for)."""
+    k = table.get(t)
+    if k is None:
+        k = _NOT_FAST
+        if issubclass(t, np.generic):
+            dtype = np.dtype(t)
+            if dtype in SUPPORTED:
+                narrow = TO_32.get(dtype) if x32 else None
+                k = aval_key(ShapedArray((), dtype if narrow is None else narrow))
+        table[t] = k
+    return k
 
 
 def _x32() -> bool:
@@ -719,11 +744,11 @@ _PYTHON_SCALARS = frozenset({bool, int, float})
 def _putter(t: type, aval: ShapedArray, donating: bool) -> HostPut | None:
     """How an argument of Python type ``t`` and type ``aval`` reaches the
     device: ``None`` for an ``ArrayImpl`` (its buffer), a transfer for a host
-    value; Python scalars by ``scalar_putter`` unless the program consumes
-    inputs (its buffers are shared)."""
+    value; Python and NumPy scalars by ``scalar_putter`` unless the program
+    consumes inputs (its buffers are shared)."""
     if t is ArrayImpl:
         return None
-    if t in _PYTHON_SCALARS and not donating:
+    if (t in _PYTHON_SCALARS or issubclass(t, np.generic)) and not donating:  # NumPy scalars: immutable too
         return scalar_putter(aval)
     return host_putter(aval)
 
