@@ -173,7 +173,8 @@ def test_signal_vmap_matches_a_loop() -> None:
     close(got, np.stack([ssig.convolve(x, ker, mode="same") for x in imgs]))
 
 
-def test_method_fft_and_auto_compute_the_direct_convolution() -> None:
+def test_method_fft_and_auto_agree_with_direct_and_jax() -> None:
+    """'auto' is the direct sum and 'fft' the FFT's (tests/test_fft_convolve.py), as JAX's: equal up to rounding."""
     a, b = np.arange(12.0).reshape(3, 4), np.array([[1.0, -1.0], [0.5, 2.0]])
     direct = tsig.convolve(a, b, method="direct")
     for method in ("auto", "fft"):

@@ -2,29 +2,32 @@
 ``correlate`` (any rank) and ``convolve2d``, ``correlate2d`` (rank 2), each
 one ``lax.conv_general_dilated`` of the two inputs as a one-image,
 one-channel batch -- so they run under ``jit``, ``grad`` and ``vmap`` as
-the primitive does.
+the primitive does -- and ``fftconvolve``, through the FFT.
 
-``method``: JAX's ``'auto'`` always means ``'direct'``, and so it does here.
-typedax has no FFT, so ``method='fft'`` computes the same convolution
-directly (the values agree with an FFT's up to rounding -- the direct sum
-is the more accurate of the two); code written for ``jax.scipy.signal``
-runs unchanged, only without the FFT's speed on large kernels. Any other
-method is an error, as in JAX.
+``method``: ``'fft'`` computes through ``fftconvolve`` (``rfftn`` of both
+inputs zero-padded to the full size, their product, ``irfftn``; ``fftn``
+and ``ifftn`` for complex inputs), as JAX's; ``'auto'`` always means
+``'direct'`` in JAX (it does not estimate which is faster, as SciPy's
+does), and so it does here. Any other method is an error, as in JAX.
+``correlate`` conjugates ``in2`` (complex inputs), as JAX's.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
+from collections.abc import Sequence
+
 from .. import lax
 from .. import numpy as tnp
 from .._numpy import lax_numpy as _lax_numpy
 from ..core.array import Array, ArrayLike
-from ..core.errors import PrimitiveTypeError
+from ..core.dtypes import is_complex
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.trace import aval_of
 from ..primitives.convolution import PrecisionLike
 
-__all__ = ["convolve", "convolve2d", "correlate", "correlate2d"]
+__all__ = ["convolve", "convolve2d", "correlate", "correlate2d", "fftconvolve"]
 
 ModeString = Literal["full", "same", "valid"]
 _MODES = ("full", "same", "valid")
@@ -97,9 +100,11 @@ def convolve(
     """``jax.scipy.signal.convolve``: the N-d convolution of ``in1`` and ``in2``
     (of one rank). ``mode``: ``'full'`` every overlap, ``'same'`` centred to
     ``in1``'s shape, ``'valid'`` only full overlaps. Integers and bools are
-    convolved as floats. ``method``: see the module's docstring (``'fft'`` is
-    computed directly)."""
+    convolved as floats. ``method``: ``'fft'`` through ``fftconvolve``;
+    ``'auto'`` and ``'direct'`` directly (as JAX's)."""
     _check_method("convolve", method)
+    if method == "fft":
+        return fftconvolve(in1, in2, mode=mode)
     return _convolve_nd("convolve", in1, in2, mode, precision)
 
 
@@ -108,10 +113,63 @@ def correlate(
     precision: PrecisionLike = None,
 ) -> Array:
     """``jax.scipy.signal.correlate``: the N-d cross-correlation, ``in1``
-    convolved with ``in2`` flipped along every axis."""
+    convolved with ``conj(in2)`` flipped along every axis (through the FFT
+    with ``method='fft'``)."""
     _check_method("correlate", method)
     _check_mode("correlate", mode)
-    return _convolve_nd("correlate", in1, tnp.flip(tnp.asarray(in2)), mode, precision)
+    flipped = tnp.flip(tnp.conj(tnp.asarray(in2)))
+    if method == "fft":
+        return fftconvolve(in1, flipped, mode=mode)
+    return _convolve_nd("correlate", in1, flipped, mode, precision)
+
+
+def fftconvolve(in1: ArrayLike, in2: ArrayLike, mode: ModeString = "full",
+                axes: int | Sequence[int] | None = None) -> Array:
+    """``jax.scipy.signal.fftconvolve``: the N-d convolution of ``in1`` and
+    ``in2`` (of one rank) through the FFT: both zero-padded to the full size
+    ``s1 + s2 - 1`` along the convolved ``axes`` (all by default), ``rfftn``
+    (``fftn`` for complex inputs), multiplied, transformed back, and sliced
+    to ``mode``'s size, centred as SciPy's. The other axes are a batch: the
+    inputs must match along them. Integers and bools are convolved as floats."""
+    _check_mode("fftconvolve", mode)
+    a, b = tnp.asarray(in1), tnp.asarray(in2)
+    if a.ndim != b.ndim:
+        raise ArgumentValueError(
+            f"fftconvolve: in1 and in2 should have the same dimensionality, got shapes {a.shape} and {b.shape}"
+        )
+    p1, p2 = _lax_numpy._promote(a, b)
+    x, k = tnp.asarray(_lax_numpy._float(p1)), tnp.asarray(_lax_numpy._float(p2))
+    given = range(x.ndim) if axes is None else (axes,) if isinstance(axes, int) else axes
+    conv_axes = tuple(sorted({_lax_numpy._axis("fftconvolve", ax, x.ndim) for ax in given}))
+    mapped = [i for i in range(x.ndim) if i not in conv_axes]
+    if any(x.shape[i] != k.shape[i] for i in mapped):
+        raise ArgumentValueError(
+            f"fftconvolve: mapped axes must have same shape; got in1.shape={x.shape} in2.shape={k.shape} axes={axes}"
+        )
+    s1, s2 = [x.shape[i] for i in conv_axes], [k.shape[i] for i in conv_axes]
+    if mode == "valid":
+        no_swap = all(d1 >= d2 for d1, d2 in zip(s1, s2))
+        swap = all(d1 <= d2 for d1, d2 in zip(s1, s2))
+        if not (no_swap or swap):
+            raise ArgumentValueError(
+                "fftconvolve: For 'valid' mode, One input must be at least as large as the other in every "
+                f"dimension, got shapes {x.shape} and {k.shape}"
+            )
+        if swap:
+            x, k, s1, s2 = k, x, s2, s1
+    full = tuple(d1 + d2 - 1 for d1, d2 in zip(s1, s2))
+    if all(d1 == 1 or d2 == 1 for d1, d2 in zip(s1, s2)):
+        conv = x * k
+    elif is_complex(x.dtype):
+        conv = tnp.fft.ifftn(tnp.fft.fftn(x, full, conv_axes) * tnp.fft.fftn(k, full, conv_axes), full, conv_axes)
+    else:
+        conv = tnp.fft.irfftn(tnp.fft.rfftn(x, full, conv_axes) * tnp.fft.rfftn(k, full, conv_axes), full, conv_axes)
+    out = {"full": full, "same": tuple(s1), "valid": tuple(d1 - d2 + 1 for d1, d2 in zip(s1, s2))}[mode]
+    start, stop = [0] * conv.ndim, list(conv.shape)
+    for i, ax in enumerate(conv_axes):
+        start[ax] = (full[i] - out[i]) // 2
+        stop[ax] = start[ax] + out[i]
+    return lax.slice(conv, tuple(start), tuple(stop))
 
 
 def convolve2d(
