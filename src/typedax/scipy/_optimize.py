@@ -375,8 +375,12 @@ def minimize(fun: Callable[..., ArrayLike], x0: ArrayLike, args: tuple[object, .
             raise TypeError("minimize: the options maxiter and line_search_maxiter must be ints")
         if not isinstance(norm, (int, float)) or not isinstance(gtol, (int, float)):
             raise TypeError("minimize: the options norm and gtol must be numbers")
-        r = _minimize_bfgs(fun_with_args, x, maxiter=maxiter, norm=norm, gtol=float(gtol),
-                           line_search_maxiter=ls_maxiter)
+        # the line search computes both interpolations and selects one, as
+        # JAX's: eagerly (NumPy) the unused one may divide by zero or take a
+        # square root of a negative number, which XLA does silently
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            r = _minimize_bfgs(fun_with_args, x, maxiter=maxiter, norm=norm, gtol=float(gtol),
+                               line_search_maxiter=ls_maxiter)
         success = r.converged & ~r.failed
         return OptimizeResults(x=r.x_k, success=success, status=_weak(r.status), fun=r.f_k, jac=r.g_k,
                                hess_inv=r.H_k, nfev=_weak(r.nfev), njev=_weak(r.ngev), nit=_weak(r.k))
