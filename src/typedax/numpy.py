@@ -537,6 +537,7 @@ from ._numpy.einsum import einsum_path as einsum_path
 from ._numpy.indexing import mask_indices as mask_indices
 from ._numpy.indexing import place as place
 from ._numpy.polynomial import polyfit as polyfit
+from ._numpy.polynomial import roots as roots
 from ._numpy.printing import get_printoptions as get_printoptions
 from ._numpy.printing import printoptions as printoptions
 from ._numpy.printing import set_printoptions as set_printoptions
@@ -546,7 +547,7 @@ from ._numpy.searching import histogramdd as histogramdd
 __all__ += [  # (issue 29, item 7)
     "c_", "einsum_path", "frombuffer", "fromiter", "fromstring", "get_printoptions", "histogram2d",
     "histogramdd", "i0", "kaiser", "mask_indices", "packbits", "place", "polyfit", "printoptions", "r_",
-    "set_printoptions", "unpackbits",
+    "roots", "set_printoptions", "unpackbits",
 ]
 
 # -- the scalar types (``tnp.float32(0.5)`` is an Array; ``tnp.float32`` stands for its dtype) --
@@ -569,6 +570,23 @@ from ._numpy.scalar_types import uint64 as uint64
 __all__ += [
     "bfloat16", "bool_", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
     "uint32", "uint64", "amax", "amin", "complex64", "complex128", "sort_complex",
+]
+
+
+# -- ml_dtypes' small floats (issue 29, item 7, float8) --
+from ._numpy.scalar_types import float4_e2m1fn as float4_e2m1fn
+from ._numpy.scalar_types import float8_e3m4 as float8_e3m4
+from ._numpy.scalar_types import float8_e4m3 as float8_e4m3
+from ._numpy.scalar_types import float8_e4m3b11fnuz as float8_e4m3b11fnuz
+from ._numpy.scalar_types import float8_e4m3fn as float8_e4m3fn
+from ._numpy.scalar_types import float8_e4m3fnuz as float8_e4m3fnuz
+from ._numpy.scalar_types import float8_e5m2 as float8_e5m2
+from ._numpy.scalar_types import float8_e5m2fnuz as float8_e5m2fnuz
+from ._numpy.scalar_types import float8_e8m0fnu as float8_e8m0fnu
+
+__all__ += [  # (issue 29, item 7, float8)
+    "float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
+    "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
 ]
 
 

@@ -11,8 +11,9 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import default_float, is_inexact
-from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from ..core.dtypes import COMPLEX_OF, DType, default_float, float32, float64, is_complex, is_inexact
+from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError
+from . import creation as _creation
 from . import elementwise as _elementwise
 from . import lax_numpy as tnp
 from . import linalg_basic as _linalg_basic
@@ -270,3 +271,46 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, fu
     if ya.ndim == 1:
         return c, tnp.multiply(vbase, tnp.expand_dims(_manipulation.atleast_1d(fac), 0))
     return c, tnp.multiply(tnp.expand_dims(vbase, 2), tnp.reshape(_manipulation.atleast_1d(fac), (1, 1, -1)))
+
+
+def _complex_of(d: DType) -> DType:
+    return d if is_complex(d) else COMPLEX_OF.get(d, COMPLEX_OF[float32] if d.itemsize <= 4 else COMPLEX_OF[float64])
+
+
+def _roots_no_zeros(p: Array) -> Array:
+    """The eigenvalues of ``p``'s companion matrix (``p[0]`` nonzero)."""
+    if p.size < 2:
+        return tnp.zeros((0,), _complex_of(p.dtype))
+    a = _creation.diag(tnp.ones((p.shape[0] - 2,), p.dtype), -1)
+    a = a.at[0, :].set(tnp.negative(tnp.divide(p[1:], p[0])))
+    return _linalg.eigvals(a)
+
+
+def roots(p: ArrayLike, *, strip_zeros: bool = True) -> Array:
+    """``jnp.roots`` (issue 29, item 7): the (complex) roots of the polynomial
+    with coefficients ``p`` (highest degree first), the eigenvalues of its
+    companion matrix. Leading zeros are stripped, which needs concrete
+    coefficients; with ``strip_zeros=False`` (under ``jit``) the roots they
+    would drop are NaN, at the end, as JAX's."""
+    (pa,) = _inexact(p)
+    pa = _manipulation.atleast_1d(pa)
+    if pa.ndim != 1:
+        raise ArgumentValueError("Input must be a rank-1 array.")
+    n = pa.shape[0]
+    if n < 2:
+        return tnp.zeros((0,), _complex_of(pa.dtype))
+    is_zero = tnp.equal(pa, 0)
+    leading = tnp.where(tnp.all(is_zero), n, tnp.argmin(is_zero))
+    if strip_zeros:
+        value = tnp._concrete("roots", leading, "strip_zeros")
+        if value is None:
+            raise ConcretizationError(
+                "roots: the number of leading zeros of a traced p is not known. The error occurred in the "
+                "jnp.roots() function. To use this within a JIT-compiled context, pass strip_zeros=False, "
+                "but be aware that leading zeros will result in some returned roots being set to NaN.")
+        return _roots_no_zeros(pa[int(value):])
+    pa = tnp.where(tnp.equal(leading, n), tnp.ones_like(pa), pa)  # all zeros: no LAPACK error
+    r = _roots_no_zeros(_manipulation.roll(pa, tnp.negative(leading)))
+    r = lax.sort_key_val(tnp.equal(r, 0), r)[1]  # the zero roots last
+    nan = tnp.asarray(complex(np.nan, np.nan), r.dtype)
+    return tnp.where(tnp.less(lax.iota(leading.dtype, r.shape[0]), tnp.subtract(r.shape[0], leading)), r, nan)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.array import Array, ArrayLike
+from ..core import dtypes as _dtypes
 from ..core.dtypes import DType, bfloat16 as _bf16, float16 as _f16
 from .lax_numpy import _ScalarMeta, asarray
 
@@ -83,3 +84,42 @@ class complex64(_ScalarType):  # noqa: N801
 
 class complex128(_ScalarType):  # noqa: N801
     dtype = np.dtype(np.complex128)
+
+
+# ml_dtypes' small floats, as jax.numpy exports them (issue 29, item 7)
+
+
+class float4_e2m1fn(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float4_e2m1fn
+
+
+class float8_e3m4(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e3m4
+
+
+class float8_e4m3(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e4m3
+
+
+class float8_e4m3b11fnuz(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e4m3b11fnuz
+
+
+class float8_e4m3fn(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e4m3fn
+
+
+class float8_e4m3fnuz(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e4m3fnuz
+
+
+class float8_e5m2(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e5m2
+
+
+class float8_e5m2fnuz(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e5m2fnuz
+
+
+class float8_e8m0fnu(_ScalarType):  # noqa: N801
+    dtype = _dtypes.float8_e8m0fnu

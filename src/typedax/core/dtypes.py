@@ -27,10 +27,29 @@ float32: Final[DType] = np.dtype(np.float32)
 float64: Final[DType] = np.dtype(np.float64)
 complex64: Final[DType] = np.dtype(np.complex64)
 complex128: Final[DType] = np.dtype(np.complex128)
+#: The 8-bit (and 4-bit) floats of ml_dtypes that jax.numpy exports and XLA
+#: computes on the CPU (issue 29, item 7): NumPy's kind "V", as bfloat16's.
+#: Each is a leaf of the promotion lattice above Python floats, as in JAX;
+#: XLA on the CPU computes them in wider floats, rounding each result, as
+#: the 16-bit ones (``NARROW``). (ml_dtypes' float6 types have no XLA type on the CPU.)
+float4_e2m1fn: Final[DType] = np.dtype(ml_dtypes.float4_e2m1fn)
+float8_e3m4: Final[DType] = np.dtype(ml_dtypes.float8_e3m4)
+float8_e4m3: Final[DType] = np.dtype(ml_dtypes.float8_e4m3)
+float8_e4m3b11fnuz: Final[DType] = np.dtype(ml_dtypes.float8_e4m3b11fnuz)
+float8_e4m3fn: Final[DType] = np.dtype(ml_dtypes.float8_e4m3fn)
+float8_e4m3fnuz: Final[DType] = np.dtype(ml_dtypes.float8_e4m3fnuz)
+float8_e5m2: Final[DType] = np.dtype(ml_dtypes.float8_e5m2)
+float8_e5m2fnuz: Final[DType] = np.dtype(ml_dtypes.float8_e5m2fnuz)
+float8_e8m0fnu: Final[DType] = np.dtype(ml_dtypes.float8_e8m0fnu)
+#: The floats of fewer than 16 bits (JAX's ``_float8_dtypes`` and ``_float4_dtypes``).
+SMALL_FLOATS: Final[tuple[DType, ...]] = (
+    float4_e2m1fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,
+    float8_e5m2, float8_e5m2fnuz, float8_e8m0fnu,
+)
 
 SUPPORTED: Final[tuple[DType, ...]] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, bfloat16, float32, float64,
-    complex64, complex128,
+    complex64, complex128, *SMALL_FLOATS,
 )
 
 #: JAX's typed PRNG keys, ``key<fry>``: an *extended* dtype (JAX's term), one
@@ -66,10 +85,14 @@ KEY_STRUCTURAL: Final = frozenset({
 BY_NAME: Final[dict[str, DType]] = {**{d.name: d for d in SUPPORTED}, KEY_NAME: KEY}
 # ``np.dtype.name`` is a slow Python-level property; printing looks names up here.
 NAMES: Final[dict[DType, str]] = {**{d: d.name for d in SUPPORTED}, KEY: KEY_NAME}
-FLOATING: Final[frozenset[DType]] = frozenset({float16, bfloat16, float32, float64})
+FLOATING: Final[frozenset[DType]] = frozenset({float16, bfloat16, float32, float64, *SMALL_FLOATS})
 #: The 16-bit floats: evaluated eagerly as XLA on CPU computes them, each
-#: operation in float32 and its result rounded (core/trace.py).
+#: operation in float32 and its result rounded (core/trace.py); their sums
+#: and products accumulate in float32, as jax.numpy's.
 HALF: Final[frozenset[DType]] = frozenset({float16, bfloat16})
+#: The floats XLA on CPU computes in float32, rounding each result: the 16-bit
+#: ones and the smaller ones (whose sums and products, as JAX's, do not widen).
+NARROW: Final[frozenset[DType]] = HALF | frozenset(SMALL_FLOATS)
 #: The complex types (JAX's ``complexfloating``): pairs of float32 or float64.
 COMPLEX: Final[frozenset[DType]] = frozenset({complex64, complex128})
 #: Floats and complex types (JAX's ``inexact``): the types with derivatives.

@@ -295,9 +295,10 @@ class KeyReuseError(TypedaxError, TypeError):
 
 
 class TypePromotionError(TypedaxError, ValueError):
-    """JAX's ``jax.dtypes.TypePromotionError``, raised by JAX's ``strict``
-    dtype promotion mode. typedax promotes as JAX's ``standard`` mode only,
-    so it never raises this; it exists so that ported ``except`` clauses work."""
+    """JAX's ``jax.dtypes.TypePromotionError``: two dtypes with no implicit
+    promotion path (the 8- and 4-bit floats, issue 29, item 7, with any other
+    type, as JAX's). typedax promotes as JAX's ``standard`` mode only (JAX's
+    ``strict`` mode raises it more often)."""
 
 
 class InconclusiveDimensionOperation(TypedaxError):

@@ -24,6 +24,7 @@ from .dtypes import (
     KEY,
     KEY_NAME,
     NAMES,
+    SMALL_FLOATS,
     DType,
     canonicalize_dtype,
     complex128,
@@ -35,11 +36,14 @@ from .dtypes import (
     is_complex,
     is_float,
 )
-from .errors import PrimitiveTypeError
+from .errors import PrimitiveTypeError, TypePromotionError
 
 #: A lattice node: a dtype name, or a weak kind ("i*" Python int, "f*" Python
 #: float, "c*" Python complex).
 Node: TypeAlias = str
+
+#: The floats of fewer than 16 bits: each only above ``f*`` (issue 29, item 7).
+_SMALL_FLOAT_NAMES: Final = tuple(d.name for d in SMALL_FLOATS)
 
 # node -> the nodes directly above it
 _EDGES: Final[dict[Node, tuple[Node, ...]]] = {
@@ -53,7 +57,7 @@ _EDGES: Final[dict[Node, tuple[Node, ...]]] = {
     "int16": ("int32",),
     "int32": ("int64",),
     "int64": ("f*",),
-    "f*": ("float16", "bfloat16", "c*"),
+    "f*": ("float16", "bfloat16", "c*", *_SMALL_FLOAT_NAMES),  # (the small floats are leaves, as in JAX)
     "float16": ("float32",),
     "bfloat16": ("float32",),
     "float32": ("float64", "complex64"),
@@ -61,6 +65,7 @@ _EDGES: Final[dict[Node, tuple[Node, ...]]] = {
     "c*": ("complex64",),
     "complex64": ("complex128",),
     "complex128": (),
+    **{n: () for n in _SMALL_FLOAT_NAMES},
 }
 _WEAK_DEFAULT: Final[dict[Node, DType]] = {"i*": int64, "f*": float64, "c*": complex128}
 
@@ -89,7 +94,12 @@ def join(a: Node, b: Node) -> Node:
     for c in common:
         if common <= _upper(c):
             return c
-    raise PrimitiveTypeError(f"no common type for {a} and {b}")  # the lattice has a top
+    # only the small floats (issue 29, item 7) have no common type with others, as in JAX
+    bits = "4-bit" if "float4_e2m1fn" in (a, b) else "8-bit"
+    raise TypePromotionError(
+        f"Input dtypes {(a, b)} have no available implicit dtype promotion path. To avoid unintended "
+        f"promotion, {bits} floats do not support implicit promotion. If you'd like your inputs to be "
+        "promoted to another type, you can do so explicitly using e.g. x.astype('float32')")
 
 
 def node_of_dtype(d: DType) -> Node:

@@ -28,7 +28,7 @@ import numpy as np
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs, debug_nans, x64_enabled
-from .dtypes import HALF, TO_32, DType, is_complex, is_float
+from .dtypes import NARROW, TO_32, DType, is_complex, is_float  # (NARROW: issue 29, item 7)
 from .errors import (
     DebugNanError,
     ConcretizationError,
@@ -210,7 +210,7 @@ def install_device_eval(device_eval: DeviceEval) -> None:
 
 def _has_half(avals: Sequence[ShapedArray]) -> bool:
     for a in avals:
-        if a.dtype in HALF:
+        if a.dtype in NARROW:  # 16-bit floats, and the 8-bit ones (issue 29, item 7)
             return True
     return False
 
@@ -232,7 +232,7 @@ def _impl_in_float32(prim: Primitive, vals: list[NDArray], params: Params, out_a
     float16 loops accumulate differently)."""
     if prim.name in NATIVE_ON_HALF:
         return [np.asarray(o) for o in prim.impl(vals, params)]
-    wide = [v.astype(np.float32) if v.dtype in HALF else v for v in vals]
+    wide = [v.astype(np.float32) if v.dtype in NARROW else v for v in vals]  # (issue 29, item 7: NARROW)
     return [np.asarray(o).astype(a.dtype) for o, a in zip(prim.impl(wide, params), out_avals)]
 
 

@@ -4,7 +4,7 @@ and constants of typedax's avals."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeAlias
+from typing import Final, TypeAlias
 
 import numpy as np
 from jaxlib.mlir import ir
@@ -12,7 +12,7 @@ from jaxlib.mlir._mlir_libs import _jax_mlir_ext, _stablehlo
 from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.avals import ShapedArray, physical_aval
-from ..core.dtypes import COMPLEX, HALF, DType, bfloat16, bool_, complex64, complex128, float16, float32, float64, int_range
+from ..core.dtypes import COMPLEX, HALF, SMALL_FLOATS, DType, bfloat16, bool_, complex64, complex128, finfo, float16, float32, float64, int_range
 from ..core.errors import PrimitiveTypeError
 
 HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
@@ -34,6 +34,16 @@ def make_context() -> ir.Context:
     return ctx
 
 
+#: The MLIR types of ml_dtypes' small floats, by dtype name (issue 29, item 7).
+_SMALL_FLOAT_TYPES: Final[dict[str, Callable[[], ir.Type]]] = {
+    "float4_e2m1fn": ir.Float4E2M1FNType.get, "float8_e3m4": ir.Float8E3M4Type.get,
+    "float8_e4m3": ir.Float8E4M3Type.get, "float8_e4m3b11fnuz": ir.Float8E4M3B11FNUZType.get,
+    "float8_e4m3fn": ir.Float8E4M3FNType.get, "float8_e4m3fnuz": ir.Float8E4M3FNUZType.get,
+    "float8_e5m2": ir.Float8E5M2Type.get, "float8_e5m2fnuz": ir.Float8E5M2FNUZType.get,
+    "float8_e8m0fnu": ir.Float8E8M0FNUType.get,
+}
+
+
 def element_type(dtype: DType) -> ir.Type:
     """The MLIR element type of a dtype (integers are signless, as in StableHLO)."""
     if dtype == float32:
@@ -46,6 +56,9 @@ def element_type(dtype: DType) -> ir.Type:
         return ir.F64Type.get()
     if dtype == bool_:
         return ir.IntegerType.get_signless(1)
+    small = _SMALL_FLOAT_TYPES.get(dtype.name)
+    if small is not None:  # (issue 29, item 7)
+        return small()
     if dtype == complex64:
         return ir.ComplexType.get(ir.F32Type.get())
     if dtype == complex128:
@@ -88,20 +101,26 @@ def full(value: bool | int | float | complex, aval: ShapedArray) -> HloValue:
     return hlo.constant(attr)
 
 
+#: The small floats without infinities (issue 29, item 7): ``-inf`` would be NaN in them.
+_NO_INF: Final = frozenset(d for d in SMALL_FLOATS if not np.isinf(np.asarray(np.inf, np.float32).astype(d)))
+
+
 def dtype_min(dtype: DType) -> bool | int | float:
-    """The identity of ``max`` for a dtype: -inf, the smallest int, or False."""
+    """The identity of ``max`` for a dtype: -inf (the least finite value of a
+    float without infinities, as JAX's), the smallest int, or False."""
     if dtype.kind in "biu":
         lo = int_range(dtype)[0]
         return bool(lo) if dtype == bool_ else lo
-    return float("-inf")
+    return float(finfo(dtype).min) if dtype in _NO_INF else float("-inf")
 
 
 def dtype_max(dtype: DType) -> bool | int | float:
-    """The identity of ``min`` for a dtype: inf, the largest int, or True."""
+    """The identity of ``min`` for a dtype: inf (the greatest finite value of
+    a float without infinities, as JAX's), the largest int, or True."""
     if dtype.kind in "biu":
         hi = int_range(dtype)[1]
         return bool(hi) if dtype == bool_ else hi
-    return float("inf")
+    return float(finfo(dtype).max) if dtype in _NO_INF else float("inf")
 
 
 def compare_type(dtype: DType) -> str:
