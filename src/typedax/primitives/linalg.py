@@ -62,7 +62,7 @@ vectors are not LAPACK's, and JAX's eager results are cuSOLVER's.
 JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``cholesky`` (Murray 2016), ``triangular_solve`` in ``a`` and ``b``, ``qr``
 (reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``),
-``svd`` (``full_matrices`` with ``compute_uv`` refused, as JAX's) and
+``svd`` (``full_matrices`` with ``compute_uv`` refused for non-square matrices, as JAX's) and
 ``eig``'s eigenvalues (``u_j^H da v_j / u_j^H v_j``; eigenvector derivatives
 refused, as JAX's default).
 Batching moves the batch axis to the front (broadcasting an unbatched
@@ -724,7 +724,8 @@ def _svd_jvp(
 ) -> tuple[list[Value], list[Tangent]]:
     (a,), (da,) = primals, tangents
     full_matrices, compute_uv = _svd_params(params)
-    if compute_uv and full_matrices:
+    m, n = aval_of(a).shape[-2:]
+    if compute_uv and full_matrices and m != n:  # (as JAX: a square matrix's full SVD is its thin one)
         raise NotImplementedError("Singular value decomposition JVP not implemented for full matrices")
     s, u, vt = bind(svd_p, (a,), params_of(("full_matrices", False), ("compute_uv", True)))
     if isinstance(da, Zero):
@@ -736,7 +737,6 @@ def _svd_jvp(
     if not compute_uv:
         return [s], [ds]
     k = aval_of(s).shape[-1]
-    m, n = aval_of(a).shape[-2:]
     srow, scol = _rows(s), _cols(s)  # s[..., None, :], s[..., :, None] (real)
     eye = _const_like(np.eye(k), srow)
     s_diffs = mul(add(srow, scol), sub(srow, scol))
