@@ -233,6 +233,9 @@ def test_float0_tangents_as_jax() -> None:
     assert np.asarray(t_o[1]).dtype == np.asarray(t_t[1]).dtype == tdx.float0
     with pytest.raises(TypeError, match="float0"):
         tdx.jvp(lambda x: x, (1.0,), (z0,))
+    # in a pytree too
+    tree_p, tree_t = tdx.jvp(lambda d: d["n"] * 2, ({"n": np.arange(3)},), ({"n": np.zeros(3, tdx.float0)},))
+    assert np.asarray(tree_t).dtype == tdx.float0 and np.asarray(tree_t).shape == (3,)
     # vjp: a float0 cotangent for an integer output, float0 cotangents for integer inputs
     pullback: Any = tdx.vjp(lambda x, n: (x * n, n), 2.0, 3)[1]
     ct_o = pullback((1.0, z0))

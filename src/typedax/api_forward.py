@@ -15,7 +15,7 @@ from . import lax, tree
 from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
-from .core.errors import BatchingError, TangentTypeError
+from .core.errors import BatchingError, BatchingTypeError, TangentTypeError
 from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
@@ -86,7 +86,11 @@ def jvp(
                 f"{t_tree.children[0]}; they must match"
             )
         run, out_trees = flat_fun(f, p_tree)
-        p_out, t_out = jvp_flat(run, _values(p_leaves), _values(t_leaves))
+        t_values: list[Tangent] = [  # a float0 tangent stays as it is: jvp_flat reads it as a zero
+            t if type(t) is np.ndarray and t.dtype == float0 else as_value(t, "arguments and results")
+            for t in t_leaves
+        ]
+        p_out, t_out = jvp_flat(run, _values(p_leaves), t_values)
         out_tree = out_trees[0]
     primal_out = tree.unflatten(out_tree, p_out)
     tangent_out = tree.unflatten(out_tree, [_tangent_out(p, t) for p, t in zip(p_out, t_out)])
@@ -138,7 +142,7 @@ def _broadcast_prefix(
     axes: list[BatchDim] = []
     for s in spec_leaves:
         if s is not None and type(s) is not int:
-            raise BatchingError(f"vmap: {what} must hold ints or None, got {s!r}")
+            raise BatchingTypeError(f"vmap: {what} must hold ints or None, got {s!r}")
         axes.append(s)
     out: list[BatchDim] = []
     it = iter(axes)
