@@ -122,3 +122,14 @@ def test_errors_as_jax() -> None:
         tsig.fftconvolve(np.ones((2, 3)), np.ones((3, 3)), axes=1)
     with pytest.raises(PrimitiveTypeError, match="method='overlap'"):
         tsig.convolve(np.ones(3), np.ones(2), method="overlap")
+
+
+def test_the_spectral_pde_example_matches_the_exact_solutions(capsys: pytest.CaptureFixture[str]) -> None:
+    """examples/spectral_pde.py (``make demo``), smaller: the heat equation to
+    rounding, the KdV soliton to the method's accuracy."""
+    from examples import spectral_pde
+
+    err = spectral_pde.main(figures=False, n=128, t_end=0.5)
+    assert err < 1e-6
+    out = capsys.readouterr().out
+    assert "heat equation" in out and "KdV soliton (N = 128, float64)" in out
