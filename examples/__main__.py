@@ -2,6 +2,7 @@
 
 from . import cnn_digits, control_flow, convolutions, data_parallel, forward, indexing, mlp, mnist_classifier_fromscratch, porting, reverse, tracing
 from . import mnist_classifier
+from . import spectral_pde
 
 tracing.main()
 forward.main()
@@ -15,3 +16,4 @@ porting.main()
 convolutions.main()
 cnn_digits.main()
 data_parallel.main()
+spectral_pde.main()
