@@ -62,6 +62,9 @@ def test_errors_are_jaxs_names_for_the_same_situations() -> None:
     assert issubclass(errors.UnexpectedTracerError, TypeError) and issubclass(jax.errors.UnexpectedTracerError, TypeError)
     assert errors.JaxRuntimeError is jax.errors.JaxRuntimeError
     assert issubclass(errors.NonConcreteBooleanIndexError, IndexError)
+    assert _jax_error(lambda: jax.jit(lambda x: x[x > 0])(np.ones(3))).__name__ == "NonConcreteBooleanIndexError"
+    with pytest.raises(errors.NonConcreteBooleanIndexError):
+        tdx.jit(lambda x: x[x > 0])(np.ones(3))
     assert set(errors.__all__) <= set(dir(jax.errors))
 
 

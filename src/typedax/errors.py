@@ -12,9 +12,8 @@ A face: it defines nothing. How JAX's names map onto typedax's classes
   ``TracerIntegerConversionError``: ``np.asarray``, ``bool()`` and
   ``int()``/indexing of a traced value whose value is not known.
 - ``UnexpectedTracerError``: ``EscapedTracerError`` (a ``TypeError``, as JAX's).
-- ``NonConcreteBooleanIndexError``: ``IndexingError`` (an ``IndexError``),
-  which typedax raises for a traced boolean mask and for its other
-  indexing errors alike, so it catches a little more than JAX's.
+- ``NonConcreteBooleanIndexError``: ``x[mask]`` with a traced boolean mask
+  (a subclass of typedax's ``IndexingError``, an ``IndexError``).
 - ``JaxprTypeError``: typedax's (a ``TypeError``, as JAX's).
 - ``JaxRuntimeError``: jaxlib's, what XLA raises (the same class as JAX's).
 - ``KeyReuseError``, ``InconclusiveDimensionOperation``: classes typedax
@@ -27,7 +26,7 @@ catch ``TypeError`` / ``IndexError``, which every class above is under.
 from .core.errors import ConcretizationError as ConcretizationTypeError
 from .core.errors import EscapedTracerError as UnexpectedTracerError
 from .core.errors import InconclusiveDimensionOperation as InconclusiveDimensionOperation
-from .core.errors import IndexingError as NonConcreteBooleanIndexError
+from .core.errors import NonConcreteBooleanIndexError as NonConcreteBooleanIndexError
 from .core.errors import JaxprTypeError as JaxprTypeError
 from .core.errors import KeyReuseError as KeyReuseError
 from .core.errors import TracerArrayConversionError as TracerArrayConversionError

@@ -61,6 +61,7 @@ from ..primitives._params import params_of
 from ..primitives.shaping import squeeze_p
 from ..primitives.slicing import convert_index, slice_p
 from . import lax_numpy as tnp
+from ..core.errors import NonConcreteBooleanIndexError  # JAX's class for a traced mask (issue 29 item 7: errors)
 
 #: A concrete integer array or a traced one.
 IndexArray: TypeAlias = Union[NDArray, Array]
@@ -253,12 +254,12 @@ def parse(idx: object, shape: tuple[int, ...], *, check_bounds: bool) -> tuple[l
             assert isinstance(r, (np.ndarray, Array))
             av = aval_of(r)
             if av.dtype == bool_:
-                if isinstance(r, Tracer):
-                    raise _fail(
-                        idx, shape,
+                if isinstance(r, Tracer):  # JAX's NonConcreteBooleanIndexError (issue 29 item 7: errors)
+                    raise NonConcreteBooleanIndexError(
+                        f"{index_str(idx)} on an array of shape {shape}: "
                         "a boolean mask must be concrete (its number of True entries sets the "
                         f"result's shape); this one is traced ({av.str_short()}). Use "
-                        "tnp.where(mask, x, other) instead",
+                        "tnp.where(mask, x, other) instead"
                     )
                 covered = shape[axis: axis + av.ndim]
                 if av.shape != covered:

@@ -176,6 +176,12 @@ class IndexingError(TypedaxError, IndexError, TypeError):
     and a ``TypeError``, as JAX raises one or the other by case."""
 
 
+class NonConcreteBooleanIndexError(IndexingError):
+    """``x[mask]`` with a traced boolean mask, whose number of True entries
+    (the result's shape) is not known while tracing: JAX's
+    ``jax.errors.NonConcreteBooleanIndexError`` (issue 29 item 7: errors)."""
+
+
 class ArgnumsError(TypedaxError, ValueError):
     """``argnums`` that name no argument, or one argument twice."""
 
