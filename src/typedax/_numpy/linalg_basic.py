@@ -1,6 +1,7 @@
 """The linear algebra of ``typedax.numpy.linalg`` that needs no LAPACK
 factorization: ``norm``, ``vector_norm``, ``matrix_norm`` (vector orders;
-matrix ``'fro'``, 1, -1, inf, -inf), and ``det``, ``slogdet``, ``inv``,
+matrix ``'fro'``, 1, -1, inf, -inf; 2, -2 and ``'nuc'`` through the singular
+values of ``lax.linalg.svd``), and ``det``, ``slogdet``, ``inv``,
 ``solve`` by Gaussian elimination with partial pivoting (real or
 complex). The
 decompositions and what is built on them are in ``linalg_decomp.py``; the
@@ -68,7 +69,7 @@ def _vector(x: Array, ord: OrdLike, axis: tuple[int, ...], keepdims: bool) -> Ar
 
 def _matrix(x: Array, ord: OrdLike, axis: tuple[int, int], keepdims: bool) -> Array:  # noqa: A002 - JAX's name
     row, col = axis
-    if ord is None or ord == "fro":
+    if ord is None or ord in ("f", "fro"):
         return lax.sqrt(tnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord in (1, -1, math.inf, -math.inf):
         inner, outer = (row, col) if ord in (1, -1) else (col, row)
@@ -78,11 +79,16 @@ def _matrix(x: Array, ord: OrdLike, axis: tuple[int, int], keepdims: bool) -> Ar
         if keepdims:
             return out
         return lax.reshape(out, tuple(d for i, d in enumerate(out.shape) if i not in axis))
-    if ord in (2, -2, "nuc"):
-        raise PrimitiveTypeError(
-            f"norm: the matrix norm of order {ord!r} needs a singular value decomposition, which "
-            "typedax does not have yet ('fro', 1, -1, inf and -inf are supported)"
-        )
+    if ord in (2, -2, "nuc"):  # (as JAX: the singular values of x with the two axes moved last)
+        rest = tuple(i for i in range(x.ndim) if i not in axis)
+        s = lax.linalg.svd(lax.transpose(x, rest + (row, col)), compute_uv=False)
+        if ord == 2:
+            y = tnp.max(s, axis=-1, initial=0)
+        elif ord == -2:
+            y = tnp.min(s, axis=-1)
+        else:
+            y = tnp.sum(s, axis=-1)
+        return tnp.expand_dims(y, axis) if keepdims else y
     raise PrimitiveTypeError(f"norm: Invalid order '{ord}' for matrix norm.")
 
 
