@@ -123,7 +123,24 @@ def _spec(a: ShapedArray) -> Spec:
     if a.sharding is None:
         return (None,) * a.ndim
     parts = a.sharding.spec.partitions
+    if len(parts) == a.ndim:  # (types are made so)
+        return parts
     return tuple(parts[i] if i < len(parts) else None for i in range(a.ndim))
+
+
+#: The type-level shardings made, by (mesh, spec): a rule's result is
+#: mostly one seen before, and a ``NamedSharding`` validates when made.
+_NAMED: dict[tuple[int, Spec], NamedSharding] = {}
+
+
+def _named(mesh: Mesh, spec: Spec) -> NamedSharding:
+    key = (id(mesh), spec)
+    s = _NAMED.get(key)
+    if s is None or s.mesh is not mesh:  # (an id is only a mesh's while it lives)
+        if len(_NAMED) >= 4096:
+            _NAMED.clear()
+        s = _NAMED[key] = NamedSharding(mesh, PartitionSpec(*spec))
+    return s
 
 
 # -- the rules: (operand types, params, result types) -> a spec per result --
@@ -134,19 +151,22 @@ Rule = Callable[[str, Sequence[ShapedArray], Params, Sequence[ShapedArray]], lis
 def _broadcasting(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
     """Elementwise: per dimension the operands' common split (rank-0
     operands aside); two different splits of one dimension are an error."""
-    ranked = [a for a in ins if a.ndim]
-    if not ranked:
+    specs = [_spec(a) for a in ins if a.shape]
+    if not specs:
         return [()] * len(outs)
+    first = specs[0]
+    if all(s == first for s in specs):  # the common case
+        return [first] * len(outs)
     result: list[AxisEntry] = []
-    for d in range(ranked[0].ndim):
+    for d in range(len(first)):
         entry: AxisEntry = None
-        for a in ranked:
-            p = _spec(a)[d] if d < a.ndim else None
+        for spec in specs:
+            p = spec[d] if d < len(spec) else None
             if p is None:
                 continue
             if entry is not None and entry != p:
-                specs = ", ".join(str(_spec(a)) for a in ranked)
-                raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: {specs}.")
+                shown = ", ".join(map(str, specs))
+                raise ShardingTypeError(f"{name} got incompatible shardings for broadcasting: {shown}.")
             entry = p
         result.append(entry)
     return [tuple(result)] * len(outs)
@@ -485,7 +505,7 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
     specs = rule(name, ins, params, outs)
     typed: list[ShapedArray] = []
     for o, spec in zip(outs, specs):
-        used = [n for p in spec for n in _names(p)]
+        used = [n for p in spec if p is not None for n in _names(p)]
         if len(set(used)) != len(used):
             bad = ShapedArray(o.shape, o.dtype, o.weak_type, _unchecked(mesh, spec))
             operands = ", ".join(a.str_short(short_dtypes=True) for a in ins)
@@ -493,7 +513,7 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
                 f"{name} operation with inputs: {operands} produces an illegally sharded result: "
                 f"{bad.str_short(short_dtypes=True)}"
             )
-        s = NamedSharding(mesh, PartitionSpec(*spec)) if o.ndim and mesh.explicit_axes else None
+        s = _named(mesh, spec) if o.ndim and mesh.explicit_axes else None
         typed.append(ShapedArray(o.shape, o.dtype, o.weak_type, s))
     return typed
 

@@ -136,6 +136,8 @@ class Mesh:
     #: the devices in C order of the grid: the program's device assignment
     flat_devices: tuple[Device, ...]
     axis_types: tuple[AxisType, ...]
+    #: the names of the Explicit axes (kept: sharding rules read it per operation)
+    explicit_axes: tuple[str, ...]
 
     def __init__(self, devices: Sequence[object] | np.ndarray[tuple[int, ...], np.dtype[np.object_]],
                  axis_names: str | Sequence[str],
@@ -157,15 +159,13 @@ class Mesh:
         object.__setattr__(self, "axis_sizes", tuple(int(s) for s in grid.shape))
         object.__setattr__(self, "flat_devices", flat)
         object.__setattr__(self, "axis_types", _axis_types(axis_types, names))
+        object.__setattr__(self, "explicit_axes",
+                           tuple(n for n, t in zip(names, self.axis_types) if t is AxisType.Explicit))
 
     def update_axis_types(self, types: dict[str, AxisType]) -> Mesh:
         """This mesh with the axes named in ``types`` of those types."""
         new = tuple(types.get(n, t) for n, t in zip(self.axis_names, self.axis_types))
         return Mesh(self.devices, self.axis_names, new)
-
-    @property
-    def explicit_axes(self) -> tuple[str, ...]:
-        return tuple(n for n, t in zip(self.axis_names, self.axis_types) if t is AxisType.Explicit)
 
     @property
     def abstract_mesh(self) -> AbstractMesh:
