@@ -25,6 +25,7 @@ from ..core.dtypes import (
     INEXACT,
     INTEGER,
     SIGNED,
+    SMALL_FLOATS,
     SUPPORTED,
     DType,
     bool_,
@@ -83,6 +84,12 @@ UnaryFn = Callable[[NDArray], object]
 BinaryFn = Callable[[NDArray, NDArray], object]
 
 
+def _kinds(allowed: frozenset[DType]) -> str:
+    """The dtypes an error message names: the small floats (issue 29, item 7)
+    go without saying, as the floats they are."""
+    return "/".join(d.name for d in SUPPORTED if d in allowed and d not in SMALL_FLOATS)
+
+
 def _unary(
     name: str,
     fn: UnaryFn,
@@ -92,7 +99,7 @@ def _unary(
 ) -> Primitive:
     """An elementwise primitive of one operand whose result has its type
     (with ``real_out``, the real type of a complex operand: ``abs``)."""
-    kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
+    kinds = _kinds(allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x = args[0]
@@ -117,7 +124,7 @@ def _binary(
     out: DType | None,
     rules_for: Callable[[Primitive], Rules],
 ) -> Primitive:
-    kinds = "/".join(d.name for d in SUPPORTED if d in allowed)
+    kinds = _kinds(allowed)
 
     def impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
         x, y = args  # a rank-0 operand broadcasts (NumPy's rule)
