@@ -91,6 +91,21 @@ def test_complex_values_against_jax(dtype: type) -> None:
             _close(a, b)
 
 
+def test_compositions_conjugate_as_jax() -> None:
+    """What is built on the decompositions takes conjugate transposes:
+    ``cholesky(upper=True)``, ``pinv``, ``svd(hermitian=True)``, ``lstsq``
+    (eager, against JAX's under ``jit``)."""
+    herm = SPD[0] - 2.5 * np.eye(3)  # Hermitian, indefinite
+
+    def f(la: Any, spd: Any, tall: Any, herm: Any, rhs: Any) -> list[Any]:
+        return [la.cholesky(spd, upper=True), la.pinv(tall), la.pinv(herm, hermitian=True),
+                *la.svd(herm, hermitian=True), *la.lstsq(tall, rhs)]
+
+    args = (SPD[0], TALL, herm, _c(4, 2))
+    for got, want in zip(f(tnp.linalg, *args), jax.jit(lambda *xs: f(jnp.linalg, *xs))(*args)):
+        _close(got, want, 1e-10)
+
+
 # real losses of complex inputs: grad in JAX's convention
 def _loss(mod: Any) -> Callable[[Any], Any]:
     """One real loss through every complex decomposition (one compilation a

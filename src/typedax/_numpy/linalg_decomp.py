@@ -77,6 +77,11 @@ def _mT(x: Array) -> Array:
     return _manipulation.swapaxes(x, -1, -2)
 
 
+def _mH(x: Array) -> Array:
+    """The conjugate transpose of the last two axes (``_mT`` of a real ``x``)."""
+    return _elementwise.conjugate(_mT(x)) if _elementwise.iscomplexobj(x) else _mT(x)
+
+
 def _matrix(op: str, a: ArrayLike) -> Array:
     x = _inexact(a)
     if x.ndim < 2:
@@ -85,10 +90,10 @@ def _matrix(op: str, a: ArrayLike) -> Array:
 
 
 def cholesky(a: ArrayLike, *, upper: bool = False, symmetrize_input: bool = True) -> Array:
-    """``jnp.linalg.cholesky``: the lower factor ``L`` with ``a = L @ L.T``
-    (``upper``: ``U = L.T``); NaNs for a matrix that is not positive definite."""
+    """``jnp.linalg.cholesky``: the lower factor ``L`` with ``a = L @ L^H``
+    (``upper``: ``U = L^H``); NaNs for a matrix that is not positive definite."""
     low = lax_linalg.cholesky(_matrix("cholesky", a), symmetrize_input=symmetrize_input)
-    return _mT(low) if upper else low
+    return _mH(low) if upper else low
 
 
 @overload
@@ -152,7 +157,7 @@ def _hermitian_svd(x: Array, compute_uv: bool) -> Array | SVDResult:
         return s
     sign = _manipulation.take_along_axis(tnp.sign(w), order, axis=-1)
     u = _manipulation.take_along_axis(v, tnp.expand_dims(order, -2), axis=-1)
-    return SVDResult(u, s, _mT(u * tnp.expand_dims(sign, -2)))
+    return SVDResult(u, s, _mH(u * tnp.expand_dims(sign, -2).astype(u.dtype)))
 
 
 @overload
@@ -193,7 +198,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
         if rtol is not None:
             raise PrimitiveTypeError("pinv: only one of rtol and rcond may be specified.")
         rtol = rcond
-    x = _matrix("pinv", a)
+    x = _elementwise.conjugate(_matrix("pinv", a))  # (as JAX's: the conjugate's vh^T u^T / s)
     m, n = x.shape[-2:]
     if m == 0 or n == 0:
         return tnp.zeros(x.shape[:-2] + (n, m), x.dtype)
@@ -203,7 +208,7 @@ def pinv(a: ArrayLike, rtol: ArrayLike | None = None, hermitian: bool = False, *
     tol = lax.expand_dims(tnp.expand_dims(tol, -1), tuple(range(s.ndim - tol.ndim - 1)))
     cutoff = tol * s[..., 0:1]
     s = tnp.where(s > cutoff, s, _elementwise.inf)
-    return tnp.matmul(_mT(vh), _mT(u) / tnp.expand_dims(s, -1))
+    return tnp.matmul(_mT(vh), _mT(u) / tnp.expand_dims(s, -1).astype(u.dtype)).astype(x.dtype)
 
 
 def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
@@ -229,16 +234,16 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     else:
         cut = eps * max(n, m) if rcond is None else (eps if rcond < 0 else float(rcond))
         u, s, vt = svd(x_, full_matrices=False)
-        mask = (s > 0) & (s >= tnp.asarray(cut, dtype) * s[0])
+        mask = (s > 0) & (s >= tnp.asarray(cut, s.dtype) * s[0])
         rank = tnp.sum(mask)
         safe = tnp.where(mask, s, tnp.ones((), dtype))
         s_inv = tnp.expand_dims(tnp.where(mask, 1 / safe, tnp.zeros((), dtype)), -1)
-        sol = tnp.matmul(_mT(vt), s_inv * tnp.matmul(_mT(u), rhs))
+        sol = tnp.matmul(_mH(vt), s_inv.astype(dtype) * tnp.matmul(_mH(u), rhs))
     if numpy_resid and (int(rank) < n or m <= n):
         resid = tnp.asarray(np.zeros((0,), dtype))
     else:
         r = rhs - tnp.matmul(x_, sol)
-        resid = tnp.sum(r * r, axis=0)
+        resid = tnp.sum(_elementwise.real(r * _elementwise.conjugate(r)), axis=0)
     if vector:
         sol = tnp.ravel(sol)
     return sol, resid, rank, s
