@@ -19,10 +19,11 @@ from .jitting.explicit_sharding import get_abstract_mesh as get_abstract_mesh
 from .jitting.explicit_sharding import get_mesh as get_mesh
 from .jitting.explicit_sharding import reshard as reshard
 from .jitting.explicit_sharding import set_mesh as set_mesh
+from .jitting.explicit_sharding import use_abstract_mesh as use_abstract_mesh
 from .lowering.sharding import make_mesh as make_mesh
 
 __all__ = [
     "AbstractMesh", "AxisType", "Mesh", "NamedSharding", "P", "PartitionSpec", "Shard", "Sharding",
     "SingleDeviceSharding", "auto_axes", "explicit_axes", "get_abstract_mesh", "get_mesh", "make_mesh",
-    "reshard", "set_mesh",
+    "reshard", "set_mesh", "use_abstract_mesh",
 ]

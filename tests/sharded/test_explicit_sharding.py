@@ -191,6 +191,18 @@ EXAMPLES = {
                              axis_types=(AxisType.Explicit, AxisType.Explicit))
         print(mesh)
         jax.set_mesh(mesh)
+
+        @jax.jit
+        def f(x):
+          abstract_mesh = jax.sharding.AbstractMesh((8,), ('A',), (jax.sharding.AxisType.Explicit,))
+          with jax.sharding.use_abstract_mesh(abstract_mesh):
+            y = jax.reshard(x, jax.P('A', None))
+            print(jax.sharding.get_abstract_mesh())
+            return y * 2
+
+        z = f(x)
+        print(jax.typeof(z))  # f32[8@A, 4]
+        print(z.sharding, np.asarray(z).sum())
         print(x.sharding)
         for s in x.addressable_shards:
           print(s.device, s.data, sep='\\n', end='\\n\\n')

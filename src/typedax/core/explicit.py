@@ -37,6 +37,8 @@ from .sharding import AbstractMesh, AxisEntry, Mesh, NamedSharding, PartitionSpe
 #: refused.
 _MESH: ContextVar[Mesh | None] = ContextVar("typedax_mesh", default=None)
 _RESOLVE_CONTRACTIONS: ContextVar[bool] = ContextVar("typedax_resolve_contractions", default=False)
+#: The abstract mesh ``use_abstract_mesh`` set (``None``: the current mesh's).
+_ABSTRACT: ContextVar[AbstractMesh | None] = ContextVar("typedax_abstract_mesh", default=None)
 
 Spec = tuple[AxisEntry, ...]
 
@@ -76,8 +78,23 @@ def resolving_contractions() -> Iterator[None]:
 def abstract_mesh() -> AbstractMesh:
     """``jax.sharding.get_abstract_mesh()``: the current mesh's names,
     sizes and axis types (empty when no mesh is set)."""
+    given = _ABSTRACT.get()
+    if given is not None:
+        return given
     mesh = _MESH.get()
     return AbstractMesh((), (), ()) if mesh is None else mesh.abstract_mesh
+
+
+@contextmanager
+def using_abstract_mesh(abstract: AbstractMesh, mesh: Mesh) -> Iterator[None]:
+    """``abstract`` current (what ``get_abstract_mesh`` says), and ``mesh``,
+    the current mesh's devices arranged as it says."""
+    token = _ABSTRACT.set(abstract)
+    try:
+        with using_mesh(mesh):
+            yield
+    finally:
+        _ABSTRACT.reset(token)
 
 
 def _names(p: AxisEntry) -> tuple[str, ...]:

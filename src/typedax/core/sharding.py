@@ -209,8 +209,20 @@ class AbstractMesh:
 
     axis_sizes: tuple[int, ...]
     axis_names: tuple[str, ...]
-    axis_types: tuple[AxisType, ...]
+    axis_types: tuple[AxisType, ...] = ()  # (): every axis Auto
     platform: str | None = None
+
+    def __post_init__(self) -> None:
+        names = tuple(self.axis_names)
+        object.__setattr__(self, "axis_sizes", tuple(int(n) for n in self.axis_sizes))
+        object.__setattr__(self, "axis_names", names)
+        object.__setattr__(self, "axis_types", _axis_types(self.axis_types or None, names))
+        if len(self.axis_sizes) != len(names):
+            raise ShardingError(f"AbstractMesh: {len(self.axis_sizes)} axis sizes for {len(names)} axis names")
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.axis_sizes)
 
     @property
     def empty(self) -> bool:
@@ -228,6 +240,8 @@ class AbstractMesh:
         if self.empty:
             return "AbstractMesh((), axis_types=())"
         axes = ", ".join(f"{n!r}: {s}" for n, s in zip(self.axis_names, self.axis_sizes))
+        if self.platform is None:  # (one made by hand: no devices behind it)
+            return f"AbstractMesh({axes}, axis_types={_types_text(self.axis_types)})"
         return (f"AbstractMesh({axes}, axis_types={_types_text(self.axis_types)}, "
                 f"device_kind={self.platform}, num_cores=None, platform={self.platform})")
 

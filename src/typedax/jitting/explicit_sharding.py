@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from types import TracebackType
 from typing import TypeVar, overload
 
 from .. import tree
 from ..core.array import Array, ArrayLike
-from ..core.explicit import abstract_mesh, current_mesh, set_current_mesh, using_mesh
+from ..core.explicit import abstract_mesh, current_mesh, set_current_mesh, using_abstract_mesh, using_mesh
 from ..core.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from ..core.errors import ShardingError
 from ..core.trace import EVAL_TRACE, aval_of, current_trace
@@ -68,6 +69,24 @@ def get_abstract_mesh() -> AbstractMesh:
     """``jax.sharding.get_abstract_mesh()``: the current mesh's axis names,
     sizes and types, inside ``jit`` too (empty when none is set)."""
     return abstract_mesh()
+
+
+@contextmanager
+def use_abstract_mesh(mesh: AbstractMesh) -> Iterator[None]:
+    """``jax.sharding.use_abstract_mesh(mesh)``: inside ``jit`` too, the
+    current mesh's devices seen as ``mesh`` (other axis names, sizes and
+    types, the same number of devices, in order) while the block runs."""
+    if not isinstance(mesh, AbstractMesh):
+        raise ShardingError(f"use_abstract_mesh takes an AbstractMesh, got {type(mesh).__name__}")
+    prev, concrete = abstract_mesh(), current_mesh()
+    if concrete is None or mesh.size != concrete.size:
+        raise ShardingError(
+            f"use_abstract_mesh cannot change the size of the mesh. Got new mesh: {mesh!r} with "
+            f"size={mesh.size} and prev mesh: {prev!r} with size={1 if concrete is None else concrete.size}"
+        )
+    grid = concrete.devices.reshape(mesh.axis_sizes)
+    with using_abstract_mesh(mesh, Mesh(grid, mesh.axis_names, mesh.axis_types)):
+        yield
 
 
 def _sharding(s: object, what: str) -> NamedSharding:
