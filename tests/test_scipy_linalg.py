@@ -255,3 +255,29 @@ def test_errors_as_jax() -> None:
     with pytest.warns(FutureWarning):
         got = tsl.solve_triangular(S[None], V[None], lower=True)
     _close(got, scipy.linalg.solve_triangular(S, V, lower=True)[None])
+
+
+def test_eigh_tridiagonal() -> None:
+    """The eigenvalues are JAX's bisection's, bit for bit; the vectors
+    (JAX's come from random starts) are eigenvectors, orthonormal."""
+    d, e = RNG.standard_normal(5), RNG.standard_normal(4)
+    got = tsl.eigh_tridiagonal(d, e, eigvals_only=True)
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(jsl.eigh_tridiagonal(d, e, eigvals_only=True)))
+    np.testing.assert_allclose(np.asarray(got), scipy.linalg.eigh_tridiagonal(d, e, eigvals_only=True),
+                               rtol=1e-13, atol=1e-13)
+    part = tsl.eigh_tridiagonal(d.astype(np.float32), e.astype(np.float32), eigvals_only=True, select="i",
+                                select_range=(1, 3))
+    assert part.dtype == np.float32
+    np.testing.assert_allclose(np.asarray(part), np.asarray(got)[1:4], rtol=1e-5, atol=1e-5)
+    w, v = tsl.eigh_tridiagonal(d, e)
+    t = np.diag(d) + np.diag(e, 1) + np.diag(e, -1)
+    np.testing.assert_allclose(t @ np.asarray(v), np.asarray(v) * np.asarray(w), atol=1e-12)
+    np.testing.assert_allclose(np.asarray(v).T @ np.asarray(v), np.eye(5), atol=1e-12)
+    with pytest.raises(TypeError, match="same dtype"):
+        tsl.eigh_tridiagonal(d, e.astype(np.float32))
+    with pytest.raises(TypeError, match="Only float32 and float64"):
+        tsl.eigh_tridiagonal(np.ones(3, np.int32), np.ones(2, np.int32))
+    with pytest.raises(NotImplementedError):
+        tsl.eigh_tridiagonal(d, e, select="v")
+    with pytest.raises(ValueError, match="select_range must be specified"):
+        tsl.eigh_tridiagonal(d, e, select="i")

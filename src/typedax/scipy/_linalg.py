@@ -27,10 +27,11 @@ from .. import numpy as tnp
 from ..api_forward import jvp
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import is_complex
+from ..core.trace import Value
 from .._numpy import lax_numpy as _lax_numpy
 
 __all__ = [
-    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm",
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "eigh_tridiagonal", "expm",
     "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
     "solve_triangular", "svd", "toeplitz",
 ]
@@ -636,3 +637,125 @@ def polar(a: ArrayLike, side: str = "right", *, method: str = "qdwh", eps: float
         return one(arr)
     sig = "(m,n)->(m,n),(n,n)" if side == "right" else "(m,n)->(m,n),(m,m)"
     return tnp.vectorize(one, signature=sig)(arr)
+
+
+# -- eigh_tridiagonal ---------------------------------------------------------------------------
+def _sturm(alpha: Array, beta_sq: Array, pivmin: Array, alpha0_perturbation: Array, x: Array) -> Array:
+    """For each shift in ``x``, how many eigenvalues of the tridiagonal
+    matrix are below it (the Sturm sequence's sign changes, LAPACK's
+    ``dlaebz`` with JAX's safeguards)."""
+    n = alpha.shape[0]
+    ones = tnp.ones(x.shape, dtype=np.dtype(np.int32))
+    zeros = tnp.zeros(x.shape, dtype=np.dtype(np.int32))
+    q = alpha[0] - x
+    count = tnp.where(q < 0, ones, zeros)
+    q = tnp.where(alpha[0] == x, alpha0_perturbation, q)
+
+    def step(i: Value, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+        qq, cc = carry
+        j = tnp.asarray(i)
+        qq = alpha[j] - beta_sq[j - 1] / qq - x
+        cc = tnp.where(qq <= pivmin, cc + 1, cc)
+        qq = tnp.where(qq <= pivmin, tnp.minimum(qq, -pivmin), qq)
+        return qq, cc
+
+    _, count = lax.fori_loop(1, n, step, (q, count))
+    return count
+
+
+@overload
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: Literal[True], select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key: Array | None = None) -> Array: ...
+@overload
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: Literal[False] = False, select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key: Array | None = None) -> tuple[Array, Array]: ...
+@overload
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key: Array | None = None) -> Array | tuple[Array, Array]: ...
+def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, select: str = "a",
+                     select_range: tuple[float, float] | None = None, tol: float | None = None,
+                     key: Array | None = None) -> Array | tuple[Array, Array]:
+    """The eigenvalues (ascending) of the symmetric tridiagonal matrix with
+    diagonal ``d`` and off-diagonal ``e``, by JAX's bisection on Sturm
+    counts (all of them, ``select='a'``, or those of index ``select_range``,
+    ``select='i'``), and with ``eigvals_only=False`` its eigenvectors
+    (columns). JAX finds the vectors by inverse iteration from random starts
+    (``key``); here they are the dense matrix's ``eigh`` vectors (the same
+    up to sign, and ``key`` is unused)."""
+    del key
+    alpha, beta = tnp.asarray(d), tnp.asarray(e)
+    supported = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.complex64), np.dtype(np.complex128))
+    if alpha.dtype != beta.dtype:
+        raise TypeError(
+            f"diagonal and off-diagonal values must have same dtype, got {alpha.dtype} and {beta.dtype}")
+    if alpha.dtype not in supported:
+        raise TypeError(
+            "Only float32 and float64 inputs are supported as inputs to "
+            f"jax.scipy.linalg.eigh_tridiagonal, got {alpha.dtype} and {beta.dtype}")
+    n = alpha.shape[0]
+    if n <= 1:
+        w = tnp.real(alpha)
+        return w if eigvals_only else (w, tnp.eye(n, dtype=alpha.dtype))
+    if is_complex(alpha.dtype):
+        alpha = tnp.real(alpha)
+        beta_sq = tnp.real(beta * tnp.conj(beta))
+        beta_abs = tnp.sqrt(beta_sq)
+    else:
+        beta_abs = tnp.abs(beta)
+        beta_sq = tnp.square(beta)
+    row_sum = tnp.concatenate([beta_abs[:1], beta_abs[:-1] + beta_abs[1:], beta_abs[-1:]], axis=0)
+    est_max = tnp.max(alpha + row_sum)
+    est_min = tnp.min(alpha - row_sum)
+    t_norm = tnp.maximum(tnp.abs(est_min), tnp.abs(est_max))
+    finfo = np.finfo(np.dtype(alpha.dtype.name))
+    one = np.ones([], dtype=alpha.dtype)
+    safemin = np.maximum(one / finfo.max, (one + finfo.eps) * finfo.tiny)
+    pivmin = safemin * tnp.maximum(1, tnp.max(beta_sq))
+    alpha0_perturbation = tnp.square(finfo.eps * beta_abs[0])
+    abs_tol = t_norm * finfo.eps
+    if tol is not None:
+        abs_tol = tnp.maximum(tol, abs_tol)
+    max_it = finfo.nmant + 1
+    if select == "a":
+        target = tnp.arange(n, dtype=np.dtype(np.int32))
+    elif select == "i":
+        if select_range is None:
+            raise ValueError("for select='i', select_range must be specified.")
+        if select_range[0] > select_range[1]:
+            raise ValueError("Got empty index range in select_range.")
+        target = tnp.arange(int(select_range[0]), int(select_range[1]) + 1, dtype=np.dtype(np.int32))
+    elif select == "v":
+        raise NotImplementedError("eigh_tridiagonal(..., select='v') is not implemented")
+    else:
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+    fudge = 2.1
+    norm_slack = tnp.asarray(n, dtype=alpha.dtype) * fudge * finfo.eps * t_norm
+    shape = target.shape
+    lower = tnp.broadcast_to(est_min - norm_slack - 2 * fudge * pivmin, shape)
+    upper = tnp.broadcast_to(est_max + norm_slack + fudge * pivmin, shape)
+    mid = 0.5 * (upper + lower)
+    piv = tnp.broadcast_to(pivmin, shape)
+    pert = tnp.broadcast_to(alpha0_perturbation, shape)
+
+    def cond(args: tuple[Array, Array, Array, Array]) -> Array:
+        i, lo, _, up = args
+        return tnp.logical_and(i < max_it, tnp.less(abs_tol, tnp.max(up - lo)))
+
+    def body(args: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        i, lo, m, up = args
+        counts = _sturm(alpha, beta_sq, piv, pert, m)
+        lo = tnp.where(counts <= target, m, lo)
+        up = tnp.where(counts > target, m, up)
+        return i + 1, lo, 0.5 * (lo + up), up
+
+    start = (tnp.asarray(0, dtype=np.dtype(np.int32)), lower, mid, upper)
+    out: tuple[Array, Array, Array, Array] = lax.while_loop(cond, body, start)
+    mid = out[2]
+    if eigvals_only:
+        return mid
+    dense = (tnp.diag(tnp.asarray(d)) + tnp.diag(tnp.conj(tnp.asarray(e)), -1) + tnp.diag(tnp.asarray(e), 1))
+    vectors, _ = lax_linalg.eigh(dense)
+    return mid, vectors[:, target]

@@ -10,6 +10,7 @@ from ._linalg import cholesky as cholesky
 from ._linalg import circulant as circulant
 from ._linalg import det as det
 from ._linalg import eigh as eigh
+from ._linalg import eigh_tridiagonal as eigh_tridiagonal
 from ._linalg import expm as expm
 from ._linalg import expm_frechet as expm_frechet
 from ._linalg import hankel as hankel
@@ -25,7 +26,7 @@ from ._linalg import svd as svd
 from ._linalg import toeplitz as toeplitz
 
 __all__ = [
-    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "expm",
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "eigh_tridiagonal", "expm",
     "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
     "solve_triangular", "svd", "toeplitz",
 ]
