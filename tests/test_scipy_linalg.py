@@ -102,6 +102,8 @@ SCIPY_CASES: list[Case] = [
     ("circulant", lambda m: m.circulant(V)),
     ("polar", lambda m: m.polar(R)),
     ("polar left", lambda m: m.polar(R.T, side="left")),
+    ("hessenberg", lambda m: m.hessenberg(np.vstack([R.T, R[:, 0]]))),
+    ("hessenberg q complex", lambda m: m.hessenberg(A + 1j * S, calc_q=True)),
 ]
 
 
@@ -247,6 +249,8 @@ def test_errors_as_jax() -> None:
         tsl.qr(A, pivoting=True)
     with pytest.raises(TypeError, match="not supported"):
         tsl.expm(np.eye(2, dtype=np.float16))
+    with pytest.raises(TypeError, match="does not accept dtype int32"):
+        tsl.hessenberg(np.eye(2, dtype=np.int32))
     # a batch of 1-d right-hand sides: JAX's deprecation warning, and the vector solve
     with warnings.catch_warnings():
         warnings.simplefilter("error")

@@ -32,7 +32,7 @@ from .._numpy import lax_numpy as _lax_numpy
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "eigh_tridiagonal", "expm",
-    "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+    "expm_frechet", "hankel", "hessenberg", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
     "solve_triangular", "svd", "toeplitz",
 ]
 
@@ -759,3 +759,83 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, 
     dense = (tnp.diag(tnp.asarray(d)) + tnp.diag(tnp.conj(tnp.asarray(e)), -1) + tnp.diag(tnp.asarray(e), 1))
     vectors, _ = lax_linalg.eigh(dense)
     return mid, vectors[:, target]
+
+
+# -- hessenberg -----------------------------------------------------------------------------------
+def _reflector(alpha: Array, x: Array) -> tuple[Array, Array, Array]:
+    """LAPACK's ``xlarfg``: ``(beta, tau, v)`` with ``(I - tau [1 v][1 v]^H)^H
+    [alpha x] = [beta 0]``, ``beta`` real (without LAPACK's rescaling of
+    tiny norms)."""
+    xnorm = tnp.sqrt(tnp.sum(tnp.real(x * tnp.conj(x)))) if x.shape[0] else tnp.zeros((), tnp.real(alpha).dtype)
+    alphr, alphi = tnp.real(alpha), tnp.imag(alpha)
+    keep = (xnorm == 0) & (alphi == 0)
+    size = tnp.sqrt(alphr * alphr + alphi * alphi + xnorm * xnorm)
+    beta = tnp.where(alphr >= 0, -size, size)
+    safe_beta = tnp.where(keep, tnp.ones_like(beta), beta)
+    if is_complex(alpha.dtype):
+        tau = lax.complex((safe_beta - alphr) / safe_beta, -alphi / safe_beta)
+    else:
+        tau = (safe_beta - alphr) / safe_beta
+    denom = alpha - safe_beta.astype(alpha.dtype)
+    v = x / tnp.where(keep, tnp.ones_like(denom), denom)
+    zero = tnp.zeros_like(tau)
+    return (tnp.where(keep, alpha, beta.astype(alpha.dtype)), tnp.where(keep, zero, tau),
+            tnp.where(keep, x, v))
+
+
+def _hessenberg_2d(a: Array, calc_q: bool) -> tuple[Array, Array | None]:
+    """LAPACK's unblocked ``xgehd2`` (the reduction ``gehrd`` makes of a
+    small matrix) and, with ``calc_q``, the product of its reflectors."""
+    n = a.shape[0]
+    q = tnp.eye(n, dtype=a.dtype) if calc_q else None
+    for i in range(n - 1):
+        beta, tau, tail = _reflector(a[i + 1, i], a[i + 2:, i])
+        v = tnp.concatenate([tnp.ones((1,), a.dtype), tail])
+        vh = tnp.conj(v) if is_complex(a.dtype) else v
+        a = a.at[i + 1, i].set(beta).at[i + 2:, i].set(tnp.zeros_like(tail))
+        right = a[:, i + 1:]
+        a = a.at[:, i + 1:].set(right - tau * _dot(right, v)[:, None] * vh[None, :])
+        lower = a[i + 1:, i + 1:]
+        tau_c = tnp.conj(tau) if is_complex(a.dtype) else tau
+        a = a.at[i + 1:, i + 1:].set(lower - tau_c * v[:, None] * _dot(vh, lower)[None, :])
+        if q is not None:
+            block = q[:, i + 1:]
+            q = q.at[:, i + 1:].set(block - tau * _dot(block, v)[:, None] * vh[None, :])
+    return a, q
+
+
+@overload
+def hessenberg(a: ArrayLike, *, calc_q: Literal[False] = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Array: ...
+@overload
+def hessenberg(a: ArrayLike, *, calc_q: Literal[True], overwrite_a: bool = False,
+               check_finite: bool = True) -> tuple[Array, Array]: ...
+@overload
+def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Array | tuple[Array, Array]: ...
+def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
+               check_finite: bool = True) -> Array | tuple[Array, Array]:
+    """The upper Hessenberg form ``h`` of each square matrix of ``a``, and
+    with ``calc_q`` the unitary ``q`` with ``a = q @ h @ q^H``: LAPACK's
+    Householder reduction (``gehrd``), as JAX's on the CPU."""
+    del overwrite_a, check_finite
+    x = tnp.asarray(a)
+    if not (is_complex(x.dtype) or np.issubdtype(x.dtype, np.floating)):
+        raise TypeError(
+            f"hessenberg does not accept dtype {x.dtype} at position 0. Accepted dtypes at position 0 "
+            "are subtypes of floating, complexfloating.")
+    _square("hessenberg", x)
+    if x.shape[-1] == 0:
+        return (tnp.zeros_like(x), tnp.zeros_like(x)) if calc_q else tnp.zeros_like(x)
+
+    def with_q(m: Array) -> tuple[Array, Array]:
+        h, q = _hessenberg_2d(m, True)
+        assert q is not None
+        return h, q
+
+    def without_q(m: Array) -> Array:
+        return _hessenberg_2d(m, False)[0]
+
+    if calc_q:
+        return tnp.vectorize(with_q, signature="(n,n)->(n,n),(n,n)")(x) if x.ndim > 2 else with_q(x)
+    return tnp.vectorize(without_q, signature="(n,n)->(n,n)")(x) if x.ndim > 2 else without_q(x)

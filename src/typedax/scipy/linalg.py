@@ -14,6 +14,7 @@ from ._linalg import eigh_tridiagonal as eigh_tridiagonal
 from ._linalg import expm as expm
 from ._linalg import expm_frechet as expm_frechet
 from ._linalg import hankel as hankel
+from ._linalg import hessenberg as hessenberg
 from ._linalg import inv as inv
 from ._linalg import lu as lu
 from ._linalg import lu_factor as lu_factor
@@ -27,6 +28,6 @@ from ._linalg import toeplitz as toeplitz
 
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "eigh_tridiagonal", "expm",
-    "expm_frechet", "hankel", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
+    "expm_frechet", "hankel", "hessenberg", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
     "solve_triangular", "svd", "toeplitz",
 ]
