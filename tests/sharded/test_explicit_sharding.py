@@ -17,6 +17,7 @@ import contextlib
 import io
 import os
 import textwrap
+from collections.abc import Callable
 
 import pytest
 
@@ -399,3 +400,108 @@ def test_types_follow_the_layout_and_retrace() -> None:
         assert m is mesh and get_mesh() is mesh
         assert repr(get_abstract_mesh()) == repr(jax.make_mesh((4, 2), ("a", "b")).abstract_mesh)
     assert get_mesh() is None
+
+
+# -- the rules against JAX's on random types (tracing only: nothing compiles) --
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from _examples import ci_examples
+from typedax.core.avals import ShapedArray
+from typedax.core.explicit import type_sharding
+
+SIZES = {"a": 4, "b": 2}
+SPLITS: list[object] = [None, "a", "b", ("a", "b"), ("b", "a")]
+
+
+@st.composite
+def typed(draw: st.DrawFn, ndim: int | None = None) -> tuple[tuple[int, ...], tuple[object, ...]]:
+    """A shape of powers of two and a valid split of it over ('a': 4, 'b': 2)."""
+    rank = draw(st.integers(1, 3)) if ndim is None else ndim
+    shape = tuple(draw(st.sampled_from([1, 2, 4, 8])) for _ in range(rank))
+    spec: list[object] = []
+    used: set[str] = set()
+    for d in shape:
+        p = draw(st.sampled_from(SPLITS))
+        names = () if p is None else (p,) if isinstance(p, str) else tuple(p)  # type: ignore[arg-type]  # a name or a tuple of names
+        devices = 1
+        for n in names:
+            devices *= SIZES[n]
+        if used & set(names) or d % devices:
+            p, names = None, ()
+        used |= set(names)
+        spec.append(p)
+    return shape, tuple(spec)
+
+
+def outcome(lib: str, f_jax: Callable[..., object], f_tdx: Callable[..., object],
+            *args: tuple[tuple[int, ...], tuple[object, ...]]) -> str:
+    """The result's type as the library prints it, or 'error'."""
+    try:
+        if lib == "jax":
+            jmesh = jax.make_mesh((4, 2), ("a", "b"), axis_types=(jax.sharding.AxisType.Explicit,) * 2)
+            structs = [jax.ShapeDtypeStruct(s, np.float32, sharding=jax.NamedSharding(jmesh, jax.P(*p)))  # type: ignore[no-untyped-call]  # jax's P is untyped
+                       for s, p in args]
+            closed = jax.make_jaxpr(f_jax)(*structs)
+            return str(closed.out_avals[0].str_short())
+        mesh = explicit_mesh()
+        avals = [ShapedArray(s, np.dtype(np.float32), sharding=type_sharding(tdx.NamedSharding(mesh, P(*p)), len(s)))  # type: ignore[arg-type]  # valid entries, drawn above
+                 for s, p in args]
+        return tdx.make_jaxpr(f_tdx)(*avals).jaxpr.outs[0].aval.str_short()
+    except Exception as e:  # the same kind of failure in both: a sharding error
+        if lib == "jax":
+            assert type(e).__name__ in ("ShardingTypeError", "ValueError", "TypeError", "AssertionError"), e  # (an assert in JAX's reshape rule)
+        else:
+            assert isinstance(e, (ShardingTypeError, ShardingError)), e
+        return "error"
+
+
+def factorizations(n: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """Shapes of ``n`` elements (a power of two), rank 1 to 3."""
+    k = n.bit_length() - 1
+    return st.lists(st.integers(0, k), min_size=0, max_size=2).map(
+        lambda cuts: tuple(2 ** (b - a) for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), k])))
+
+
+@ci_examples(25, otherwise=60, deadline=None)
+@given(typed(), st.data())
+def test_reshape_transpose_reduce_rules_as_jax(x: tuple[tuple[int, ...], tuple[object, ...]], data: st.DataObject) -> None:
+    shape = x[0]
+    new = data.draw(factorizations(int(np.prod(shape))))
+    perm = tuple(data.draw(st.permutations(range(len(shape)))))
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    for f_jax, f_tdx in [
+        (lambda v: v.reshape(new), lambda v: v.reshape(new)),
+        (lambda v: v.transpose(perm), lambda v: v.transpose(perm)),
+        (lambda v: v.sum(axis), lambda v: v.sum(axis)),
+        (lambda v: jax.numpy.max(v, axis=axis), lambda v: tnp.max(v, axis=axis)),
+    ]:
+        assert outcome("typedax", f_jax, f_tdx, x) == outcome("jax", f_jax, f_tdx, x), (x, new, perm, axis)
+
+
+@ci_examples(25, otherwise=60, deadline=None)
+@given(typed(2), typed(2), st.data())
+def test_elementwise_and_dot_rules_as_jax(
+    x: tuple[tuple[int, ...], tuple[object, ...]], y: tuple[tuple[int, ...], tuple[object, ...]], data: st.DataObject,
+) -> None:
+    """``x``'s and ``y``'s splits on an elementwise pair (one shape) and on
+    a dot's operands (the contracted size shared)."""
+    same = (x[0], y[1])
+    if all(d % _devices(p) == 0 for d, p in zip(x[0], y[1])):
+        assert outcome("typedax", lambda u, v: u + v, lambda u, v: u + v, x, same) == \
+            outcome("jax", lambda u, v: u + v, lambda u, v: u + v, x, same)
+    n = data.draw(st.sampled_from([2, 4, 8]))
+    a, b = (n, x[0][1]), (x[0][1], n)
+    sa, sb = x[1], y[1]
+    if all(d % _devices(p) == 0 for d, p in zip(a, sa)) and all(d % _devices(p) == 0 for d, p in zip(b, sb)):
+        assert outcome("typedax", jax.numpy.dot, tnp.dot, (a, sa), (b, sb)) == \
+            outcome("jax", jax.numpy.dot, tnp.dot, (a, sa), (b, sb))
+
+
+def _devices(p: object) -> int:
+    names = () if p is None else (p,) if isinstance(p, str) else tuple(p)  # type: ignore[arg-type]  # a name or a tuple of names
+    out = 1
+    for n in names:
+        out *= SIZES[n]
+    return out

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from typing import NoReturn
 
 from .avals import ShapedArray
 from .errors import ShardingError, ShardingTypeError
@@ -225,56 +226,129 @@ def _squeeze(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequen
 
 
 def _reshape(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
-    """JAX's reshape rule: size-1 dimensions aside, a split of one
-    dimension into several gives the first of them its split (when its size
-    is a multiple of the split's devices), a merge of several gives the
-    merged dimension the splits of its parts in order; anything else with a
-    split dimension is an error (reshard first, or use ``auto_axes``)."""
+    """JAX's reshape rule: an unsplit operand stays unsplit; when only
+    size-1 dimensions come or go, the others keep their splits; a split of
+    one dimension into several gives its mesh axes, major first, to the
+    new dimensions they divide; a merge of several gives the merged one
+    their axes in order (an unsplit part before a split one is an error);
+    anything else with a split dimension is an error (reshard first, or use
+    ``auto_axes``)."""
     (x,), (out,) = ins, outs
     spec = _spec(x)
-    mesh = x.sharding.mesh.shape if x.sharding is not None else {}
-    result: list[AxisEntry] = [None] * out.ndim
-    i = j = 0
-    while i < x.ndim or j < out.ndim:
-        if i < x.ndim and x.shape[i] == 1 and spec[i] is None and (j >= out.ndim or out.shape[j] != 1):
-            i += 1
-            continue
-        if j < out.ndim and out.shape[j] == 1 and (i >= x.ndim or x.shape[i] != 1):
-            j += 1
-            continue
-        if i >= x.ndim or j >= out.ndim:
-            break
-        a, b = x.shape[i], out.shape[j]
-        i2, j2 = i + 1, j + 1
-        while a != b:  # grow the smaller side to the next common product
-            if a < b:
-                a *= x.shape[i2]
-                i2 += 1
+    if all(p is None for p in spec):
+        return [(None,) * out.ndim]
+    old, new = x.shape, out.shape
+    if [d for d in old if d != 1] == [d for d in new if d != 1]:  # only size-1 dimensions differ
+        kept = iter(p for d, p in zip(old, spec) if d != 1)
+        return [tuple(None if d == 1 else next(kept) for d in new)]
+    assert x.sharding is not None
+    sizes = x.sharding.mesh.shape
+    split = _one_axis(old, new, x, out)
+    if split is not None:  # one operand dimension split into several
+        result: list[AxisEntry] = []
+        for part, p in zip(split, spec):
+            if isinstance(part, list):
+                result.extend([None] * len(part) if p is None else _partition(sizes, _names(p), part, x, out))
             else:
-                b *= out.shape[j2]
-                j2 += 1
-        group = spec[i:i2]
-        if i2 - i == 1 and j2 - j == 1:
-            result[j] = group[0]
-        elif i2 - i == 1:  # a split: the major part keeps the split
-            devices = 1
-            for n in _names(group[0]):
-                devices *= mesh[n]
-            if group[0] is not None and out.shape[j] % devices:
+                result.append(p)
+        return [tuple(result)]
+    merge = _one_axis(new, old, x, out)
+    if merge is not None:  # several operand dimensions merged into one
+        it = iter(spec)
+        result = []
+        for n, part in zip(new, merge):
+            if not isinstance(part, list):
+                result.append(next(it))
+                continue
+            group = [next(it) for _ in part]
+            if all(p is None for p in group):
+                result.append(None)
+                continue
+            flat: list[str | None] = [n2 for p in group for n2 in (_names(p) or (None,))]
+            while flat[-1] is None:
+                flat.pop()
+            if None in flat:
                 _reshape_error(x, out)
-            result[j] = group[0]
-        elif j2 - j == 1:  # a merge: the parts' splits, major first
-            names = [n for p in group for n in _names(p)]
-            if any(p is not None for p in group[1:]) and group[0] is None:
-                _reshape_error(x, out)
-            result[j] = _entry(names)
-        elif any(p is not None for p in group):
+            result.extend(_partition(sizes, tuple(n2 for n2 in flat if n2 is not None), [n], x, out))
+        return [tuple(result)]
+    _reshape_error(x, out)
+
+
+def _one_axis(
+    shape: tuple[int, ...], sizes: tuple[int, ...], x: ShapedArray, out: ShapedArray,
+) -> list[int | list[int]] | None:
+    """JAX's ``_split_on_one_axis``: per dimension of ``shape``, itself or
+    (for the one dimension split) the sizes it becomes in ``sizes``;
+    ``None`` when ``sizes`` does not split one dimension of ``shape``."""
+    if len(sizes) <= len(shape):
+        return None
+    rank = len(shape)
+    ones = 0
+    while shape and sizes and shape[-1] == 1 and sizes[-1] == 1:
+        ones += 1
+        shape, sizes = shape[:-1], sizes[:-1]
+    i = j = count = 0
+    parts: list[int | list[int]] = []
+    while j < len(sizes):
+        if i >= len(shape):  # (JAX's fails here too: an IndexError)
             _reshape_error(x, out)
-        i, j = i2, j2
-    return [tuple(result)]
+        if shape[i] == sizes[j]:
+            parts.append(shape[i])
+        else:
+            count += 1
+            if count > 1:
+                _reshape_error(x, out)
+            group = [sizes[j]]
+            nj, ni = j + 1, i + 1
+            while _prod(group) != shape[i] or (nj < len(sizes) and sizes[nj] == 1):
+                if _prod(group) > shape[i]:
+                    return None
+                if _prod(group) == shape[i] and ni < len(shape) and nj < len(sizes) and sizes[nj] == shape[ni]:
+                    break
+                j += 1
+                if j >= len(sizes):
+                    return None
+                group.append(sizes[j])
+                nj += 1
+            parts.append(group)
+        i += 1
+        j += 1
+    if len(parts) + ones != rank:  # (JAX's fails here too: an assertion)
+        _reshape_error(x, out)
+    return parts + [1] * ones
 
 
-def _reshape_error(x: ShapedArray, out: ShapedArray) -> None:
+def _partition(
+    mesh: dict[str, int], names: tuple[str, ...], dims: list[int], x: ShapedArray, out: ShapedArray,
+) -> list[AxisEntry]:
+    """JAX's ``split_partitions``: the mesh axes ``names``, major first,
+    handed to the dimensions ``dims`` each divides (all of them used)."""
+    it = iter(names)
+    result: list[AxisEntry] = []
+    for d in dims:
+        got: list[str] = []
+        while d > 1:
+            n = next(it, None)
+            if n is None:
+                break
+            d, rest = divmod(d, mesh[n])
+            if rest:
+                _reshape_error(x, out)
+            got.append(n)
+        result.append(_entry(got))
+    if next(it, None) is not None:
+        _reshape_error(x, out)
+    return result
+
+
+def _prod(xs: Sequence[int]) -> int:
+    out = 1
+    for v in xs:
+        out *= v
+    return out
+
+
+def _reshape_error(x: ShapedArray, out: ShapedArray) -> NoReturn:
     raise ShardingTypeError(
         "This reshape is not supported. Please specify the sharding of the output via the "
         "`out_sharding` argument of jax.lax.reshape. Got "
