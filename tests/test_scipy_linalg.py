@@ -104,6 +104,20 @@ SCIPY_CASES: list[Case] = [
     ("polar left", lambda m: m.polar(R.T, side="left")),
     ("hessenberg", lambda m: m.hessenberg(np.vstack([R.T, R[:, 0]]))),
     ("hessenberg q complex", lambda m: m.hessenberg(A + 1j * S, calc_q=True)),
+    ("leslie", lambda m: m.leslie(V, V[:2])),
+    ("leslie ints", lambda m: m.leslie(np.array([1, 2, 3]), np.array([4, 5]))),
+    ("companion of ints", lambda m: m.companion(np.array([1, 2, 3]))),
+    ("fiedler", lambda m: m.fiedler(V)),
+    ("fiedler_companion", lambda m: m.fiedler_companion(np.array([1.0, 2, 3, 4, 5, 6]))),
+    ("convolution_matrix", lambda m: m.convolution_matrix(V, 5)),
+    ("convolution_matrix same", lambda m: m.convolution_matrix(R[:, 0], 3, "same")),
+    ("convolution_matrix valid", lambda m: m.convolution_matrix(R[:, 0], 3, "valid")),
+    ("hilbert", lambda m: m.hilbert(4)),
+    ("invhilbert", lambda m: m.invhilbert(4)),
+    ("helmert full", lambda m: m.helmert(4, full=True)),
+    ("hadamard", lambda m: m.hadamard(4)),
+    ("hadamard float32", lambda m: m.hadamard(4, dtype=np.float32)),
+    ("dft sqrtn", lambda m: m.dft(4, "sqrtn")),
 ]
 
 
@@ -133,6 +147,19 @@ def test_batches_as_jax() -> None:
     _close(tsl.expm(BATCH), scipy.linalg.expm(BATCH))
     _close(tsl.toeplitz(BATCH[0], BATCH[1]),
            np.stack([scipy.linalg.toeplitz(c, r) for c, r in zip(BATCH[0], BATCH[1])]))
+
+
+def test_special_matrices_dtypes_as_jax() -> None:
+    """JAX's ``pascal`` is float32 and ``invpascal`` float (SciPy's are
+    integers); ``dft`` takes a complex ``dtype``."""
+    p, ip = tsl.pascal(4, "lower"), tsl.invpascal(4)
+    assert p.dtype == np.float32 and ip.dtype == np.float64
+    np.testing.assert_array_equal(np.asarray(p), scipy.linalg.pascal(4, "lower"))
+    np.testing.assert_allclose(np.asarray(ip), scipy.linalg.invpascal(4), atol=1e-9)
+    np.testing.assert_allclose(np.asarray(tsl.pascal(4)), scipy.linalg.pascal(4))
+    d = tsl.dft(4, "n", dtype=np.complex64)
+    assert d.dtype == np.complex64
+    np.testing.assert_allclose(np.asarray(d), scipy.linalg.dft(4, "n"), atol=1e-6)
 
 
 def test_weak_types_as_jax() -> None:
@@ -249,6 +276,26 @@ def test_errors_as_jax() -> None:
         tsl.qr(A, pivoting=True)
     with pytest.raises(TypeError, match="not supported"):
         tsl.expm(np.eye(2, dtype=np.float16))
+    with pytest.raises(ValueError, match="at least 2"):
+        tsl.leslie(V[:1], V[:0])
+    with pytest.raises(ValueError, match="one less than"):
+        tsl.leslie(V, V)
+    with pytest.raises(ValueError, match="at least 2"):
+        tsl.companion(V[:1])
+    with pytest.raises(ValueError, match="positive integer"):
+        tsl.convolution_matrix(V, 0)
+    with pytest.raises(ValueError, match="mode must be one of"):
+        tsl.convolution_matrix(V, 2, "bad")
+    with pytest.raises(ValueError, match="power of 2"):
+        tsl.hadamard(6)
+    with pytest.raises(ValueError, match="scale must be"):
+        tsl.dft(3, "bad")
+    with pytest.raises(ValueError, match="complex floating-point"):
+        tsl.dft(3, dtype=np.float32)
+    with pytest.raises(ValueError, match="Expected kind"):
+        tsl.pascal(3, "left")
+    with pytest.raises(ValueError, match="positive integer"):
+        tsl.helmert(0)
     with pytest.raises(TypeError, match="does not accept dtype int32"):
         tsl.hessenberg(np.eye(2, dtype=np.int32))
     # a batch of 1-d right-hand sides: JAX's deprecation warning, and the vector solve

@@ -26,14 +26,16 @@ from .. import lax_linalg
 from .. import numpy as tnp
 from ..api_forward import jvp
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import is_complex
+from ..core.dtypes import default_complex, is_complex
 from ..core.trace import Value
 from .._numpy import lax_numpy as _lax_numpy
 
 __all__ = [
-    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "det", "eigh", "eigh_tridiagonal", "expm",
-    "expm_frechet", "hankel", "hessenberg", "inv", "lu", "lu_factor", "lu_solve", "polar", "qr", "solve",
-    "solve_triangular", "svd", "toeplitz",
+    "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
+    "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
+    "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
+    "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
+    "solve", "solve_triangular", "svd", "toeplitz",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -839,3 +841,197 @@ def hessenberg(a: ArrayLike, *, calc_q: bool = False, overwrite_a: bool = False,
     if calc_q:
         return tnp.vectorize(with_q, signature="(n,n)->(n,n),(n,n)")(x) if x.ndim > 2 else with_q(x)
     return tnp.vectorize(without_q, signature="(n,n)->(n,n)")(x) if x.ndim > 2 else without_q(x)
+
+
+# -- more special matrices (JAX's) -----------------------------------------------------------------
+def _inexact1(name: str, a: ArrayLike) -> Array:
+    (x,) = _inexact(a)
+    return tnp.atleast_1d(x)
+
+
+def leslie(f: ArrayLike, s: ArrayLike) -> Array:
+    """The Leslie matrix of fecundities ``f`` and survival rates ``s``."""
+    fa, sa = tnp.atleast_1d(tnp.asarray(f)), tnp.atleast_1d(tnp.asarray(s))
+    if fa.shape[-1] < 2:
+        raise ValueError(f"The length of f along the last axis must be at least 2; got shape {fa.shape}.")
+    if sa.shape[-1] != fa.shape[-1] - 1:
+        raise ValueError(
+            "Incorrect lengths for f and s. The length of s along the last axis must be one less than the "
+            f"length of f; got f shape {fa.shape} and s shape {sa.shape}.")
+
+    def one(fv: Array, sv: Array) -> Array:
+        fp, sp = (tnp.asarray(v) for v in _lax_numpy._promote(fv, sv))
+        return tnp.diag(sp, k=-1).at[0].set(fp)
+
+    return tnp.vectorize(one, signature="(n),(m)->(n,n)")(fa, sa)
+
+
+def companion(a: ArrayLike) -> Array:
+    """The companion matrix of the polynomial with coefficients ``a``."""
+    x = _inexact1("companion", a)
+    if x.shape[-1] < 2:
+        raise ValueError(f"The length of `a` along the last axis must be at least 2; got shape {x.shape}.")
+
+    def one(v: Array) -> Array:
+        first_row = -v[1:] / v[0]
+        m = v.shape[0] - 1
+        return tnp.eye(m, m, k=-1, dtype=first_row.dtype).at[0].set(first_row)
+
+    return tnp.vectorize(one, signature="(n)->(m,m)")(x)
+
+
+def fiedler(a: ArrayLike) -> Array:
+    """The symmetric Fiedler matrix ``|a_i - a_j|``."""
+    arr = tnp.atleast_1d(tnp.asarray(a))
+    return tnp.abs(arr[..., None] - arr[..., None, :])
+
+
+def fiedler_companion(a: ArrayLike) -> Array:
+    """The Fiedler companion matrix of the polynomial with coefficients ``a``."""
+    x = _inexact1("fiedler_companion", a)
+    if x.shape[-1] == 0:
+        raise ValueError("fiedler_companion requires the last axis of 'a' to have nonzero length, but got an "
+                         f"array of shape {x.shape}.")
+
+    def one(v: Array) -> Array:
+        n = v.shape[0] - 1
+        if n == 0:
+            return tnp.zeros((0, 0), dtype=v.dtype)
+        v = v / v[0]
+        if n == 1:
+            return tnp.reshape(-v[1:], (1, 1))
+        i = tnp.arange(n)[:, None]
+        j = tnp.arange(n)[None, :]
+        super_val = -v[tnp.minimum(i + 2, n)]
+        sub_val = -v[tnp.minimum(i + 1, n)]
+        even, odd = i % 2 == 0, i % 2 == 1
+        one_, zero = tnp.ones((), v.dtype), tnp.zeros((), v.dtype)
+        conditions = [(i == 0) & (j == 0), (i == 1) & (j == 0), (j == i + 1) & even, (j == i + 2) & even,
+                      (j == i - 1) & even & (i >= 2), (j == i - 2) & odd & (i >= 3)]
+        choices = [tnp.broadcast_to(c, (n, n)) for c in (-v[1], one_, super_val, one_, sub_val, one_)]
+        return tnp.select([tnp.broadcast_to(c, (n, n)) for c in conditions], choices, default=zero)
+
+    return tnp.vectorize(one, signature="(n)->(m,m)")(x)
+
+
+def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
+    """The matrix of the discrete convolution with ``a`` of an ``n``-vector
+    (``mode`` 'full', 'valid' or 'same', as ``np.convolve``'s)."""
+    n = int(n)
+    if n <= 0:
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    arr = tnp.asarray(a)
+    if arr.ndim == 0:
+        raise ValueError("convolution_matrix: a must be at least 1-dimensional, got a scalar.")
+    m = arr.shape[-1]
+    if m < 1:
+        raise ValueError(f"len(a) must be at least 1; got shape {arr.shape}.")
+    if mode not in ("full", "valid", "same"):
+        raise ValueError(f"mode must be one of 'full', 'valid', 'same'; got {mode!r}.")
+    pads = [(0, 0)] * (arr.ndim - 1) + [(0, n - 1)]
+    az = tnp.pad(arr, pads)
+    raz = tnp.pad(tnp.flip(arr, axis=-1), pads)
+    length = m + n - 1
+    if mode == "same":
+        trim = min(n, m) - 1
+        tb, te = trim // 2, trim - trim // 2
+    elif mode == "valid":
+        tb = te = min(n, m) - 1
+    else:
+        tb = te = 0
+    return toeplitz(az[..., tb:length - te], raz[..., length - n - tb:length - tb])
+
+
+def hilbert(n: int) -> Array:
+    """The Hilbert matrix ``1 / (i + j + 1)``, in the default float dtype."""
+    a = tnp.arange(n, dtype=float)[:, None]
+    return 1 / (a + a.T + 1)
+
+
+def _binom(n: Array, k: Array) -> Array:
+    return tnp.exp(lax.lgamma(n + 1.0) - lax.lgamma(n - k + 1.0) - lax.lgamma(k + 1.0))
+
+
+def invhilbert(n: int) -> Array:
+    """The inverse of ``hilbert(n)`` (JAX's closed form, in floats)."""
+    a = tnp.arange(n, dtype=float)
+    i, j = a[:, None], a[None, :]
+    s = i + j
+    return ((-1.0) ** s * (s + 1.0) * _binom(n + i, n - j - 1) * _binom(n + j, n - i - 1)
+            * _binom(s, i) ** 2)
+
+
+def _pascal_kind(kind: str | None, article: str) -> str:
+    kind = "symmetric" if kind is None else kind
+    valid = ["symmetric", "lower", "upper"]
+    if kind not in valid:
+        raise ValueError(f"Expected kind to be {article}: {valid}; got {kind}")
+    return kind
+
+
+def pascal(n: int, kind: str | None = None) -> Array:
+    """The Pascal matrix (binomial coefficients), float32 as JAX's."""
+    kind = _pascal_kind(kind, "on of")
+    a = tnp.arange(n, dtype=np.float32)
+    lower = _binom(a[:, None], a[None, :])
+    if kind == "lower":
+        return lower
+    if kind == "upper":
+        return lower.T
+    return tnp.dot(lower, lower.T)
+
+
+def invpascal(n: int, kind: str | None = None) -> Array:
+    """The inverse of ``pascal(n, kind)``, in the default float dtype."""
+    kind = _pascal_kind(kind, "one of")
+    a = tnp.arange(n, dtype=float)
+    i, j = a[:, None], a[None, :]
+    lower_inv = (-1.0) ** (i - j) * _binom(i, j)
+    if kind == "lower":
+        return lower_inv
+    if kind == "upper":
+        return lower_inv.T
+    return tnp.dot(lower_inv.T, lower_inv)
+
+
+def helmert(n: int, full: bool = False) -> Array:
+    """The Helmert matrix of order ``n`` (its first row with ``full``)."""
+    if n < 1:
+        raise ValueError(f"n must be a positive integer; got {n}.")
+    i = tnp.arange(n - 1)[:, None]
+    j = tnp.arange(n)[None, :]
+    k = i + 1
+    kf = k.astype(float)
+    denom = tnp.sqrt(kf * (kf + 1))
+    h = tnp.where(j <= i, 1.0 / denom, tnp.where(j == k, -kf / denom, tnp.zeros_like(denom)))
+    if full:
+        first = tnp.full((1, n), 1.0 / np.sqrt(n), dtype=h.dtype)
+        h = tnp.concatenate([first, h], axis=0)
+    return h
+
+
+def hadamard(n: int, dtype: object = int) -> Array:
+    """The Hadamard matrix of order ``n`` (a power of 2), Sylvester's."""
+    if n < 1 or not float(np.log2(n)).is_integer():
+        raise ValueError(f"n must be a positive power of 2; got {n}.")
+    h = tnp.ones((1, 1), dtype=dtype)  # type: ignore[arg-type]  # a dtype-like, checked by ones
+    for _ in range(int(np.log2(n))):
+        h = tnp.block([[h, h], [h, -h]])
+    return h
+
+
+def dft(n: int, scale: str | None = None, *, dtype: object = None) -> Array:
+    """The discrete Fourier transform matrix (``scale`` None, 'sqrtn' or 'n'),
+    complex128 by default (complex64 with x64 off)."""
+    if scale is not None and scale not in ("sqrtn", "n"):
+        raise ValueError(f"scale must be None, 'sqrtn', or 'n'; got {scale!r}.")
+    dt = default_complex() if dtype is None else np.dtype(dtype)  # type: ignore[call-overload]  # a dtype-like
+    if not np.issubdtype(dt, np.complexfloating):
+        raise ValueError(f"dtype must be a complex floating-point type; got {dt}.")
+    a = tnp.arange(n, dtype=np.dtype(np.float64) if dt == np.complex128 else np.dtype(np.float32)).astype(dt)
+    omegas = tnp.exp(-2j * np.pi * a[:, None] * a[None, :] / n)
+    if scale == "sqrtn":
+        omegas = omegas / np.sqrt(n)
+    elif scale == "n":
+        omegas = omegas / n
+    return omegas
