@@ -577,11 +577,12 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
     mesh: Mesh | None = None
     for a in ins:
         if a.sharding is not None:
-            if mesh is not None and a.sharding.mesh.flat_devices != mesh.flat_devices:
+            m = a.sharding.mesh
+            if mesh is not None and m is not mesh and m.flat_devices != mesh.flat_devices:
                 raise ShardingTypeError(
-                    f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another mesh: {a.sharding.mesh}"
+                    f"Mesh for all inputs should be equal. Got one mesh: {mesh} and another mesh: {m}"
                 )
-            mesh = a.sharding.mesh
+            mesh = m
     if name == "sharding_constraint" and _MESH.get() is not None:  # (an untyped operand too)
         mesh = _MESH.get()
     if mesh is None or name in _FROM_BODY:
@@ -596,8 +597,7 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
     specs = rule(name, ins, params, outs)
     typed: list[ShapedArray] = []
     for o, spec in zip(outs, specs):
-        used = [n for p in spec if p is not None for n in _names(p)]
-        if len(set(used)) != len(used):
+        if spec not in _LEGAL and not _legal(spec):
             bad = ShapedArray(o.shape, o.dtype, o.weak_type, _unchecked(mesh, spec))
             operands = ", ".join(a.str_short(short_dtypes=True) for a in ins)
             raise ShardingTypeError(
@@ -605,8 +605,39 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
                 f"{bad.str_short(short_dtypes=True)}"
             )
         s = _named(mesh, spec) if o.ndim and mesh.explicit_axes else None
-        typed.append(ShapedArray(o.shape, o.dtype, o.weak_type, s))
+        typed.append(_typed(o, s))
     return typed
+
+
+#: Specs seen to name each mesh axis at most once.
+_LEGAL: set[Spec] = set()
+
+
+def _legal(spec: Spec) -> bool:
+    used = [n for p in spec if p is not None for n in _names(p)]
+    if len(set(used)) != len(used):
+        return False
+    if len(_LEGAL) >= 4096:
+        _LEGAL.clear()
+    _LEGAL.add(spec)
+    return True
+
+
+#: Typed avals made, by (aval, weak flag, the sharding's id): a new one
+#: validates its shape and dtype again, which costs more than the rule.
+_TYPED: dict[tuple[ShapedArray, bool, int], ShapedArray] = {}
+
+
+def _typed(o: ShapedArray, s: NamedSharding | None) -> ShapedArray:
+    if s is None:
+        return o if o.sharding is None else ShapedArray(o.shape, o.dtype, o.weak_type)
+    key = (o, o.weak_type, id(s))
+    t = _TYPED.get(key)
+    if t is None or t.sharding is not s:  # (an id is only that sharding's while it lives)
+        if len(_TYPED) >= 4096:
+            _TYPED.clear()
+        t = _TYPED[key] = ShapedArray(o.shape, o.dtype, o.weak_type, s)
+    return t
 
 
 def _unchecked(mesh: Mesh, spec: Spec) -> NamedSharding:
