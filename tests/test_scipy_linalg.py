@@ -118,6 +118,9 @@ SCIPY_CASES: list[Case] = [
     ("hadamard", lambda m: m.hadamard(4)),
     ("hadamard float32", lambda m: m.hadamard(4, dtype=np.float32)),
     ("dft sqrtn", lambda m: m.dft(4, "sqrtn")),
+    ("schur", lambda m: m.schur(A)),
+    ("schur complex", lambda m: m.schur(R[:3], output="complex")),
+    ("schur float32", lambda m: m.schur(A.astype(np.float32))),
 ]
 
 
@@ -160,6 +163,23 @@ def test_special_matrices_dtypes_as_jax() -> None:
     d = tsl.dft(4, "n", dtype=np.complex64)
     assert d.dtype == np.complex64
     np.testing.assert_allclose(np.asarray(d), scipy.linalg.dft(4, "n"), atol=1e-6)
+
+
+def test_schur_under_jit_and_vmap_and_sqrtm() -> None:
+    """``schur`` is LAPACK's ``gees`` (a host callback, as JAX's CPU-only
+    lowering) under ``jit`` and ``vmap`` too; ``sqrtm`` (complex, through
+    the complex Schur form) squares back to its input."""
+    t, z = tdx.jit(tsl.schur)(A)
+    want_t, want_z = scipy.linalg.schur(A)
+    _close((t, z), (want_t, want_z))
+    batched = tdx.vmap(lambda m: tsl.schur(m, output="complex")[0])(BATCH)
+    _close(batched, np.stack([scipy.linalg.schur(m, output="complex")[0] for m in BATCH]))
+    for m in (A, S):
+        root = tsl.sqrtm(m)
+        assert root.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(root) @ np.asarray(root), m, atol=1e-10)
+        np.testing.assert_allclose(np.asarray(root), scipy.linalg.sqrtm(m), atol=1e-8)
+    assert tsl.sqrtm(A.astype(np.float32)).dtype == np.complex64
 
 
 def test_weak_types_as_jax() -> None:
@@ -296,6 +316,12 @@ def test_errors_as_jax() -> None:
         tsl.pascal(3, "left")
     with pytest.raises(ValueError, match="positive integer"):
         tsl.helmert(0)
+    with pytest.raises(ValueError, match="Expected 'output'"):
+        tsl.schur(A, output="imag")
+    with pytest.raises(TypeError, match="does not accept dtype int32"):
+        tsl.schur(np.eye(2, dtype=np.int32))
+    with pytest.raises(NotImplementedError, match="Blocked"):
+        tsl.sqrtm(A, blocksize=2)
     with pytest.raises(TypeError, match="does not accept dtype int32"):
         tsl.hessenberg(np.eye(2, dtype=np.int32))
     # a batch of 1-d right-hand sides: JAX's deprecation warning, and the vector solve

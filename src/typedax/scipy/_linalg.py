@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
-from typing import Literal, overload
+from typing import Literal, cast, overload
 
 import numpy as np
 
@@ -25,6 +25,8 @@ from .. import lax
 from .. import lax_linalg
 from .. import numpy as tnp
 from ..api_forward import jvp
+from ..control_flow.callbacks import pure_callback
+from ..api import ShapeDtypeStruct
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import default_complex, is_complex
 from ..core.trace import Value
@@ -35,7 +37,7 @@ __all__ = [
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
     "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
     "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
-    "solve", "solve_triangular", "svd", "toeplitz",
+    "schur", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -1035,3 +1037,71 @@ def dft(n: int, scale: str | None = None, *, dtype: object = None) -> Array:
     elif scale == "n":
         omegas = omegas / n
     return omegas
+
+
+# -- schur and what builds on it -----------------------------------------------------------------------
+HostArray = np.ndarray[tuple[int, ...], np.dtype[np.generic]]
+
+
+def _host_schur(a: HostArray, output: str) -> tuple[HostArray, HostArray]:
+    import scipy.linalg  # type: ignore[import-untyped]  # no stubs; LAPACK's gees, as JAX's CPU lowering
+
+    t, z = scipy.linalg.schur(np.asarray(a), output=output)
+    return np.asarray(t, dtype=a.dtype), np.asarray(z, dtype=a.dtype)
+
+
+def _host_schur_real(a: HostArray) -> tuple[HostArray, HostArray]:
+    return _host_schur(a, "real")
+
+
+def _host_schur_complex(a: HostArray) -> tuple[HostArray, HostArray]:
+    return _host_schur(a, "complex")
+
+
+def schur(a: ArrayLike, output: str = "real") -> tuple[Array, Array]:
+    """``(t, z)`` with ``a = z @ t @ z^H``: the Schur form (quasi-upper
+    triangular for ``output='real'``, upper triangular for ``'complex'``)
+    and its unitary ``z``, by LAPACK's ``gees`` (SciPy's, on the host, as a
+    ``pure_callback``: under ``jit`` too, like JAX's CPU-only lowering;
+    not differentiable, as JAX's)."""
+    if output not in ("real", "complex"):
+        raise ValueError(f"Expected 'output' to be either 'real' or 'complex', got output={output!r}.")
+    x = tnp.asarray(a)
+    if not (is_complex(x.dtype) or np.issubdtype(x.dtype, np.floating)):
+        raise TypeError(
+            f"schur does not accept dtype {x.dtype} at position 0. Accepted dtypes at position 0 are "
+            "subtypes of floating, complexfloating.")
+    if x.ndim != 2 or x.shape[0] != x.shape[1]:
+        raise ValueError(f"schur: expected a square matrix, got shape {x.shape}")
+    if output == "complex" and not is_complex(x.dtype):
+        x = x.astype(np.dtype(np.complex64) if x.dtype == np.float32 else np.dtype(np.complex128))
+    spec = ShapeDtypeStruct(x.shape, x.dtype)
+    host = _host_schur_complex if output == "complex" else _host_schur_real
+    out = pure_callback(host, (spec, spec), x, vmap_method="sequential")
+    t, z = cast(tuple[Array, Array], out)
+    return t, z
+
+
+def _sqrtm_triu(t: Array) -> Array:
+    """The upper triangular square root of the upper triangular ``t``
+    (JAX's column-by-column recurrence)."""
+    diag = tnp.sqrt(tnp.diag(t))
+    n = diag.shape[0]
+    u = tnp.diag(diag)
+    for j in range(n):
+        for i in range(j - 1, -1, -1):
+            s = tnp.sum(u[i, i + 1:j] * u[i + 1:j, j]) if j > i + 1 else tnp.zeros((), u.dtype)
+            value = tnp.where(t[i, j] == s, tnp.zeros((), u.dtype), (t[i, j] - s) / (diag[i] + diag[j]))
+            u = u.at[i, j].set(value)
+    return u
+
+
+def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:  # noqa: N803 - JAX's name
+    """The principal square root of the matrix ``A`` (complex): through its
+    complex Schur form, as JAX's."""
+    if blocksize > 1:
+        raise NotImplementedError("Blocked version is not implemented yet.")
+    (x,) = _inexact(A)
+    t, z = schur(x, output="complex")
+    root = _sqrtm_triu(t)
+    return tnp.matmul(tnp.matmul(z, root, precision=_HIGHEST), tnp.conj(z.T), precision=_HIGHEST)

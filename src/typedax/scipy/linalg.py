@@ -33,8 +33,10 @@ from ._linalg import lu_solve as lu_solve
 from ._linalg import pascal as pascal
 from ._linalg import polar as polar
 from ._linalg import qr as qr
+from ._linalg import schur as schur
 from ._linalg import solve as solve
 from ._linalg import solve_triangular as solve_triangular
+from ._linalg import sqrtm as sqrtm
 from ._linalg import svd as svd
 from ._linalg import toeplitz as toeplitz
 
@@ -43,5 +45,5 @@ __all__ = [
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
     "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
     "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
-    "solve", "solve_triangular", "svd", "toeplitz",
+    "schur", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
