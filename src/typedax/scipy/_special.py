@@ -83,7 +83,9 @@ def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
     fine = tnp.logical_or(tnp.logical_and(tnp.isfinite(b), tnp.greater(b, lo)), tnp.isnan(b))
     safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), _c(0.0 if log1p else 1.0, a), b)
     out = tnp.multiply(a, lax.log1p(safe) if log1p else lax.log(safe))
-    return tnp.where(x_zero, tnp.add(out, _c(0.0, a)), out)  # +0.0 where x == 0, as JAX
+    # JAX's select (x != 0 or y NaN): +0.0 where x == 0, and XLA cannot contract
+    # x * log(y) into a caller's subtraction (rel_entr(x, x) is exactly 0 under jit)
+    return tnp.where(tnp.logical_or(tnp.logical_not(x_zero), tnp.isnan(b)), out, tnp.zeros_like(a))
 
 
 def xlogy(x: ArrayLike, y: ArrayLike) -> Array:
