@@ -118,7 +118,7 @@ def type_sharding(s: Sharding | None, ndim: int) -> NamedSharding | None:
     parts = s.spec.partitions
     spec = tuple(_entry([n for n in _names(parts[i] if i < len(parts) else None) if n in explicit])
                  for i in range(ndim))
-    return NamedSharding(s.mesh, PartitionSpec(*spec))
+    return NamedSharding(s.mesh, PartitionSpec(*spec), type_level=True)
 
 
 def with_type(aval: ShapedArray, s: Sharding | None) -> ShapedArray:
@@ -134,7 +134,7 @@ def row_type(aval: ShapedArray) -> NamedSharding | None:
     what ``scan``'s body sees."""
     if aval.sharding is None or not aval.ndim:
         return None
-    return NamedSharding(aval.sharding.mesh, PartitionSpec(*_spec(aval)[1:]))
+    return NamedSharding(aval.sharding.mesh, PartitionSpec(*_spec(aval)[1:]), type_level=True)
 
 
 def _spec(a: ShapedArray) -> Spec:
@@ -157,7 +157,7 @@ def _named(mesh: Mesh, spec: Spec) -> NamedSharding:
     if s is None or s.mesh is not mesh:  # (an id is only a mesh's while it lives)
         if len(_NAMED) >= 4096:
             _NAMED.clear()
-        s = _NAMED[key] = NamedSharding(mesh, PartitionSpec(*spec))
+        s = _NAMED[key] = NamedSharding(mesh, PartitionSpec(*spec), type_level=True)
     return s
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias, Union
 
 import numpy as np
@@ -290,6 +290,9 @@ class NamedSharding:
 
     mesh: Mesh
     spec: PartitionSpec
+    #: whether it is an array type's sharding (explicit sharding,
+    #: ``core/explicit.py``): it then prints over the abstract mesh, as JAX's
+    type_level: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.spec, PartitionSpec):
@@ -308,6 +311,8 @@ class NamedSharding:
                 )
 
     def __repr__(self) -> str:
+        if self.type_level:
+            return f"NamedSharding(mesh={self.mesh.abstract_mesh!r}, spec={self.spec!r})"
         return f"NamedSharding(mesh={self.mesh}, spec={self.spec!r}, memory_kind=device)"
 
     @property

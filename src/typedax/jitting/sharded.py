@@ -80,7 +80,8 @@ def make_plan(
     sharding is its ``in_shardings`` entry, else its own if it is a sharded
     array; every sharding must be on the same devices, in the same order."""
     if EXPLICIT_SEEN[0]:  # explicit sharding: an abstract argument (trace/lower) laid out as its type says
-        in_specs = [x.sharding if s is None and isinstance(x, ShapedArray) and x.sharding is not None else s
+        in_specs = [NamedSharding(x.sharding.mesh, x.sharding.spec)
+                    if s is None and isinstance(x, ShapedArray) and x.sharding is not None else s
                     for x, s in zip(leaves, in_specs)] + list(in_specs[len(leaves):])
     key = (n_consts, tuple(in_specs), tuple(out_specs),
            tuple([x.sharding if type(x) is ShardedArrayImpl else None for x in leaves]))
@@ -100,7 +101,8 @@ def _make_plan(
         if s is not None and type(x) is ShardedArrayImpl and x.sharding != s:
             _check_committed(name, i, x, s)
     if EXPLICIT_SEEN[0]:  # explicit sharding: an output's type says how it is laid out, unless out_shardings does
-        out_specs = [s if s is not None or isinstance(o, Lit) or o.aval.sharding is None else o.aval.sharding
+        out_specs = [s if s is not None or isinstance(o, Lit) or o.aval.sharding is None
+                     else NamedSharding(o.aval.sharding.mesh, o.aval.sharding.spec)
                      for s, o in zip(out_specs, jaxpr.outs)]
     args: list[Sharding | None] = [
         s if s is not None else (x.sharding if type(x) is ShardedArrayImpl else None)
