@@ -7,7 +7,7 @@ import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ParamSpec, TypeAlias, TypeVar, TypeVarTuple, Unpack, cast, overload
+from typing import Any, Literal, ParamSpec, TypeAlias, TypeVar, TypeVarTuple, Unpack, cast, overload
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from . import lax, tree
 from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
-from .core.errors import BatchingError, BatchingTypeError, TangentTypeError
+from .core.errors import BatchingError, BatchingTypeError, GradOutputError, TangentTypeError
 from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
@@ -24,6 +24,7 @@ __all__ = ["AxisSpec", "jacfwd", "jvp", "vmap"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
+Aux = TypeVar("Aux")  # jacfwd(has_aux=True)
 Ts = TypeVarTuple("Ts")
 
 AxisSpec: TypeAlias = (
@@ -281,20 +282,35 @@ def vmap(
 
 # -- jacfwd ---------------------------------------------------------------------------
 @overload
-def jacfwd(f: Callable[P, T], argnums: int = 0, holomorphic: bool = False) -> Callable[P, T]: ...
+def jacfwd(
+    f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+) -> Callable[P, T]: ...
 
 
 @overload
-def jacfwd(f: Callable[P, T], argnums: tuple[int, ...], holomorphic: bool = False) -> Callable[P, object]: ...
+def jacfwd(
+    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
+) -> Callable[P, object]: ...
 
 
-def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: bool = False) -> Callable[P, object]:
-    """The Jacobian of ``f`` by forward mode (``jax.jacfwd``): each output
-    leaf of shape ``S`` is replaced by the derivatives with respect to the
-    arguments ``argnums`` -- for an input leaf of shape ``I``, an array of
-    shape ``S + I``. With a tuple of ``argnums``, a tuple per output leaf.
-    Real float inputs; with ``holomorphic``, complex inputs and outputs and
-    the complex derivatives (as JAX's)."""
+@overload
+def jacfwd(
+    f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True],
+    holomorphic: bool = False,
+) -> Callable[P, tuple[object, Aux]]: ...
+
+
+def jacfwd(
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable[P, object]:
+    """The Jacobian of ``f`` by forward mode (``jax.jacfwd``, its argument
+    order): each output leaf of shape ``S`` is replaced by the derivatives
+    with respect to the arguments ``argnums`` -- for an input leaf of shape
+    ``I``, an array of shape ``S + I``. With a tuple of ``argnums``, a tuple
+    per output leaf. With ``has_aux``, ``f`` returns ``(output, aux)`` and
+    the result is ``(jacobian, aux)``, ``aux`` not differentiated. Real
+    float inputs; with ``holomorphic``, complex inputs and outputs and the
+    complex derivatives (as JAX's)."""
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
@@ -320,6 +336,7 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: b
                     f"jacfwd requires float inputs, but an input has type {a.str_short()}"
                 )
         out_trees: list[tree.TreeDef] = []
+        aux_trees: list[tree.TreeDef] = []  # has_aux: aux is f's output too, undifferentiated
 
         def f_flat(leaves: list[Value]) -> list[Value]:
             dyn_args = tree.unflatten(dyn_tree, leaves)
@@ -328,24 +345,43 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: b
             for k, a in zip(idx, dyn_args):
                 full[k] = a
             out = f(*full, **kwargs)  # type: ignore[arg-type]  # args with some replaced by tracers
+            if has_aux:
+                if not isinstance(out, tuple) or len(out) != 2:
+                    raise GradOutputError(
+                        "jacfwd with has_aux=True requires the function to return a pair (output, aux), "
+                        f"got {type(out).__name__}"
+                    )
+                aux_leaves, aux_tree = tree.flatten(out[1])
+                aux_trees.append(aux_tree)
+                out = out[0]
+            else:
+                aux_leaves = []
             flat, t = tree.flatten(out)
             out_trees.append(t)
-            return _values(flat)
+            return [*_values(flat), *_values(aux_leaves)]
 
         # one vmap of the pushforward per input leaf, over its standard basis
         jacs: list[list[Value]] = []  # [input leaf][output leaf]
+        aux_values: list[Value] = []
         for k, a in enumerate(avals):
             basis = exact(np.eye(a.size, dtype=a.dtype).reshape((a.size,) + a.shape))
 
             def pushfwd(vs: list[Value], k: int = k) -> list[Value]:
                 ts: list[Tangent] = [Zero(b) for b in avals]
                 ts[k] = vs[0]
-                _, t_out = jvp_flat(f_flat, dyn, ts)
-                return [instantiate_zeros(t) for t in t_out]
+                p_out, t_out = jvp_flat(f_flat, dyn, ts)
+                n = out_trees[-1].num_leaves
+                return [*(instantiate_zeros(t) for t in t_out[:n]), *p_out[n:]]  # aux: its primal values
 
-            cols = vmap_flat(pushfwd, a.size, [0], [basis], lambda: [-1] * out_trees[-1].num_leaves)
+            def out_dims() -> list[int | None]:
+                n_aux = aux_trees[-1].num_leaves if has_aux else 0
+                return [-1] * out_trees[-1].num_leaves + [None] * n_aux
+
+            cols = vmap_flat(pushfwd, a.size, [0], [basis], out_dims)
+            n_main = out_trees[-1].num_leaves
+            aux_values = cols[n_main:]
             jacs.append(
-                [lax.reshape(c, aval_of(c).shape[:-1] + a.shape) for c in cols]
+                [lax.reshape(c, aval_of(c).shape[:-1] + a.shape) for c in cols[:n_main]]
             )
         out_tree = out_trees[-1]
         if holomorphic:
@@ -360,6 +396,7 @@ def jacfwd(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: b
             sub = tree.unflatten(dyn_tree, [jacs[k][j] for k in range(len(avals))])
             assert isinstance(sub, tuple)
             per_out.append(sub[0] if isinstance(argnums, int) else sub)
-        return tree.unflatten(out_tree, per_out)
+        jacobian = tree.unflatten(out_tree, per_out)
+        return (jacobian, tree.unflatten(aux_trees[-1], aux_values)) if has_aux else jacobian
 
     return jac

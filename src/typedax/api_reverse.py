@@ -11,6 +11,7 @@ taken with respect to.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from typing import Concatenate, Literal, ParamSpec, TypeVar, TypeVarTuple, cast, overload
@@ -23,11 +24,13 @@ from .api import argnum_positions, flat_fun
 from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
-from .core.errors import GradOutputError, TangentTypeError
+from .core.errors import GradOutputError, TangentTypeError, TangentValueError
 from .core.array import Array, ArrayLike
 from .core.trace import Value, aval_of, exact
 from .interpreters.batching import vmap_flat
+from .interpreters.jvp import Zero  # vjp's pullback as a pytree
 from .interpreters.linearize import LinearFn, linearize_flat
+from .tree_util import Partial  # vjp's pullback as a pytree
 
 __all__ = ["grad", "hessian", "jacrev", "linearize", "value_and_grad", "vjp"]
 
@@ -127,7 +130,15 @@ def vjp(
     n_out = out_tree.num_leaves
     out_avals = [aval_of(o) for o in outs[:n_out]]
 
-    def f_vjp(ct: object) -> tuple[*Ts]:
+    # The pullback is a Partial (a pytree, as JAX's): its residuals and the
+    # output tangents known without the inputs are its leaves, so it can be
+    # returned from a jit-ed function or carried through a scan, and called
+    # on the arrays that come back.
+    def pullback(residuals: tuple[Value, ...], known: tuple[Value, ...], ct: object) -> tuple[*Ts]:
+        it = iter(known)
+        here = dataclasses.replace(lin, consts=residuals, out_tangents=tuple(
+            o if o is None or isinstance(o, Zero) else next(it) for o in lin.out_tangents
+        ))
         ct_leaves, ct_tree = tree.flatten(ct)
         if ct_tree != out_tree:
             raise TangentTypeError(
@@ -139,11 +150,14 @@ def vjp(
         cts: list[Value | None] = [
             None if z else c for c, z in zip(_conform("vjp", "cotangent", ct_values, out_avals), float0_cts)
         ]
-        in_cts = lin.transpose(cts + [None] * (len(outs) - n_out))
+        in_cts = here.transpose(cts + [None] * (len(outs) - n_out))
         in_cts = [c if is_inexact(a.dtype) else _float0_zeros(a) for c, a in zip(in_cts, in_avals)]  # float0 names: NumPy zeros, as JAX's
         args_kwargs = tree.unflatten(in_tree, in_cts)
         assert isinstance(args_kwargs, tuple)
         return cast(tuple[*Ts], tuple(args_kwargs[0]))
+
+    known_tangents = tuple(o for o in lin.out_tangents if o is not None and not isinstance(o, Zero))
+    f_vjp: Callable[[object], tuple[*Ts]] = Partial(pullback, lin.consts, known_tangents)
 
     primal_out = tree.unflatten(out_tree, outs[:n_out])
     if aux_tree is None:
@@ -518,16 +532,30 @@ def _pullback_rows(
 
 
 @overload
-def hessian(f: Callable[P, T], argnums: int = 0, holomorphic: bool = False) -> Callable[P, T]: ...
+def hessian(
+    f: Callable[P, T], argnums: int = 0, has_aux: Literal[False] = False, holomorphic: bool = False
+) -> Callable[P, T]: ...
 
 
 @overload
-def hessian(f: Callable[P, T], argnums: tuple[int, ...], holomorphic: bool = False) -> Callable[P, object]: ...
+def hessian(
+    f: Callable[P, T], argnums: tuple[int, ...], has_aux: Literal[False] = False, holomorphic: bool = False
+) -> Callable[P, object]: ...
 
 
-def hessian(f: Callable[P, T], argnums: int | tuple[int, ...] = 0, holomorphic: bool = False) -> Callable[P, object]:
-    """The Hessian of ``f`` (``jax.hessian``): ``jacfwd(jacrev(f))``; for a
-    scalar ``f`` of an argument of shape ``I``, an array of shape ``I + I``."""
-    if isinstance(argnums, int):
-        return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
-    return jacfwd(jacrev(f, argnums, holomorphic=holomorphic), argnums, holomorphic=holomorphic)
+@overload
+def hessian(
+    f: Callable[P, tuple[T, Aux]], argnums: int | tuple[int, ...] = 0, *, has_aux: Literal[True],
+    holomorphic: bool = False,
+) -> Callable[P, tuple[object, Aux]]: ...
+
+
+def hessian(
+    f: Callable[P, object], argnums: int | tuple[int, ...] = 0, has_aux: bool = False, holomorphic: bool = False
+) -> Callable[P, object]:
+    """The Hessian of ``f`` (``jax.hessian``, its argument order):
+    ``jacfwd(jacrev(f))``; for a scalar ``f`` of an argument of shape ``I``,
+    an array of shape ``I + I``. With ``has_aux``, ``f`` returns
+    ``(output, aux)`` and the result is ``(hessian, aux)``."""
+    inner = jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic)  # type: ignore[call-overload]  # has_aux: a bool here, Literal in the overloads
+    return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)  # type: ignore[call-overload, no-any-return]  # as above
