@@ -52,14 +52,14 @@ def _conform(who: str, what: str, xs: Sequence[Value], avals: Sequence[ShapedArr
     for i, (x, a) in enumerate(zip(xs, avals)):
         if type(x) in _SCALARS:
             if a.shape != ():
-                raise TangentTypeError(
+                raise TangentValueError(
                     f"{who}: {what} {i} is a Python scalar but must have type {a.str_short()}"
                 )
             out.append(np.asarray(x, a.dtype))
             continue
         xa = aval_of(x)
         if xa != a:
-            raise TangentTypeError(
+            raise TangentValueError(
                 f"{who}: {what} {i} has type {xa.str_short()} but must have type "
                 f"{a.str_short()} (the type of its primal)"
             )

@@ -244,6 +244,23 @@ EXAMPLES = {
           print("ERROR!")
           print(e)
     """,
+    # out_sharding= where a rule refuses (lax's functions: typedax's jnp.dot has none)
+    "out_sharding": """
+        mesh = jax.make_mesh((4, 2), ("X", "Y"), axis_types=(AxisType.Explicit,) * 2)
+        with set_mesh(mesh):
+          x = jax.device_put(jnp.arange(8 * 4.).reshape(8, 4), jax.P(None, 'X'))
+          y = jax.device_put(jnp.arange(4 * 16.).reshape(4, 16), jax.P('X', None))
+          def show(name, f):
+            out = f()
+            print(name, jax.typeof(out), out.sharding, float(np.asarray(out).sum()))
+          show("dot", lambda: jax.lax.dot(x, y, out_sharding=P('X', None)))
+          show("dot_jit", lambda: jax.jit(lambda a, b: jax.lax.dot(a, b, out_sharding=P('X', None)))(x, y))
+          show("dot_general", lambda: jax.jit(lambda a, b: jax.lax.dot_general(
+              a, b, (((1,), (0,)), ((), ())), out_sharding=P(None, None)))(x, y))
+          w = reshard(np.ones((8, 4), np.float32), P('X', 'Y'))
+          show("reshape", lambda: jax.jit(lambda v: jax.lax.reshape(v, (4, 8), out_sharding=P('X', None)))(w))
+          show("grad", lambda: jax.jit(jax.grad(lambda a: jnp.sum(jax.lax.dot(a, y, out_sharding=P('X', None)) ** 2)))(x))
+    """,
     # data parallelism in explicit mode: the batch split, the weights
     # replicated; grad's transposed dot contracts the split batch
     "data_parallel_grad": """

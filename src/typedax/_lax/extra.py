@@ -37,7 +37,7 @@ from ..control_flow.common import trace_callable, types_str
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import COMPLEX, FLOATING, INTEGER, DType, bool_, canonicalize_dtype, canonicalize_explicit, float32, float64
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveAxisError, PrimitiveTypeError, ShapeError
 from ..core.eval import eval_jaxpr
 from ..core.trace import Tracer, Value, as_value, aval_of, scalar_as
 from ..interpreters.batching import vmap_flat
@@ -88,7 +88,7 @@ def _axis(op: str, axis: object, ndim: int) -> int:
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
         raise PrimitiveTypeError(f"{op}: axis must be an integer, got {axis!r}")
     if not -ndim <= int(axis) < ndim:
-        raise PrimitiveTypeError(f"{op}: axis {int(axis)} is out of bounds for an array of rank {ndim}")
+        raise PrimitiveAxisError(f"{op}: axis {int(axis)} is out of bounds for an array of rank {ndim}")
     return int(axis) % ndim
 
 
@@ -273,7 +273,7 @@ def broadcast_like(arr: ArrayLike, like_arr: ArrayLike) -> Array:
     own = aval_of(v).shape
     lead = len(shape) - len(own)
     if lead < 0 or any(d not in (1, s) for d, s in zip(own, shape[lead:])):
-        raise PrimitiveTypeError(f"broadcast_like: cannot broadcast shape {own} to {shape}")
+        raise ShapeError(f"broadcast_like: cannot broadcast shape {own} to {shape}")
     keep = [i for i, d in enumerate(own) if d == shape[lead + i]]
     squeezed = lax.reshape(v, [own[i] for i in keep])
     return lax.broadcast_in_dim(squeezed, shape, [lead + i for i in keep])
@@ -548,7 +548,7 @@ def reduce(
 def _reduced_dims(op: str, what: str, dimensions: Sequence[int], shape: tuple[int, ...]) -> tuple[int, ...]:
     dims = _ints(op, what, dimensions)
     if any(not 0 <= d < len(shape) for d in dims) or len(set(dims)) != len(dims):
-        raise PrimitiveTypeError(
+        raise PrimitiveAxisError(
             f"{op}: {what} {dims} must be distinct axes in [0, {len(shape)}) of the operand shape {shape}"
         )
     return dims

@@ -25,6 +25,9 @@ from .. import tree as _tree
 from ..core.dtypes import COMPLEX, DType, canonicalize_explicit, is_inexact
 from ..core.errors import PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Params, Primitive
+from ..core.explicit import given_type  # explicit sharding: out_sharding=
+from ..core.sharding import NamedSharding, PartitionSpec  # explicit sharding: out_sharding=
+from ..jitting.explicit_sharding import reshard  # explicit sharding: out_sharding=
 from ..control_flow.common import trace_callable
 from ..control_flow.reduce_windows import bind_reduce_window
 from ..core.trace import Tracer, Value, as_value, aval_of, bind1, scalar_as
@@ -361,8 +364,24 @@ def _broadcast_in_dim_params(shape: tuple[int, ...], dims: tuple[int, ...]) -> P
     return _params(("shape", shape), ("axes", axes))
 
 
-def reshape(x: ArrayLike, new_sizes: Sequence[int]) -> Array:
-    return bind1(reshape_p, (x,), _params(("new_sizes", _indices("reshape", "new_sizes", new_sizes))))
+def reshape(x: ArrayLike, new_sizes: Sequence[int], *, out_sharding: PartitionSpec | NamedSharding | None = None) -> Array:
+    """``jax.lax.reshape``; ``out_sharding``: the result's sharding (explicit sharding)."""
+    params = _params(("new_sizes", _indices("reshape", "new_sizes", new_sizes)))
+    if out_sharding is not None:
+        return _out_sharding(reshape_p, (x,), params, out_sharding)
+    return bind1(reshape_p, (x,), params)
+
+
+def _out_sharding(
+    prim: Primitive, args: tuple[ArrayLike, ...], params: Params, out_sharding: PartitionSpec | NamedSharding,
+) -> Array:
+    """``prim`` of ``args``, its result typed and laid out as ``out_sharding``
+    says, in place of what its sharding rule would say or refuse (explicit
+    sharding: JAX's ``out_sharding=``)."""
+    spec = out_sharding.spec if isinstance(out_sharding, NamedSharding) else out_sharding
+    with given_type(prim.name, spec):
+        out = bind1(prim, args, params)
+    return reshard(out, out_sharding)
 
 
 def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
@@ -384,14 +403,17 @@ def reduce_min(x: ArrayLike, axes: Sequence[int]) -> Array:
 def dot_general(
     lhs: ArrayLike, rhs: ArrayLike, dimension_numbers: DimensionNumbers | None,
     precision: PrecisionLike = None, preferred_element_type: DType | type | str | None = None,
+    out_sharding: PartitionSpec | NamedSharding | None = None,
 ) -> Array:
     """``((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))``; each entry a
     sequence of axes or, as jax.lax accepts, a single int. ``None`` contracts
     the last axis of ``lhs`` with the first of ``rhs`` (``lax.dot``), as JAX.
     ``precision`` and ``preferred_element_type`` as ``jax.lax.dot_general``'s
-    (``None`` precision: ``config``'s ``default_matmul_precision``)."""
+    (``None`` precision: ``config``'s ``default_matmul_precision``);
+    ``out_sharding``: the result's sharding (explicit sharding: what a dot
+    contracting split dimensions needs)."""
     if dimension_numbers is None:
-        return dot(lhs, rhs, precision, preferred_element_type)
+        return dot(lhs, rhs, precision, preferred_element_type, out_sharding)
     try:
         (lc, rc), (lb, rb) = dimension_numbers
     except (TypeError, ValueError):
@@ -408,7 +430,10 @@ def dot_general(
         raise PrimitiveTypeError(f"dot_general: dimension numbers must be ints, got {d!r}")
 
     dn = ((axes(lc), axes(rc)), (axes(lb), axes(rb)))
-    return bind1(dot_general_p, (lhs, rhs), _dot_general_params(dn, precision, preferred_element_type))
+    params = _dot_general_params(dn, precision, preferred_element_type)
+    if out_sharding is not None:  # explicit sharding
+        return _out_sharding(dot_general_p, (lhs, rhs), params, out_sharding)
+    return bind1(dot_general_p, (lhs, rhs), params)
 
 
 def _dot_general_params(
@@ -426,9 +451,11 @@ def _dot_general_params(
 def dot(
     lhs: ArrayLike, rhs: ArrayLike, precision: PrecisionLike = None,
     preferred_element_type: DType | type | str | None = None,
+    out_sharding: PartitionSpec | NamedSharding | None = None,
 ) -> Array:
     """Vector/matrix product of 1-d or 2-d operands (``jax.lax.dot``)."""
-    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())), precision, preferred_element_type)
+    return dot_general(lhs, rhs, (((aval_of(lhs).ndim - 1,), (0,)), ((), ())), precision, preferred_element_type,
+                       out_sharding)
 
 
 def operands_and_inits(

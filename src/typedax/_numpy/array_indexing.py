@@ -53,7 +53,7 @@ from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from ..core.config import check_static_indices
 from ..core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
-from ..core.errors import IndexingError
+from ..core.errors import IndexingError, ShapeError
 from ..core.ir import NDArray
 from ..core.ir import Params
 from ..core.trace import Tracer, Value, aval_of, bind1
@@ -844,9 +844,9 @@ def _broadcast_update(idx: object, xshape: tuple[int, ...], y: Value, shape: tup
     ya = aval_of(y)
     lead = len(shape) - ya.ndim
     if lead < 0 or any(d not in (1, s) for d, s in zip(ya.shape, shape[lead:])):
-        raise _fail(
-            idx, xshape,
-            f"the update of shape {ya.shape} does not broadcast to the indexed shape {shape}",
+        raise ShapeError(  # JAX's ValueError
+            f"{index_str(idx)} on an array of shape {xshape}: "
+            f"the update of shape {ya.shape} does not broadcast to the indexed shape {shape}"
         )
     if ya.shape == shape:
         return y if isinstance(y, Array) else from_numpy(np.asarray(y, ya.dtype), ya.weak_type)  # ya: canonical

@@ -13,7 +13,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, canonicalize_explicit, default_float, default_int, float32
-from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from ..core.trace import aval_of
 from ..lowering.jaxlib_api import Device
 from .array_api import check_device
@@ -76,7 +76,7 @@ def tri(N: int, M: int | None = None, k: int = 0, dtype: DType | type | None = N
 def _triangle(op: str, m: ArrayLike, k: int, lower: bool) -> Array:
     x = tnp.asarray(m)
     if x.ndim < 2:
-        raise PrimitiveTypeError(f"{op}: the input must be at least 2-dimensional, got shape {x.shape}")
+        raise ShapeError(f"{op}: the input must be at least 2-dimensional, got shape {x.shape}")
     n, c = x.shape[-2:]
     off = _offset(op, k)
     mask = _tri_mask(n, c, off) if lower else lax.bitwise_not(_tri_mask(n, c, off - 1))
@@ -99,7 +99,7 @@ def diagonal(a: ArrayLike, offset: int = 0, axis1: int = 0, axis2: int = 1) -> A
     as the last axis of the result (a gather of static indices)."""
     x = tnp.asarray(a)
     if x.ndim < 2:
-        raise PrimitiveTypeError(f"diagonal: the input must be at least 2-dimensional, got shape {x.shape}")
+        raise ShapeError(f"diagonal: the input must be at least 2-dimensional, got shape {x.shape}")
     a1 = tnp._axis("diagonal", axis1, x.ndim)
     a2 = tnp._axis("diagonal", axis2, x.ndim)
     if a1 == a2:
@@ -125,7 +125,7 @@ def diag(v: ArrayLike, k: int = 0) -> Array:
     if x.ndim == 2:
         return diagonal(x, off)
     if x.ndim != 1:
-        raise PrimitiveTypeError(f"diag: the input must be 1- or 2-dimensional, got shape {x.shape}")
+        raise ShapeError(f"diag: the input must be 1- or 2-dimensional, got shape {x.shape}")
     n = x.shape[0] + abs(off)
     padded = lax.pad(x, np.zeros((), x.dtype), [(0, abs(off), 0)])
     full = lax.broadcast_in_dim(padded, (n, n), (0,) if off >= 0 else (1,))
@@ -145,7 +145,7 @@ def meshgrid(*xi: ArrayLike, copy: bool = True, sparse: bool = False, indexing: 
     """``jnp.meshgrid``: coordinate grids of 1-d arrays; ``indexing='xy'``
     (Cartesian: the first two axes swapped) or ``'ij'`` (matrix)."""
     if indexing not in ("xy", "ij"):
-        raise PrimitiveTypeError(f"meshgrid: Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
+        raise ArgumentValueError(f"meshgrid: Valid values for indexing are 'xy' and 'ij', got {indexing!r}")
     args = [tnp.asarray(x) for x in xi]
     if any(a.ndim != 1 for a in args):
         raise PrimitiveTypeError(

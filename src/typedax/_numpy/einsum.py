@@ -15,7 +15,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_
-from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from ..primitives._precision import PrecisionLike
 from . import lax_numpy as tnp
 from .creation import diagonal
@@ -87,7 +87,7 @@ def _diagonalize(x: Array, labels: str) -> tuple[Array, str]:
         i = labels.index(dup)
         j = labels.index(dup, i + 1)
         if x.shape[i] != x.shape[j]:
-            raise PrimitiveTypeError(
+            raise ShapeError(
                 f"einsum: label {dup!r} has sizes {x.shape[i]} and {x.shape[j]} in one operand"
             )
         x = diagonal(x, 0, i, j)
@@ -118,7 +118,7 @@ def einsum(subscripts: str, /, *operands: ArrayLike, out: None = None, optimize:
     for a, labels in zip(arrays, ins):
         for c, n in zip(labels, a.shape):
             if c in sizes and n != sizes[c] and 1 not in (n, sizes[c]):
-                raise PrimitiveTypeError(
+                raise ShapeError(
                     f"einsum: label {c!r} has sizes {sizes[c]} and {n} (in {subscripts!r})"
                 )
             sizes[c] = n if c not in sizes or sizes[c] == 1 else sizes[c]

@@ -31,7 +31,10 @@ from ..core.dtypes import int32 as _int32
 from ..core.dtypes import uint64 as _uint64
 from ..core.dtypes import finfo as finfo
 from ..core.dtypes import HALF, canonicalize_dtype, canonicalize_explicit, default_float, default_int, is_complex, is_float, is_inexact, real_dtype
-from ..core.errors import ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveTypeError
+from ..core.errors import (
+    ArgumentValueError, AxisError, ConcretizationError, EmptyReductionError, PrimitiveAxisError, PrimitiveTypeError,
+    ShapeError, ZeroStepError,
+)
 from ..lowering.jaxlib_api import Device
 from ..core.ir import NO_PARAMS, NDArray, Params, Primitive, refuse_keys
 from ..core.promotion import Node, dtype_of_node, join, node_of_dtype, weak_node
@@ -216,7 +219,7 @@ def broadcast_to(x: ArrayLike, shape: Sequence[int]) -> Array:
         return asarray(x)
     lead = len(shape_t) - len(xs)
     if lead < 0 or builtins.any(d not in (1, s) for d, s in zip(xs, shape_t[lead:])):
-        raise PrimitiveTypeError(f"cannot broadcast shape {xs} to {shape_t}")
+        raise ShapeError(f"cannot broadcast shape {xs} to {shape_t}")
     return lax.broadcast_in_dim(x, shape_t, tuple(range(lead, len(shape_t))))
 
 
@@ -237,7 +240,7 @@ def _prepare(*xs: Value, keep_scalars: bool = False) -> list[Value]:
         try:
             shape = np.broadcast_shapes(*shapes)
         except ValueError:
-            raise PrimitiveTypeError(
+            raise ShapeError(
                 f"shapes {', '.join(map(str, shapes))} do not broadcast together"
             ) from None
     if keep_scalars:
@@ -622,7 +625,7 @@ def _where3(cond: ArrayLike, x: ArrayLike, y: ArrayLike) -> Array:
     try:
         shape = np.broadcast_shapes(*shapes)
     except ValueError:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"where: shapes {', '.join(map(str, shapes))} do not broadcast together"
         ) from None
     return lax.select(broadcast_to(c, shape), broadcast_to(a, shape), broadcast_to(b, shape))
@@ -668,7 +671,7 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
         return lax.transpose(x, tuple(reversed(range(nd))))
     perm = tuple(_axis("transpose", a, nd) for a in axes)
     if sorted(perm) != list(range(nd)):
-        raise AxisError(f"transpose: axes={tuple(axes)} is not a permutation of the {nd} axes")
+        raise PrimitiveAxisError(f"transpose: axes={tuple(axes)} is not a permutation of the {nd} axes")
     return lax.transpose(x, perm)
 
 
@@ -683,7 +686,7 @@ def reshape(x: ArrayLike, shape: Sequence[int] | int, order: str = "C", *,
     a = aval_of(x)
 
     def bad() -> PrimitiveTypeError:
-        return PrimitiveTypeError(f"reshape: cannot reshape an array of shape {a.shape} into shape {tuple(dims)}")
+        return ShapeError(f"reshape: cannot reshape an array of shape {a.shape} into shape {tuple(dims)}")
 
     if builtins.any(isinstance(d, bool) or not isinstance(d, (int, np.integer)) for d in dims):
         _refuse_traced_dims("reshape", dims)
@@ -1198,7 +1201,7 @@ def stack(arrays: Sequence[ArrayLike] | Array | NDArray, axis: int = 0, dtype: D
         raise PrimitiveTypeError("stack: need at least one array to stack")
     shapes = {aval_of(a).shape for a in arrays}
     if len(shapes) != 1:
-        raise PrimitiveTypeError(f"stack: all input arrays must have the same shape, got {sorted(shapes)}")
+        raise ShapeError(f"stack: all input arrays must have the same shape, got {sorted(shapes)}")
     ax = _axis("stack", axis, aval_of(arrays[0]).ndim + 1)
     return concatenate([expand_dims(a, ax) for a in arrays], ax, dtype)
 
@@ -1553,7 +1556,7 @@ def arange(
         n = _static_number("arange", hi)
         return lax.iota(d, int(np.ceil(n)) if n > 0 else 0)
     if by is not None and by == 0:
-        raise ArgumentValueError("arange: step must not be zero")
+        raise ZeroStepError("arange: step must not be zero")
     # the size from the values as given (a NumPy scalar computes in its own
     # dtype, as JAX's concrete values do); cast for the type checker only
     flo, fhi = cast(float, lo), cast(float, hi)

@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import is_complex
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveTypeError, ShapeError
 from . import lax_numpy as tnp
 from .creation import diagonal
 from .creation import eye
@@ -143,7 +143,7 @@ def _square(op: str, a: ArrayLike) -> Array:
     if x.ndim < 2:
         raise PrimitiveTypeError(f"{op}: Argument to {op} must have shape [..., n, n], got {x.shape}.")
     if x.shape[-1] != x.shape[-2]:
-        raise PrimitiveTypeError(f"{op}: Last 2 dimensions of the array must be square, got {x.shape}.")
+        raise ShapeError(f"{op}: Last 2 dimensions of the array must be square, got {x.shape}.")
     return x
 
 
@@ -244,7 +244,7 @@ def solve(a: ArrayLike, b: ArrayLike) -> Array:
     vector = y.ndim == 1  # (as JAX since 0.5: a batch of vectors is b[..., None])
     rhs = lax.reshape(yp, yp.shape + (1,)) if vector else yp
     if rhs.shape[-2] != n:
-        raise PrimitiveTypeError(f"solve: b's rows ({rhs.shape[-2]}) must match a's size ({n})")
+        raise ShapeError(f"solve: b's rows ({rhs.shape[-2]}) must match a's size ({n})")
     batch = tuple(np.broadcast_shapes(xp.shape[:-2], rhs.shape[:-2]))
     xa = tnp.broadcast_to(xp, batch + (n, n))
     rb = tnp.broadcast_to(rhs, batch + rhs.shape[-2:])

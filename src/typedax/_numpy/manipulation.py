@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int, is_complex
-from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError, ShapeError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
 from . import lax_numpy as tnp
@@ -113,7 +113,7 @@ def broadcast_shapes(*shapes: Sequence[int]) -> tuple[int, ...]:
     try:
         return tuple(int(d) for d in np.broadcast_shapes(*(tuple(s) for s in shapes)))
     except ValueError:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"broadcast_shapes: incompatible shapes for broadcasting: {', '.join(str(tuple(s)) for s in shapes)}"
         ) from None
 
@@ -206,7 +206,7 @@ def _split(op: str, ary: ArrayLike, indices_or_sections: int | Sequence[int] | A
         if sections <= 0:
             raise PrimitiveTypeError(f"{op}: number sections must be larger than 0, got {sections}")
         if equal and n % sections:
-            raise PrimitiveTypeError(f"{op}: array split does not result in an equal division: "
+            raise ShapeError(f"{op}: array split does not result in an equal division: "
                                      f"{n} elements into {sections} sections")
         size, extra = divmod(n, sections)
         sizes = [size + 1] * extra + [size] * (sections - extra)
@@ -379,7 +379,7 @@ def take(a: ArrayLike, indices: ArrayLike, axis: int | None = None, out: None = 
     if mode not in _TAKE_MODES:
         if mode == "raise":
             raise PrimitiveTypeError("take: The 'raise' mode to jnp.take is not supported.")
-        raise PrimitiveTypeError(f"take: Invalid mode '{mode}' for np.take")
+        raise ArgumentValueError(f"take: Invalid mode '{mode}' for np.take")
     x = tnp.asarray(a)
     idx = tnp.asarray(indices)
     if idx.dtype.kind not in "iu":
@@ -440,7 +440,7 @@ def along_axis_operands(op: str, arr: ArrayLike, indices: ArrayLike, axis: int |
             raise PrimitiveTypeError(f"{op}: indices must be 1D if axis=None, got shape {idx.shape}")
         return tnp.ravel(x), idx, 0
     if x.ndim != idx.ndim:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{op}: indices and arr must have the same number of dimensions; {idx.ndim} vs. {x.ndim}"
         )
     return x, idx, tnp._axis(op, axis, x.ndim)
@@ -632,7 +632,7 @@ def cross(a: ArrayLike, b: ArrayLike, axisa: int = -1, axisb: int = -1, axisc: i
     x = moveaxis(x, axisa, -1)
     y = moveaxis(y, axisb, -1)
     if x.shape[-1] not in (2, 3) or y.shape[-1] not in (2, 3):
-        raise PrimitiveTypeError(
+        raise ShapeError(
             "cross: incompatible dimensions for cross product (dimension must be 2 or 3), got "
             f"{x.shape[-1]} and {y.shape[-1]}"
         )

@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int, int32, int64, is_float
-from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError, ShapeError
 from ..core.ir import refuse_keys
 from ..core.trace import Tracer
 from . import functional as _functional
@@ -50,7 +50,7 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side: str = "left", sorter: ArrayLi
         raise PrimitiveTypeError(f"searchsorted: invalid method {method!r}")
     x, y = (tnp.asarray(t) for t in tnp._promote(a, v))
     if x.ndim != 1:
-        raise PrimitiveTypeError(f"searchsorted: a should be 1-dimensional, got shape {x.shape}")
+        raise ShapeError(f"searchsorted: a should be 1-dimensional, got shape {x.shape}")
     if sorter is not None:
         x = take(x, sorter, mode="clip")
     n = x.shape[0]

@@ -20,7 +20,7 @@ from ..core.dtypes import (
     default_int,
     int_range,
 )
-from ..core.errors import RandomKeyError
+from ..core.errors import RandomAxisError, RandomKeyError
 from ..core.trace import aval_of
 from ..jitting import jit
 from .base import (
@@ -137,7 +137,7 @@ _shuffle_jit = jit(_shuffle_impl, static_argnums=(2,))
 def _axis(name: str, axis: int, ndim: int) -> int:
     a = _static_int(name, "axis", axis)
     if not -ndim <= a < ndim:
-        raise RandomKeyError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
+        raise RandomAxisError(f"{name}: axis {axis} is out of bounds for an array of rank {ndim}")
     return a % ndim
 
 

@@ -16,7 +16,7 @@ from .. import lax
 from .. import numpy as tnp
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, FLOATING, canonicalize_explicit, default_float, default_int
-from ..core.errors import RandomKeyError
+from ..core.errors import RandomAxisError, RandomKeyError
 from ..core.trace import aval_of
 from ..jitting import jit
 from .base import (
@@ -223,7 +223,7 @@ def categorical(
     nd = la.ndim
     ax = _static_int("categorical", "axis", axis)
     if not -nd <= ax < nd:
-        raise RandomKeyError(f"categorical: axis {axis} is out of bounds for logits of rank {nd}")
+        raise RandomAxisError(f"categorical: axis {axis} is out of bounds for logits of rank {nd}")
     batch_shape = tuple(d for i, d in enumerate(la.shape) if i != ax % nd)
     if shape is None:
         s = batch_shape

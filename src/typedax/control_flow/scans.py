@@ -26,7 +26,7 @@ from pyrsistent import pmap
 from .. import tree
 from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import int32, is_inexact
-from ..core.errors import ConcretizationError, PrimitiveTypeError, UnrollError
+from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError, ShapeError, UnrollError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
@@ -183,11 +183,11 @@ def _scan_length(xs_avals: Sequence[ShapedArray], length: int | None) -> int:
             raise PrimitiveTypeError(f"scan: length must be a Python int >= 0, got {length!r}")
         lengths.add(length)
     if len(lengths) > 1:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"scan: the leading axes of xs (and length) disagree: {sorted(lengths)}"
         )
     if not lengths:
-        raise PrimitiveTypeError("scan: give length when xs is None (or has no leaves)")
+        raise ArgumentValueError("scan: give length when xs is None (or has no leaves)")
     return lengths.pop()
 
 

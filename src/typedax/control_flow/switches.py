@@ -77,7 +77,7 @@ def switch(
             "(convert a bool or float index with lax.convert_element_type)"
         )
     if not branches:
-        raise PrimitiveTypeError("switch: empty branch sequence (give at least one branch)")
+        raise ArgumentValueError("switch: empty branch sequence (give at least one branch)")
     if len(branches) == 1:
         return branches[0](*operands)
     leaves, in_tree = tree.flatten(operands)

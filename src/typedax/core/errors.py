@@ -311,3 +311,57 @@ class InconclusiveDimensionOperation(TypedaxError):
     """JAX's ``jax.errors.InconclusiveDimensionOperation`` (shape
     polymorphism, which typedax does not have): never raised; it exists so
     that ported ``except`` clauses work."""
+
+
+# -- built-in classes as JAX's (issue 29, item 5): an ``except ValueError:`` or
+# ``except TypeError:`` written for JAX catches typedax's error in the same
+# situation (tests/test_error_classes.py holds the survey against JAX)
+
+
+class ShapeError(ArgumentValueError):
+    """Shapes that do not fit: operands that do not broadcast together (or
+    to a requested shape), a reshape to another size, stacked arrays of
+    different shapes, an uneven split, a matrix that is not square, an update
+    that does not broadcast to its indexed shape, scanned values of different
+    lengths. JAX raises ``ValueError`` for most of these and ``TypeError`` for
+    the rest (its ``lax`` shape rules); this is both (a
+    ``PrimitiveTypeError``, as typedax raised before)."""
+
+
+class PrimitiveAxisError(PrimitiveTypeError, AxisError):
+    """An axis outside an operand's dimensions, or axes that are not a
+    permutation of them, in an operation that raised ``PrimitiveTypeError``
+    before (``lax.sort``, ``lax.cumsum``, ``lax.expand_dims``,
+    ``lax.associative_scan``, reduction dimensions, ``transpose``). JAX
+    raises ``ValueError``, ``IndexError`` or ``TypeError`` by case: this is
+    all three."""
+
+
+class TangentValueError(TangentTypeError, ValueError):
+    """A tangent (``jvp``) of another shape than its primal, or a cotangent
+    (the function ``vjp`` returns) or tangent (``linearize``'s) of another
+    type than its primal's: JAX's ``ValueError`` (and a
+    ``TangentTypeError``, as before)."""
+
+
+class ArgumentTypeError(TypedaxError, TypeError):
+    """A value of no array type where ``jit`` needs an array, a scalar or a
+    pytree of them (an argument not marked static, or a result): JAX's
+    ``TypeError``."""
+
+
+class BatchingTypeError(BatchingError, TypeError):
+    """A ``vmap`` ``in_axes``/``out_axes`` entry that is not an int or None
+    (JAX's ``TypeError``; a ``BatchingError``, as before)."""
+
+
+class ZeroStepError(ArgumentValueError, ZeroDivisionError):
+    """``arange`` with a zero step: JAX's ``ZeroDivisionError`` (and an
+    ``ArgumentValueError``, as before)."""
+
+
+class RandomAxisError(RandomKeyError, AxisError):
+    """An ``axis`` outside the array of a ``typedax.random`` function
+    (``categorical``, ``permutation``, ``choice``): a ``RandomKeyError`` as
+    before, and an ``AxisError`` (JAX raises ``IndexError`` or
+    ``ValueError`` by function)."""

@@ -38,6 +38,9 @@ from .sharding import AbstractMesh, AxisEntry, Mesh, NamedSharding, PartitionSpe
 #: refused.
 _MESH: ContextVar[Mesh | None] = ContextVar("typedax_mesh", default=None)
 _RESOLVE_CONTRACTIONS: ContextVar[bool] = ContextVar("typedax_resolve_contractions", default=False)
+#: The result type an ``out_sharding=`` argument gives the named primitive
+#: bound next (``given_type``), in place of its rule's.
+_GIVEN: ContextVar[tuple[str, PartitionSpec] | None] = ContextVar("typedax_given_type", default=None)
 #: The abstract mesh ``use_abstract_mesh`` set (``None``: the current mesh's).
 _ABSTRACT: ContextVar[AbstractMesh | None] = ContextVar("typedax_abstract_mesh", default=None)
 
@@ -74,6 +77,18 @@ def resolving_contractions() -> Iterator[None]:
         yield
     finally:
         _RESOLVE_CONTRACTIONS.reset(token)
+
+
+@contextmanager
+def given_type(name: str, spec: PartitionSpec) -> Iterator[None]:
+    """While the block runs, the primitive ``name`` (a ``dot_general``, a
+    ``reshape``) gives a result split as ``spec`` says on the Explicit axes,
+    whatever its rule would say: JAX's ``out_sharding=`` argument."""
+    token = _GIVEN.set((name, spec))
+    try:
+        yield
+    finally:
+        _GIVEN.reset(token)
 
 
 def abstract_mesh() -> AbstractMesh:
@@ -587,6 +602,13 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
         mesh = _MESH.get()
     if mesh is None or name in _FROM_BODY:
         return outs
+    given = _GIVEN.get()
+    if given is not None and given[0] == name:  # out_sharding= (JAX: the rule returns it)
+        explicit = mesh.explicit_axes
+        parts = given[1].partitions
+        return [_typed(o, _named(mesh, tuple(
+            _entry([n for n in _names(parts[d] if d < len(parts) else None) if n in explicit])
+            for d in range(o.ndim))) if o.ndim and explicit else None) for o in outs]
     rule = RULES.get(name)
     if rule is None:
         raise ShardingTypeError(
@@ -597,6 +619,8 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
     specs = rule(name, ins, params, outs)
     typed: list[ShapedArray] = []
     for o, spec in zip(outs, specs):
+        if spec not in _LEGAL and not _legal(spec) and _RESOLVE_CONTRACTIONS.get():
+            spec = _first_uses(spec)  # transposing: the cotangent is then constrained to its primal's type
         if spec not in _LEGAL and not _legal(spec):
             bad = ShapedArray(o.shape, o.dtype, o.weak_type, _unchecked(mesh, spec))
             operands = ", ".join(a.str_short(short_dtypes=True) for a in ins)
@@ -607,6 +631,17 @@ def propagate(name: str, ins: Sequence[ShapedArray], params: Params, outs: list[
         s = _named(mesh, spec) if o.ndim and mesh.explicit_axes else None
         typed.append(_typed(o, s))
     return typed
+
+
+def _first_uses(spec: Spec) -> Spec:
+    """``spec`` with each mesh axis kept where it is first named only."""
+    seen: set[str] = set()
+    out: list[AxisEntry] = []
+    for p in spec:
+        names = [n for n in _names(p) if n not in seen]
+        seen.update(names)
+        out.append(_entry(names))
+    return tuple(out)
 
 
 #: Specs seen to name each mesh axis at most once.

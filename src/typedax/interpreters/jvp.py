@@ -23,7 +23,7 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import float0, is_inexact  # float0 names
-from ..core.errors import ConcretizationError, TangentTypeError
+from ..core.errors import ConcretizationError, TangentTypeError, TangentValueError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.eval import eval_jaxpr
 from ..core.rules import JvpRule, Tangent, Zero, require
@@ -153,7 +153,8 @@ def _check_tangent(i: int, primal: Value, tangent: Tangent) -> Tangent:
     else:
         ta = aval_of(tangent)
     if ta != pa:
-        raise TangentTypeError(
+        # another shape is JAX's ValueError; another dtype its TypeError
+        raise (TangentValueError if ta.shape != pa.shape else TangentTypeError)(
             f"jvp: tangent {i} has type {ta.str_short()} but its primal has type "
             f"{pa.str_short()}; a tangent must have its primal's shape and dtype "
             "(an integer or bool primal takes zeros of its own dtype: it has no derivative)"

@@ -26,6 +26,7 @@ from ..core.trace import Value, bind
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives import elementwise
 from ..primitives.structural import zeros_like_aval as zeros
+from ..primitives.sharding_constraint import as_typed  # explicit sharding
 
 __all__ = ["Primal", "TransposeRule", "UndefPrimal", "backward_pass", "transpose_jaxpr", "zeros"]
 
@@ -107,8 +108,11 @@ def backward_pass(
         rule = require(eqn.primitive, eqn.primitive.rules.transpose, "transpose")
         full = [zeros(v.aval) if ct is None else ct for v, ct in zip(eqn.out_binders, outs_ct)]
         if EXPLICIT_SEEN[0]:  # explicit sharding: a transposed dot may contract split dimensions
+            primals = [read_primal(a) for a in eqn.inputs]
             with resolving_contractions():
-                cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
+                cts_in = rule(full, primals, eqn.params)
+            cts_in = [as_typed(ct, p.aval) if isinstance(p, UndefPrimal) and ct is not None else ct
+                      for ct, p in zip(cts_in, primals)]  # each its primal's type, as JAX's
         else:
             cts_in = rule(full, [read_primal(a) for a in eqn.inputs], eqn.params)
         for a, ct in zip(eqn.inputs, cts_in):

@@ -30,7 +30,7 @@ from ..core.array import ArrayImpl, aval_key, host_aval
 from ..core.config import JIT_CHECKS, PRECISION_POSSIBLE, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
-from ..core.errors import CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
+from ..core.errors import ArgumentTypeError, CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
 from ..core.ir import ClosedJaxpr
 from ..core.names import fun_name
 from ..core.explicit import current_mesh  # explicit sharding
@@ -896,7 +896,7 @@ def _as_value(x: object, name: str, output: bool = False) -> Value:
         aval_of(x)  # raises for unsupported dtypes
         return x
     where = "returned" if output else "passed"
-    raise TypedaxError(
+    raise ArgumentTypeError(
         f"jitted function '{name}': a {type(x).__name__} was {where} where an array "
         "was expected; jit works on arrays, scalars and pytrees of them "
         "(mark other arguments static with static_argnums/static_argnames)"

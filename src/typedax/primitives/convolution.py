@@ -47,7 +47,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import COMPLEX, FLOATING, INTEGER, DType, canonicalize_explicit
-from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.errors import NonLinearError, PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind1
@@ -185,25 +185,25 @@ def conv_shape(lhs: ShapedArray, rhs: ShapedArray, c: ConvParams) -> ShapedArray
     batch, feat = lhs.shape[dn.lhs_spec[0]], lhs.shape[dn.lhs_spec[1]]
     out_f, in_f = rhs.shape[dn.rhs_spec[0]], rhs.shape[dn.rhs_spec[1]]
     if feat % g:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{where}: feature_group_count {g} must divide the lhs feature dimension (dimension {dn.lhs_spec[1]}, size {feat})"
         )
     if feat // g != in_f:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{where}: the lhs feature dimension (dimension {dn.lhs_spec[1]}, size {feat}) divided by "
             f"feature_group_count {g} must equal the rhs input feature dimension (dimension {dn.rhs_spec[1]}, size {in_f})"
         )
     if out_f % g:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{where}: the rhs output feature dimension (dimension {dn.rhs_spec[0]}, size {out_f}) must be a "
             f"multiple of feature_group_count {g}"
         )
     if batch % b:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{where}: batch_group_count {b} must divide the lhs batch dimension (dimension {dn.lhs_spec[0]}, size {batch})"
         )
     if out_f % b:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"{where}: the rhs output feature dimension (dimension {dn.rhs_spec[0]}, size {out_f}) must be a "
             f"multiple of batch_group_count {b}"
         )

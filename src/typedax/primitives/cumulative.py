@@ -34,7 +34,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import COMPLEX, FLOATING, HALF, INTEGER, DType, float32
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveAxisError, PrimitiveTypeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, JvpRule, Primal, Rules, Tangent, Zero, floats_on_device
 from ..core.trace import Value, aval_of, bind1
@@ -159,7 +159,7 @@ def _cumulative(
         (x,) = avals
         axis, _ = _params(name, params)
         if not 0 <= axis < x.ndim:
-            raise PrimitiveTypeError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
+            raise PrimitiveAxisError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
         if x.dtype not in dtypes:
             kinds = "float" if dtypes == FLOATING else "integer or float" if dtypes == NUMERIC else "integer, float or complex"
             raise PrimitiveTypeError(f"{name} takes {kinds} operands, got {x.str_short()}")

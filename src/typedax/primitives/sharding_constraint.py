@@ -164,6 +164,19 @@ def _transpose(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -> li
     return [bind1(sharding_constraint_p, (cts[0],), params)]
 
 
+def as_typed(x: Value, aval: ShapedArray) -> Value:
+    """``x`` constrained to ``aval``'s sharding type when it has another
+    (explicit sharding: a cotangent takes its primal's type, as JAX's
+    transposes give it)."""
+    typed = aval.sharding
+    if typed is None or x is None:
+        return x
+    have = aval_of(x).sharding
+    if have is not None and have.spec == typed.spec:
+        return x
+    return bind1(sharding_constraint_p, (x,), constraint_params(typed, len(typed.spec)))
+
+
 def _batch(
     axis_size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
