@@ -19,7 +19,7 @@ from jaxlib.mlir import ir
 
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import COMPLEX, INTEGER, bool_, canonicalize_explicit
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveAxisError, PrimitiveTypeError
 from ..hlo import HloValue, LoweringContext, compare, dtype_max, dtype_min, element_type, full, reduce, tensor_type
 from ._params import get_dtype, get_ints, params_of
 from .cumulative import cumprod
@@ -239,7 +239,7 @@ def _arg_extremum(name: str, np_arg: Callable[..., NDArray], direction: str,
         if x.dtype in COMPLEX:  # JAX's comparator (gt/lt) refuses them
             raise PrimitiveTypeError(f"{name} does not accept complex operands, got {x.str_short()}")
         if not 0 <= axis < x.ndim:
-            raise PrimitiveTypeError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
+            raise PrimitiveAxisError(f"{name}: axis {axis} is out of bounds for {x.str_short()}")
         if x.shape[axis] == 0:
             raise PrimitiveTypeError(f"{name}: cannot reduce {x.str_short()} over the empty axis {axis}")
         return [ShapedArray(x.shape[:axis] + x.shape[axis + 1:], index_dtype)]

@@ -18,7 +18,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, INTEGER, DType, bool_
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind1, memo_abstract
@@ -126,7 +126,7 @@ def _dims_of(name: str, x: ShapedArray, params: Params, *, size_one: bool = Fals
     if len(set(dims)) != len(dims) or any(not 0 <= d < x.ndim for d in dims):
         raise PrimitiveTypeError(f"{name}: dimensions={dims} must be distinct axes of {x.str_short()}")
     if size_one and any(x.shape[d] != 1 for d in dims):
-        raise PrimitiveTypeError(f"{name}: dimensions={dims} of {x.str_short()} must have size 1")
+        raise ShapeError(f"{name}: dimensions={dims} of {x.str_short()} must have size 1")
     return dims
 
 

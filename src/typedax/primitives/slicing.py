@@ -16,7 +16,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, INTEGER, DType, bool_, canonicalize_dtype, int32, int64, int_range
-from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.errors import NonLinearError, PrimitiveAxisError, PrimitiveTypeError, ShapeError
 from ..core.ir import NO_PARAMS, Eqn, NDArray, Params, Primitive
 from ..core.rules import (
     BatchDim,
@@ -210,7 +210,7 @@ def _pad_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedAr
             f"pad: padding_value must be a scalar of the operand's dtype, got ({types_str(avals)})"
         )
     if len(config) != x.ndim:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"pad: padding_config={config} needs one (low, high, interior) per dimension of {x.str_short()}"
         )
     if any(it < 0 for _, _, it in config):
@@ -370,7 +370,7 @@ def _ints(op: str, what: str, ds: object) -> tuple[int, ...]:
 def canonical_axis(op: str, axis: object, ndim: int) -> int:
     a = _int(op, "axis", axis)
     if not -ndim <= a < ndim:
-        raise PrimitiveTypeError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}")
+        raise PrimitiveAxisError(f"{op}: axis {a} is out of bounds for an array of rank {ndim}")
     return a % ndim if ndim else a
 
 

@@ -38,7 +38,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array, ArrayLike
 from ..core.avals import ShapedArray
 from ..core.dtypes import FLOATING, REAL_OF, DType, bool_, int32
-from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.errors import NonLinearError, PrimitiveAxisError, PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
@@ -244,9 +244,9 @@ def _top_k_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shaped
     if x.ndim == 0:
         raise PrimitiveTypeError(f"top_k: the operand must have rank >= 1, got {x.str_short()}")
     if not 0 <= axis < x.ndim:
-        raise PrimitiveTypeError(f"top_k: axis={axis} is out of bounds for {x.str_short()}")
+        raise PrimitiveAxisError(f"top_k: axis={axis} is out of bounds for {x.str_short()}")
     if not 0 <= k <= x.shape[axis]:
-        raise PrimitiveTypeError(
+        raise ShapeError(
             f"top_k: k={k} must be between 0 and the size of axis {axis} of {x.str_short()}"
         )
     shape = x.shape[:axis] + (k,) + x.shape[axis + 1:]

@@ -19,7 +19,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import from_numpy
 from ..core.avals import ShapedArray, physical_aval
 from ..core.dtypes import EXTENDED, DType, bool_
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import (
     BatchDim,
@@ -267,7 +267,7 @@ def _reshape_abstract(avals: Sequence[ShapedArray], params: Params) -> list[Shap
     (x,) = avals
     new_sizes = get_ints("reshape", params, "new_sizes")
     if any(d < 0 for d in new_sizes) or math.prod(new_sizes) != x.size:
-        raise PrimitiveTypeError(f"reshape: cannot reshape {x.str_short()} to new_sizes={new_sizes}")
+        raise ShapeError(f"reshape: cannot reshape {x.str_short()} to new_sizes={new_sizes}")
     return [ShapedArray(new_sizes, x.dtype)]
 
 
