@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import tree
 from ..core.dtypes import INTEGER, int32
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import NO_PARAMS, ClosedJaxpr
 from ..core.trace import Value, aval_of, bind1
