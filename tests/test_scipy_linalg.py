@@ -182,6 +182,25 @@ def test_schur_under_jit_and_vmap_and_sqrtm() -> None:
     assert tsl.sqrtm(A.astype(np.float32)).dtype == np.complex64
 
 
+def test_schur_based_functions() -> None:
+    """``rsf2csf``, ``funm`` (complex, as JAX's) and ``solve_sylvester``
+    (both methods) against SciPy."""
+    t, z = scipy.linalg.schur(A)
+    _close(tsl.rsf2csf(t, z), scipy.linalg.rsf2csf(t, z), 1e-12)
+    f = tsl.funm(A, tnp.exp)
+    assert f.dtype == np.complex128
+    np.testing.assert_allclose(np.asarray(f), scipy.linalg.expm(A), atol=1e-12)
+    f_sin, err = tsl.funm(S, tnp.sin, disp=False)
+    np.testing.assert_allclose(np.asarray(f_sin), scipy.linalg.sinm(S), atol=1e-12)
+    assert 0 < float(err) < 1e-10
+    c = RNG.standard_normal((3, 4))
+    b4 = RNG.standard_normal((4, 4))
+    want = scipy.linalg.solve_sylvester(A, b4, c)
+    for method in ("schur", "eigen"):
+        _close(tsl.solve_sylvester(A, b4, c, method=method), want, 1e-10)
+    assert np.isnan(np.asarray(tsl.solve_sylvester(np.eye(2), -np.eye(2), np.ones((2, 2))))).all()
+
+
 def test_weak_types_as_jax() -> None:
     """A Python scalar among ``block_diag``'s arguments is weak, as in JAX."""
     got, want = tsl.block_diag(A.astype(np.float32), 2.0), jsl.block_diag(A.astype(np.float32), 2.0)
@@ -320,6 +339,14 @@ def test_errors_as_jax() -> None:
         tsl.schur(A, output="imag")
     with pytest.raises(TypeError, match="does not accept dtype int32"):
         tsl.schur(np.eye(2, dtype=np.int32))
+    with pytest.raises(ValueError, match="must be square"):
+        tsl.rsf2csf(R, R)
+    with pytest.raises(ValueError, match="expected square"):
+        tsl.funm(R, tnp.exp)
+    with pytest.raises(ValueError, match="Incompatible shapes"):
+        tsl.solve_sylvester(A, A, R)
+    with pytest.raises(ValueError, match="Unrecognized method"):
+        tsl.solve_sylvester(A, A, A, method="qz")
     with pytest.raises(NotImplementedError, match="Blocked"):
         tsl.sqrtm(A, blocksize=2)
     with pytest.raises(TypeError, match="does not accept dtype int32"):

@@ -35,9 +35,10 @@ from .._numpy import lax_numpy as _lax_numpy
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
-    "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
-    "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
-    "schur", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz",
+    "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
+    "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
+    "polar", "qr", "rsf2csf", "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm",
+    "svd", "toeplitz",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -1105,3 +1106,158 @@ def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:  # noqa: N803 - JAX's name
     t, z = schur(x, output="complex")
     root = _sqrtm_triu(t)
     return tnp.matmul(tnp.matmul(z, root, precision=_HIGHEST), tnp.conj(z.T), precision=_HIGHEST)
+
+
+def _complex_of(*xs: Array) -> list[Array]:
+    """JAX's ``promote_dtypes_complex``: one complex dtype for all."""
+    vals = [tnp.asarray(v) for v in _lax_numpy._promote(*xs)]
+    d = vals[0].dtype
+    if not is_complex(d):
+        d = np.dtype(np.complex64) if d in (np.dtype(np.float32), np.dtype(np.float16)) else default_complex()
+    return [v.astype(d) for v in vals]
+
+
+def _rsf2csf_2d(t: Array, z: Array) -> tuple[Array, Array]:
+    t, z = _complex_of(t, z)
+    eps = float(np.finfo(np.dtype(t.dtype.name)).eps)
+    n = t.shape[0]
+    if n == 1:
+        return t, z
+    cols = tnp.arange(n)
+    for m in range(n - 1, 0, -1):  # JAX's loop: m = N - i for i in 1 .. N-1
+        sub = t[m, m - 1]
+        mu = tnp.linalg.eigvals(t[m - 1:m + 1, m - 1:m + 1]) - t[m, m]
+        r = tnp.linalg.norm(tnp.stack([mu[0], sub])).astype(t.dtype)
+        c, s = mu[0] / r, sub / r
+        g = tnp.stack([tnp.stack([tnp.conj(c), s]), tnp.stack([-s, c])])
+        rows = t[m - 1:m + 1]
+        col_mask = cols >= m - 1
+        new_rows = tnp.where(~col_mask, rows, tnp.matmul(g, tnp.where(col_mask, rows, 0)))
+        t_new = t.at[m - 1:m + 1].set(new_rows)
+        tcols = t_new[:, m - 1:m + 1]
+        row_mask = (cols < m + 1)[:, None]
+        gh = tnp.conj(g.T)
+        t_new = t_new.at[:, m - 1:m + 1].set(tnp.where(~row_mask, tcols, tnp.matmul(tnp.where(row_mask, tcols, 0), gh)))
+        z_new = z.at[:, m - 1:m + 1].set(tnp.matmul(z[:, m - 1:m + 1], gh))
+        act = tnp.abs(sub) > eps * (tnp.abs(t[m - 1, m - 1]) + tnp.abs(t[m, m]))
+        t = tnp.where(act, t_new, t).at[m, m - 1].set(0.0)
+        z = tnp.where(act, z_new, z)
+    return t, z
+
+
+def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:  # noqa: N803
+    """The complex Schur form ``(t, z)`` from the real one ``schur(a)``
+    gives (Givens rotations of the 2x2 blocks, as JAX's)."""
+    del check_finite
+    t, z = tnp.asarray(T), tnp.asarray(Z)
+    if t.ndim < 2 or t.shape[-1] != t.shape[-2]:
+        raise ValueError("Input 'T' must be square.")
+    if z.ndim < 2 or z.shape[-1] != z.shape[-2]:
+        raise ValueError("Input 'Z' must be square.")
+    if t.shape[-1] != z.shape[-1]:
+        raise ValueError(f"Input array shapes must match: Z: {z.shape} vs. T: {t.shape}")
+    if t.ndim == 2 and z.ndim == 2:
+        return _rsf2csf_2d(t, z)
+    return tnp.vectorize(_rsf2csf_2d, signature="(n,n),(n,n)->(n,n),(n,n)")(t, z)
+
+
+def _algorithm_11_1_1(f: Array, t: Array) -> tuple[Array, Array]:
+    """Parlett's recurrence (Golub & Van Loan, algorithm 11.1.1) for the
+    off-diagonal entries of ``func(t)``, ``t`` upper triangular."""
+    n = t.shape[0]
+    minden = tnp.abs(t[0, 0])
+    for p in range(1, n):
+        for i in range(1, n - p + 1):
+            j = i + p
+            s = t[i - 1, j - 1] * (f[j - 1, j - 1] - f[i - 1, i - 1])
+            if j - 1 > i:
+                s = s + (tnp.sum(t[i - 1, i:j - 1] * f[i:j - 1, j - 1]) - tnp.sum(f[i - 1, i:j - 1] * t[i:j - 1, j - 1]))
+            den = t[j - 1, j - 1] - t[i - 1, i - 1]
+            s = tnp.where(den != 0, s / tnp.where(den != 0, den, 1), s)
+            f = f.at[i - 1, j - 1].set(s)
+            minden = tnp.minimum(minden, tnp.abs(den))
+    return f, minden
+
+
+@overload
+def funm(A: ArrayLike, func: Callable[[Array], Array], disp: Literal[True] = True) -> Array: ...  # noqa: N803
+@overload
+def funm(A: ArrayLike, func: Callable[[Array], Array], disp: Literal[False]) -> tuple[Array, Array]: ...  # noqa: N803
+@overload
+def funm(A: ArrayLike, func: Callable[[Array], Array], disp: bool = True) -> Array | tuple[Array, Array]: ...  # noqa: N803
+def funm(A: ArrayLike, func: Callable[[Array], Array], disp: bool = True) -> Array | tuple[Array, Array]:  # noqa: N803
+    """The matrix function ``func(A)`` of the square ``A`` (``func`` applied
+    element-wise to the complex Schur form's diagonal, Parlett's recurrence
+    above it, as JAX's); with ``disp=False``, ``(F, err)``, ``err`` an
+    estimate of the relative error."""
+    a = tnp.asarray(A)
+    if a.ndim != 2 or a.shape[0] != a.shape[1]:
+        raise ValueError("expected square array_like input")
+    t, z = schur(a if is_complex(a.dtype) or np.issubdtype(a.dtype, np.floating) else a.astype(float))
+    t, z = rsf2csf(t, z)
+    f = tnp.diag(func(tnp.diag(t))).astype(t.dtype)
+    f, minden = _algorithm_11_1_1(f, t)
+    f = tnp.matmul(tnp.matmul(z, f), tnp.conj(z.T))
+    if disp:
+        return f
+    tol = float(np.finfo(np.float32 if f.dtype == np.complex64 else np.float64).eps)
+    minden = tnp.where(minden == 0.0, tol, minden)
+    err = tnp.where(tnp.any(tnp.isinf(f)), np.inf,
+                    tnp.minimum(1, tnp.maximum(tol, tol / minden * tnp.linalg.norm(tnp.triu(t, 1), 1))))
+    return f, err
+
+
+def _sylvester_triangular(r: Array, s: Array, f: Array) -> Array:
+    """``Y`` with ``R Y + Y S = F`` for upper triangular ``R`` and lower
+    triangular ``S`` (back substitution, last entry first, as JAX's scan)."""
+    m, n = f.shape
+    y = tnp.zeros((m, n), dtype=f.dtype)
+    for idx in range(m * n - 1, -1, -1):
+        i, j = divmod(idx, n)
+        rhs = f[i, j]
+        if i + 1 < m:
+            rhs = rhs - tnp.sum(r[i, i + 1:] * y[i + 1:, j])
+        if j + 1 < n:
+            rhs = rhs - tnp.sum(y[i, j + 1:] * s[j + 1:, j])
+        y = y.at[i, j].set(rhs / (r[i, i] + s[j, j]))
+    return y
+
+
+def _solve_sylvester_2d(a: Array, b: Array, c: Array, method: str, tol: float) -> Array:
+    m, n = c.shape[-2:]
+    if method == "schur":
+        r, u = schur(a, output="complex")
+        s, v = schur(tnp.conj(b.T), output="complex")
+        f = tnp.matmul(tnp.matmul(tnp.conj(u.T), c.astype(r.dtype)), v)
+        y = _sylvester_triangular(r, tnp.conj(s.T), f)
+        x = tnp.matmul(tnp.matmul(u, y), tnp.conj(v.T))
+    elif method == "eigen":
+        ra, ua = tnp.linalg.eig(a)
+        rb, ub = tnp.linalg.eig(b)
+        f = tnp.linalg.solve(ua, tnp.matmul(c.astype(ra.dtype), ub))
+        y = f / (ra[:, None] + rb[None, :])
+        x = tnp.matmul(tnp.matmul(ua[:m, :m], y[:m, :n]), tnp.linalg.inv(ub)[:n, :n])
+    else:
+        raise ValueError(f'Unrecognized method {method}. The two valid methods are either "schur" or "eigen".')
+    if not is_complex(c.dtype):
+        x = tnp.real(x)
+    near = tnp.any(tnp.abs(tnp.linalg.eigvals(a)[:, None] + tnp.linalg.eigvals(b)[None, :]) < tol)
+    return tnp.where(near, tnp.full_like(x, np.nan), x)
+
+
+def solve_sylvester(A: ArrayLike, B: ArrayLike, C: ArrayLike, *, method: str = "schur",  # noqa: N803
+                    tol: float = 1e-8) -> Array:
+    """``X`` with ``A X + X B = C`` (Bartels-Stewart through complex Schur
+    forms, ``method='schur'``, or by eigendecomposition, ``'eigen'``); NaN
+    where an eigenvalue of ``A`` and one of ``-B`` are within ``tol``."""
+    a, b, c = _inexact(A, B, C)
+    m, n = c.shape[-2:]
+    if a.shape[-2:] != (m, m) or b.shape[-2:] != (n, n):
+        raise ValueError(f"Incompatible shapes for Sylvester equation:\nA: {a.shape}\nB: {b.shape}\nC: {c.shape}")
+
+    def one(x: Array, y: Array, z: Array) -> Array:
+        return _solve_sylvester_2d(x, y, z, method, tol)
+
+    if a.ndim == b.ndim == c.ndim == 2:
+        return one(a, b, c)
+    return tnp.vectorize(one, signature="(m,m),(n,n),(m,n)->(m,n)")(a, b, c)

@@ -18,6 +18,7 @@ from ._linalg import expm as expm
 from ._linalg import expm_frechet as expm_frechet
 from ._linalg import fiedler as fiedler
 from ._linalg import fiedler_companion as fiedler_companion
+from ._linalg import funm as funm
 from ._linalg import hadamard as hadamard
 from ._linalg import hankel as hankel
 from ._linalg import helmert as helmert
@@ -33,8 +34,10 @@ from ._linalg import lu_solve as lu_solve
 from ._linalg import pascal as pascal
 from ._linalg import polar as polar
 from ._linalg import qr as qr
+from ._linalg import rsf2csf as rsf2csf
 from ._linalg import schur as schur
 from ._linalg import solve as solve
+from ._linalg import solve_sylvester as solve_sylvester
 from ._linalg import solve_triangular as solve_triangular
 from ._linalg import sqrtm as sqrtm
 from ._linalg import svd as svd
@@ -43,7 +46,8 @@ from ._linalg import toeplitz as toeplitz
 __all__ = [
     "block_diag", "cho_factor", "cho_solve", "cholesky", "circulant", "companion",
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
-    "fiedler", "fiedler_companion", "hadamard", "hankel", "helmert", "hessenberg", "hilbert", "inv",
-    "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal", "polar", "qr",
-    "schur", "solve", "solve_triangular", "sqrtm", "svd", "toeplitz",
+    "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
+    "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
+    "polar", "qr", "rsf2csf", "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm",
+    "svd", "toeplitz",
 ]
