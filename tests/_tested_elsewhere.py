@@ -29,5 +29,7 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "eig",
     # a pytree identity, and XLA's bit generator (values XLA's only): tests/test_lax_extra_names.py
     "optimization_barrier", "rng_bit_generator",
+    # higher-order (custom_linear_solve): tests/test_lax_extra_names.py
+    "linear_solve",
     *KEY_PRIMITIVES,
 })

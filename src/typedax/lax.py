@@ -225,6 +225,8 @@ from ._lax.lax import clz as clz
 from .primitives.optimization_barrier import optimization_barrier as optimization_barrier
 from .primitives.rng_bit_generator import RandomAlgorithm as RandomAlgorithm
 from .primitives.rng_bit_generator import rng_bit_generator as rng_bit_generator
+from .control_flow.solves import custom_linear_solve as custom_linear_solve
+from .control_flow.solves import custom_root as custom_root
 
 # fft (primitives/fft.py)
 from .primitives.fft import fft as fft
@@ -288,6 +290,7 @@ __all__ = [
     "bessel_i0e", "bessel_i1e", "betainc", "igamma", "igamma_grad_a", "igammac", "polygamma", "zeta",
     # issue 29 item 7: clz, optimization_barrier, rng_bit_generator
     "RandomAlgorithm", "clz", "optimization_barrier", "rng_bit_generator",
+    "custom_linear_solve", "custom_root",
     # fft (primitives/fft.py)
     "FftType", "fft",
     # convolution (primitives/convolution.py)

@@ -22,6 +22,7 @@ from .primitives import bitcast, bitwise, special
 from .primitives import complex_numbers
 from .primitives import fft
 from .primitives import optimization_barrier, rng_bit_generator  # issue 29 item 7
+from .control_flow import solves  # issue 29 item 7
 from .primitives import keys, prng
 from .primitives import convolution
 from .primitives import linalg
@@ -54,6 +55,7 @@ FAMILIES: tuple[Family, ...] = (
     fft.FAMILY,
     optimization_barrier.FAMILY,  # issue 29 item 7
     rng_bit_generator.FAMILY,  # issue 29 item 7
+    solves.FAMILY,  # issue 29 item 7
     Family("control flow", (cond_p, while_p, scan_p)),
     Family("jit", (jit_p,)),
     shard_map.FAMILY,
