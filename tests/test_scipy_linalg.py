@@ -42,6 +42,7 @@ B = RNG.standard_normal((3, 2))
 V = RNG.standard_normal(3)
 R = RNG.standard_normal((4, 3))
 BATCH = RNG.standard_normal((2, 3, 3))
+RNG_C = RNG.standard_normal((2, 4))
 
 
 def _leaves(x: object) -> list[np.ndarray[Any, Any]]:
@@ -118,6 +119,9 @@ SCIPY_CASES: list[Case] = [
     ("hadamard", lambda m: m.hadamard(4)),
     ("hadamard float32", lambda m: m.hadamard(4, dtype=np.float32)),
     ("dft sqrtn", lambda m: m.dft(4, "sqrtn")),
+    ("qr_multiply", lambda m: m.qr_multiply(R, RNG_C)),
+    ("qr_multiply left vector", lambda m: m.qr_multiply(R, V, "left")),
+    ("qr_multiply conjugate complex", lambda m: m.qr_multiply(A + 1j * S, B.T, conjugate=True)),
     ("schur", lambda m: m.schur(A)),
     ("schur complex", lambda m: m.schur(R[:3], output="complex")),
     ("schur float32", lambda m: m.schur(A.astype(np.float32))),
@@ -339,6 +343,10 @@ def test_errors_as_jax() -> None:
         tsl.schur(A, output="imag")
     with pytest.raises(TypeError, match="does not accept dtype int32"):
         tsl.schur(np.eye(2, dtype=np.int32))
+    with pytest.raises(ValueError, match="mode must be 'right' or 'left'"):
+        tsl.qr_multiply(R, V, "up")
+    with pytest.raises(ValueError, match="not compatible for c @ Q"):
+        tsl.qr_multiply(R, V)
     with pytest.raises(ValueError, match="must be square"):
         tsl.rsf2csf(R, R)
     with pytest.raises(ValueError, match="expected square"):

@@ -7,10 +7,14 @@ LAPACK's unblocked algorithm (partial pivoting, the first row of largest
 magnitude as pivot, as ``getrf`` picks it) written out over the static
 matrix size, so its pivots are LAPACK's and its derivative is that of the
 elimination (the same as JAX's rule, which differentiates the factors).
+``hessenberg`` is LAPACK's ``gehd2`` written out the same way.
 ``expm`` is JAX's: a Padé approximant of degree 3 to 13 chosen by the 1-norm
 (``lax.switch``), scaling and squaring (``lax.scan`` of ``lax.cond``), NaN
 past ``max_squarings``; its derivatives are those of that program, as in
-JAX, and ``expm_frechet`` is its JVP.
+JAX, and ``expm_frechet`` is its JVP. ``eigh_tridiagonal``'s eigenvalues are
+JAX's bisection. ``schur`` is LAPACK's ``gees`` called on the host (SciPy's,
+through ``pure_callback``: JAX's lowering is CPU-only too), and ``sqrtm``,
+``rsf2csf``, ``funm`` and ``solve_sylvester`` build on it as JAX's do.
 """
 
 from __future__ import annotations
@@ -37,8 +41,8 @@ __all__ = [
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
     "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
     "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
-    "polar", "qr", "rsf2csf", "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm",
-    "svd", "toeplitz",
+    "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester",
+    "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
 
 _HIGHEST = lax.Precision.HIGHEST
@@ -1261,3 +1265,46 @@ def solve_sylvester(A: ArrayLike, B: ArrayLike, C: ArrayLike, *, method: str = "
     if a.ndim == b.ndim == c.ndim == 2:
         return one(a, b, c)
     return tnp.vectorize(one, signature="(m,m),(n,n),(m,n)->(m,n)")(a, b, c)
+
+
+def qr_multiply(a: ArrayLike, c: ArrayLike, mode: str = "right", pivoting: bool = False,
+                conjugate: bool = False, overwrite_a: bool = False,
+                overwrite_c: bool = False) -> tuple[Array, Array]:
+    """``(Q @ c, r)`` (``mode='left'``) or ``(c @ Q, r)`` (``'right'``) for
+    ``a = Q r`` (``Q`` conjugated with ``conjugate``), ``r`` the economic
+    factor; a 1-d ``c`` gives a 1-d product. Through the full ``Q`` of
+    LAPACK's Householder QR (JAX applies the reflectors, ``ormqr``: the same
+    product)."""
+    del overwrite_a, overwrite_c
+    if pivoting:
+        raise NotImplementedError("qr_multiply: pivoting=True is not supported by typedax (JAX's geqp3)")
+    aa, cc = _inexact(a, c)
+    if mode not in ("right", "left"):
+        raise ValueError(f"mode must be 'right' or 'left', got {mode!r}")
+    onedim = cc.ndim == 1
+    if onedim:
+        cc = cc[:, None] if mode == "left" else cc[None, :]
+    m, n = aa.shape[-2:]
+    k = min(m, n)
+    if mode == "left":
+        if cc.shape[-2] != k:
+            raise ValueError(
+                f"Array shapes are not compatible for Q @ c operation: a has shape {tuple(aa.shape)} so Q has "
+                f"{k} columns, but c has {cc.shape[-2]} rows (expected {k}).")
+    elif cc.shape[-1] != m:
+        raise ValueError(
+            f"Array shapes are not compatible for c @ Q operation: a has shape {tuple(aa.shape)} so Q has "
+            f"{m} rows, but c has {cc.shape[-1]} columns (expected {m}).")
+    batch = tuple(np.broadcast_shapes(aa.shape[:-2], cc.shape[:-2]))
+    aa = tnp.broadcast_to(aa, batch + aa.shape[-2:])
+    cc = tnp.broadcast_to(cc, batch + cc.shape[-2:])
+    q, r = lax_linalg.qr(aa, full_matrices=True)
+    if conjugate and is_complex(q.dtype):
+        q = tnp.conj(q)
+    if mode == "left":
+        out = tnp.matmul(q[..., :, :k], cc, precision=_HIGHEST)
+    else:
+        out = tnp.matmul(cc, q, precision=_HIGHEST)[..., :k]
+    if onedim:
+        out = tnp.ravel(out)
+    return out, tnp.triu(r[..., :k, :])

@@ -34,6 +34,7 @@ from ._linalg import lu_solve as lu_solve
 from ._linalg import pascal as pascal
 from ._linalg import polar as polar
 from ._linalg import qr as qr
+from ._linalg import qr_multiply as qr_multiply
 from ._linalg import rsf2csf as rsf2csf
 from ._linalg import schur as schur
 from ._linalg import solve as solve
@@ -48,6 +49,6 @@ __all__ = [
     "convolution_matrix", "det", "dft", "eigh", "eigh_tridiagonal", "expm", "expm_frechet",
     "fiedler", "fiedler_companion", "funm", "hadamard", "hankel", "helmert", "hessenberg",
     "hilbert", "inv", "invhilbert", "invpascal", "leslie", "lu", "lu_factor", "lu_solve", "pascal",
-    "polar", "qr", "rsf2csf", "schur", "solve", "solve_sylvester", "solve_triangular", "sqrtm",
-    "svd", "toeplitz",
+    "polar", "qr", "qr_multiply", "rsf2csf", "schur", "solve", "solve_sylvester",
+    "solve_triangular", "sqrtm", "svd", "toeplitz",
 ]
