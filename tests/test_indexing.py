@@ -451,3 +451,19 @@ def test_check_static_indices_makes_the_clamp_an_error() -> None:
         tdx.config.update("jax_check_static_indices", False)
     assert tdx.config.jax_check_static_indices is False
     assert float(x[11]) == 9.0
+
+
+def test_static_integers_out_of_bounds_beside_a_traced_index() -> None:
+    """``x[5, i]`` with ``i`` traced: the static integer clamps (wrapped once),
+    the traced one wraps and clamps, as JAX's dynamic_slice/gather."""
+    y = np.arange(12.0).reshape(3, 4)
+    fs: list[Callable[[Any, Any], Any]] = [
+        lambda v, i: v[5, i], lambda v, i: v[-5, i], lambda v, i: v[i, 7, None],
+        lambda v, i: v.at[5, i].get(mode="fill"), lambda v, i: v.at[-4, i].set(9.0),
+    ]
+    for f in fs:
+        jf, tf = jax.jit(f), tdx.jit(f)
+        for i in (np.int32(1), np.int32(-1), np.int32(9)):
+            want = np.asarray(jf(y, i))
+            np.testing.assert_array_equal(np.asarray(tf(y, i)), want)
+            np.testing.assert_array_equal(np.asarray(f(tnp.asarray(y), i)), want)
