@@ -80,7 +80,7 @@ def _block(out: object) -> None:
     calls it on typedax's arrays too). A NumPy copy here would time the
     transfer instead of the step: at width 4096 the copy of one gradient
     (64 MiB) takes longer than the step itself."""
-    jax.block_until_ready(out)
+    jax.block_until_ready(out)  # type: ignore[no-untyped-call]  # jax leaves it unannotated
 
 
 def _row(name: str, t_tdx: float, t_jax: float, unit: float = 1e3, label: str = "ms") -> None:
