@@ -9,8 +9,9 @@ A face: it defines nothing. How JAX's names map onto typedax's classes
   the base of the three tracer-conversion errors below, as JAX's is of
   ``TracerBoolConversionError``.
 - ``TracerArrayConversionError``, ``TracerBoolConversionError``,
-  ``TracerIntegerConversionError``: ``np.asarray``, ``bool()`` and
-  ``int()``/indexing of a traced value whose value is not known.
+  ``TracerIntegerConversionError``: ``np.asarray``, ``bool()`` and use as
+  a Python index (``__index__``) of a traced value whose value is not
+  known; ``int()`` of one is a plain ``ConcretizationTypeError``, as JAX's.
 - ``UnexpectedTracerError``: ``EscapedTracerError`` (a ``TypeError``, as JAX's).
 - ``NonConcreteBooleanIndexError``: ``x[mask]`` with a traced boolean mask
   (a subclass of typedax's ``IndexingError``, an ``IndexError``).

@@ -52,9 +52,10 @@ class TracerBoolConversionError(ConcretizationError):
 
 
 class TracerIntegerConversionError(ConcretizationError):
-    """``int()`` of a traced value, or a traced value used as a Python index,
-    whose value is not known while tracing: JAX's
-    ``jax.errors.TracerIntegerConversionError`` (issue 29 item 7)."""
+    """A traced value used as a Python index (``__index__``: ``lst[x]``,
+    ``range(x)``) whose value is not known while tracing: JAX's
+    ``jax.errors.TracerIntegerConversionError`` (issue 29 item 7: int doc).
+    ``int()`` of one is a plain ``ConcretizationError``, as JAX's."""
 
 
 class EscapedTracerError(TypedaxError, TypeError):
