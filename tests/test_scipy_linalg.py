@@ -205,6 +205,24 @@ def test_schur_based_functions() -> None:
     assert np.isnan(np.asarray(tsl.solve_sylvester(np.eye(2), -np.eye(2), np.ones((2, 2))))).all()
 
 
+def test_x64_off_dtypes_as_jax() -> None:
+    """With x64 off: float32 factors, int32 pivots, float32 special
+    matrices (no truncation warning), complex64 ``dft``."""
+    tdx.config.update("jax_enable_x64", False)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            lu_, piv = tsl.lu_factor(A)
+            assert lu_.dtype == np.float32 and piv.dtype == np.int32
+            np.testing.assert_array_equal(np.asarray(piv), scipy.linalg.lu_factor(A)[1])
+            assert tsl.expm(A).dtype == np.float32
+            for m in (tsl.hilbert(3), tsl.invhilbert(3), tsl.invpascal(3), tsl.helmert(3)):
+                assert m.dtype == np.float32
+            assert tsl.dft(3).dtype == np.complex64
+    finally:
+        tdx.config.update("jax_enable_x64", True)
+
+
 def test_weak_types_as_jax() -> None:
     """A Python scalar among ``block_diag``'s arguments is weak, as in JAX."""
     got, want = tsl.block_diag(A.astype(np.float32), 2.0), jsl.block_diag(A.astype(np.float32), 2.0)

@@ -74,6 +74,18 @@ def test_args_options_and_float32() -> None:
     assert int(short.nit) == 2 and int(short.status) == 1 and not bool(short.success)
 
 
+def test_x64_off_counts_are_int32() -> None:
+    tdx.config.update("jax_enable_x64", False)
+    try:
+        r = tso.minimize(quadratic, np.zeros(3), (np.ones(3), np.arange(1.0, 4.0)), method="BFGS",
+                         options={"gtol": 1e-3})
+        assert r.x.dtype == np.float32
+        assert np.asarray(r.nit).dtype == np.int32 and np.asarray(r.status).dtype == np.int32
+        assert bool(r.success)
+    finally:
+        tdx.config.update("jax_enable_x64", True)
+
+
 def test_vmap_over_starting_points() -> None:
     starts = np.array([[0.0, 0.0, 0.0], [2.0, -1.0, 0.5]])
     center, weights = np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 3.0])

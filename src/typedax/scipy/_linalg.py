@@ -32,7 +32,7 @@ from ..api_forward import jvp
 from ..control_flow.callbacks import pure_callback
 from ..api import ShapeDtypeStruct
 from ..core.array import Array, ArrayLike
-from ..core.dtypes import default_complex, is_complex
+from ..core.dtypes import default_complex, default_float, is_complex
 from ..core.trace import Value
 from .._numpy import lax_numpy as _lax_numpy
 
@@ -951,7 +951,7 @@ def convolution_matrix(a: ArrayLike, n: int, mode: str = "full") -> Array:
 
 def hilbert(n: int) -> Array:
     """The Hilbert matrix ``1 / (i + j + 1)``, in the default float dtype."""
-    a = tnp.arange(n, dtype=float)[:, None]
+    a = tnp.arange(n, dtype=default_float())[:, None]
     return 1 / (a + a.T + 1)
 
 
@@ -961,7 +961,7 @@ def _binom(n: Array, k: Array) -> Array:
 
 def invhilbert(n: int) -> Array:
     """The inverse of ``hilbert(n)`` (JAX's closed form, in floats)."""
-    a = tnp.arange(n, dtype=float)
+    a = tnp.arange(n, dtype=default_float())
     i, j = a[:, None], a[None, :]
     s = i + j
     return ((-1.0) ** s * (s + 1.0) * _binom(n + i, n - j - 1) * _binom(n + j, n - i - 1)
@@ -991,7 +991,7 @@ def pascal(n: int, kind: str | None = None) -> Array:
 def invpascal(n: int, kind: str | None = None) -> Array:
     """The inverse of ``pascal(n, kind)``, in the default float dtype."""
     kind = _pascal_kind(kind, "one of")
-    a = tnp.arange(n, dtype=float)
+    a = tnp.arange(n, dtype=default_float())
     i, j = a[:, None], a[None, :]
     lower_inv = (-1.0) ** (i - j) * _binom(i, j)
     if kind == "lower":
@@ -1008,7 +1008,7 @@ def helmert(n: int, full: bool = False) -> Array:
     i = tnp.arange(n - 1)[:, None]
     j = tnp.arange(n)[None, :]
     k = i + 1
-    kf = k.astype(float)
+    kf = k.astype(default_float())
     denom = tnp.sqrt(kf * (kf + 1))
     h = tnp.where(j <= i, 1.0 / denom, tnp.where(j == k, -kf / denom, tnp.zeros_like(denom)))
     if full:
@@ -1197,7 +1197,7 @@ def funm(A: ArrayLike, func: Callable[[Array], Array], disp: bool = True) -> Arr
     a = tnp.asarray(A)
     if a.ndim != 2 or a.shape[0] != a.shape[1]:
         raise ValueError("expected square array_like input")
-    t, z = schur(a if is_complex(a.dtype) or np.issubdtype(a.dtype, np.floating) else a.astype(float))
+    t, z = schur(a if is_complex(a.dtype) or np.issubdtype(a.dtype, np.floating) else a.astype(default_float()))
     t, z = rsf2csf(t, z)
     f = tnp.diag(func(tnp.diag(t))).astype(t.dtype)
     f, minden = _algorithm_11_1_1(f, t)
