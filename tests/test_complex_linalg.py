@@ -62,7 +62,8 @@ def _close(got: object, want: object, tol: float | None = None) -> None:
 
 def _all(mod: Any, la: Any, lax_linalg: Any, solves: bool) -> Callable[..., list[Any]]:
     """Every complex decomposition (and the solves: Gaussian elimination,
-    the same code for either dtype) at once: one compilation a library and dtype."""
+    the same code for either dtype, and ``solve``'s for ``inv``; ``slogdet``'s
+    for ``det``) at once: one compilation a library and dtype."""
 
     def f(spd: Any, tall: Any, wide: Any, a: Any, b: Any) -> list[Any]:
         tri = mod.tril(a)
@@ -72,22 +73,25 @@ def _all(mod: Any, la: Any, lax_linalg: Any, solves: bool) -> Callable[..., list
             lax_linalg.triangular_solve(tri, b, left_side=True, lower=True, transpose_a=True, conjugate_a=True),
             lax_linalg.triangular_solve(tri, mod.swapaxes(b, -1, -2), left_side=False, lower=True,
                                         transpose_a=False, conjugate_a=True),
-        ] + ([la.solve(a, b), la.inv(a), la.det(a), *la.slogdet(a)] if solves else [])
+        ] + ([la.solve(a, b), *la.slogdet(a)] if solves else [])
     return f
 
 
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 def test_complex_values_against_jax(dtype: type) -> None:
     """Values and dtypes (real eigenvalues and singular values) under ``jit``,
-    and eagerly with complex128 (SciPy's LAPACK: the routines jaxlib's kernels call)."""
+    and the decompositions eagerly with complex128 (SciPy's LAPACK: the
+    routines jaxlib's kernels call)."""
     xs: tuple[np.ndarray[Any, Any], ...] = tuple(x.astype(dtype) for x in (SPD, TALL, WIDE, A, B))
     solves = dtype == np.complex128
     want = jax.jit(_all(jnp, jnp.linalg, jax.lax.linalg, solves))(*xs)
-    f = _all(tnp, tnp.linalg, tll, solves)
-    outs = [tdx.jit(f)(*xs)] + ([f(*xs)] if dtype == np.complex128 else [])
-    for got in outs:
-        assert len(got) == len(want)
-        for a, b in zip(got, want):
+    got = tdx.jit(_all(tnp, tnp.linalg, tll, solves))(*xs)
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        _close(a, b)
+    if solves:  # eager: the decompositions through SciPy (the solves are lax compositions, eager as under jit)
+        eager = _all(tnp, tnp.linalg, tll, False)(*xs)
+        for a, b in zip(eager, want[:len(eager)]):
             _close(a, b)
 
 
@@ -104,6 +108,9 @@ def test_compositions_conjugate_as_jax() -> None:
     args = (SPD[0], TALL, herm, _c(4, 2))
     for got, want in zip(f(tnp.linalg, *args), jax.jit(lambda *xs: f(jnp.linalg, *xs))(*args)):
         _close(got, want, 1e-10)
+    # inv and det: solve's and slogdet's elimination (above), eagerly against NumPy
+    _close(tnp.linalg.inv(A), np.linalg.inv(A), 1e-10)
+    _close(tnp.linalg.det(A), np.linalg.det(A), 1e-10)
 
 
 # real losses of complex inputs: grad in JAX's convention
