@@ -49,6 +49,8 @@ from .core.array import Array as Array
 from .core.config import config as config
 from .core.config import disable_jit as disable_jit
 from .core.config import default_matmul_precision as default_matmul_precision
+from .core.config import explain_cache_misses as explain_cache_misses  # compile logging
+from .core.config import log_compiles as log_compiles  # compile logging
 from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put
 from .lowering.sharding import make_mesh as make_mesh

@@ -55,8 +55,13 @@ default as in JAX): a static integer index out of range in ``x[idx]`` (or
 ``IndexingError`` (an ``IndexError``) instead of clamping. Read while the get
 is traced (``_numpy/array_indexing.py``).
 
-JAX's other options (``jax_log_compiles``, ``jax_explain_cache_misses``,
-``jax_traceback_filtering``, ...: ``JAX_OPTIONS``, JAX 0.10's names) are
+``log_compiles`` and ``explain_cache_misses`` (``jax_`` names too; also
+the context managers ``log_compiles()``/``explain_cache_misses()``): JAX's
+logging of ``jit``'s traces and compiles, and of why a trace missed the
+cache, on the ``typedax`` logger at WARNING level.
+
+JAX's other options (``jax_traceback_filtering``, ``jax_logging_level``,
+...: ``JAX_OPTIONS``, JAX 0.10's names) are
 accepted by ``update`` with a ``UserWarning`` that names the option and says
 typedax does not act on it, so a ported program runs; a name JAX does not
 have either stays an ``AttributeError``.
@@ -64,6 +69,7 @@ have either stays an ``AttributeError``.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
 from collections.abc import Iterator
@@ -106,6 +112,10 @@ _NAMES: Final[dict[str, str]] = {
     "platform_name": "platform_name",
     "jax_check_static_indices": "check_static_indices",  # static-index bounds
     "check_static_indices": "check_static_indices",  # static-index bounds
+    "jax_log_compiles": "log_compiles",  # compile logging
+    "log_compiles": "log_compiles",  # compile logging
+    "jax_explain_cache_misses": "explain_cache_misses",  # compile logging
+    "explain_cache_misses": "explain_cache_misses",  # compile logging
 }
 
 #: JAX 0.10's option names (``jax.config``'s): ``update`` accepts those
@@ -350,6 +360,49 @@ def _check_bool(name: str, value: object) -> bool:
     return value
 
 
+#: ``log_compiles`` (``jax_log_compiles``) and ``explain_cache_misses``
+#: (``jax_explain_cache_misses``), JAX's logging switches, process-wide:
+#: ``jit`` logs at WARNING level, on the ``typedax`` logger, when it traces
+#: a function ("Finished tracing f for jit in ... sec"), lowers it and
+#: compiles it, as JAX's do; with ``explain_cache_misses``, each trace
+#: after the first says why the traces it had did not fit ("TRACING CACHE
+#: MISS at file:line (caller): ... different input types ..."). Read only
+#: on the slow path (a trace, a compile): the fast path never looks.
+_LOG_COMPILES: list[bool] = [False]
+_EXPLAIN_MISSES: list[bool] = [False]
+_LOGGING: Final[dict[str, list[bool]]] = {"log_compiles": _LOG_COMPILES, "explain_cache_misses": _EXPLAIN_MISSES}
+
+
+def log_compiles_enabled() -> bool:
+    return _LOG_COMPILES[0]
+
+
+def explain_cache_misses_enabled() -> bool:
+    return _EXPLAIN_MISSES[0]
+
+
+@contextmanager
+def _logging_switch(flag: list[bool], value: bool) -> Iterator[None]:
+    saved = flag[0]
+    flag[0] = value
+    try:
+        yield
+    finally:
+        flag[0] = saved
+
+
+def log_compiles(value: bool = True) -> contextlib.AbstractContextManager[None]:
+    """``jax.log_compiles``: ``with log_compiles():`` logs each trace, lowering
+    and compile of a ``jit`` in the body (process-wide while it lasts)."""
+    return _logging_switch(_LOG_COMPILES, value)
+
+
+def explain_cache_misses(value: bool = True) -> contextlib.AbstractContextManager[None]:
+    """``jax.explain_cache_misses``: ``with explain_cache_misses():`` explains
+    each ``jit`` trace-cache miss in the body (process-wide while it lasts)."""
+    return _logging_switch(_EXPLAIN_MISSES, value)
+
+
 class Config:
     """``typedax.config``: ``update(name, value)``, ``context(**options)``,
     and the value in force as an attribute (``config.enable_x64`` or
@@ -391,6 +444,9 @@ class Config:
         flag = _check_bool(name, value)
         if option == "check_static_indices":  # static-index bounds
             _CHECK_STATIC_INDICES[0] = flag
+            return
+        if option in _LOGGING:  # compile logging
+            _LOGGING[option][0] = flag
             return
         with _LOCK:
             if option in ("disable_jit", "debug_nans", "debug_infs"):
@@ -437,6 +493,8 @@ class Config:
             return _CPU_DEVICES[0]
         if option == "check_static_indices":  # static-index bounds
             return _CHECK_STATIC_INDICES[0]
+        if option in _LOGGING:  # compile logging
+            return _LOGGING[option][0]
         if option == "enable_x64":
             return x64_enabled()
         if option == "default_matmul_precision":
@@ -478,6 +536,14 @@ class Config:
     @property
     def jax_check_static_indices(self) -> bool:  # static-index bounds
         return _CHECK_STATIC_INDICES[0]
+
+    @property
+    def jax_log_compiles(self) -> bool:  # compile logging
+        return _LOG_COMPILES[0]
+
+    @property
+    def jax_explain_cache_misses(self) -> bool:  # compile logging
+        return _EXPLAIN_MISSES[0]
 
     @property
     def enable_x64(self) -> bool:

@@ -22,12 +22,16 @@ from dataclasses import dataclass
 from typing import Generic, ParamSpec, TypeVar, cast, overload
 
 import inspect
+import logging  # compile logging
+import time  # compile logging
+from types import FrameType  # compile logging
 import weakref  # clear_caches (issue 29 item 7)
 import numpy as np
 
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
 from ..core.config import JIT_CHECKS, PRECISION_POSSIBLE, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled
+from ..core.config import explain_cache_misses_enabled, log_compiles_enabled  # compile logging
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
 from ..core.errors import ArgumentTypeError, CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
@@ -520,7 +524,13 @@ class Jitted(Generic[P, R]):
             key = (key, tuple([a.sharding for a in avals]), current_mesh())
         staged = self._staged.get(key)
         if staged is None:
+            if explain_cache_misses_enabled():  # compile logging
+                _explain_miss(self.fun, self.name, list(self._staged), in_tree, avals, statics)
+            t0 = time.perf_counter()
             staged = self._trace(in_tree, avals, statics, len(args))
+            if log_compiles_enabled():  # compile logging
+                _LOGGER.warning("Finished tracing %s for jit in %.9f sec", getattr(self.fun, "__name__", self.name),
+                                time.perf_counter() - t0)
             if not staged.has_tracer_consts:
                 _bounded_put(self._staged, key, staged)
         return staged, leaves
@@ -627,6 +637,94 @@ class Jitted(Generic[P, R]):
     def lower(self, *args: P.args, **kwargs: P.kwargs) -> Lowered[R]:
         """``self.trace(*args, **kwargs).lower()``."""
         return self.trace(*args, **kwargs).lower()
+
+
+#: JAX's logger for what ``jit`` does on its slow path (compile logging):
+#: tracing, lowering and compiling under ``log_compiles``, and why a trace
+#: missed the cache under ``explain_cache_misses``, at WARNING level.
+_LOGGER = logging.getLogger("typedax")
+
+
+def _explain_miss(
+    fun: Callable[..., object], name: str, seen: list[Hashable], in_tree: tree.TreeDef,
+    avals: tuple[ShapedArray, ...], statics: _StaticKey,
+) -> None:
+    """Log why this call of ``fun`` traces again, in JAX's words: never seen
+    (its first trace), or how its arguments differ from the closest trace
+    seen before (pytree, types, static arguments, or the settings)."""
+    msg = [f"TRACING CACHE MISS at {_user_callsite()}:"]
+    name = getattr(fun, "__name__", name)  # JAX's messages name a function by its __name__
+    code = getattr(fun, "__code__", None)
+    where = f" defined at {code.co_filename}:{code.co_firstlineno}" if code is not None else ""
+    if not seen:
+        msg.append(f"  never seen function:\n    {name} id={id(fun)}{where}")
+        _LOGGER.warning("\n".join(msg))
+        return
+    msg.append(f"  for {name}{where}")
+    msg.append("  all previously seen cache keys differ. For the closest previous key:")
+    best: tuple[int, str] | None = None
+    for old in seen:
+        while isinstance(old, tuple) and len(old) == 3 and isinstance(old[0], tuple) and len(old[0]) == 6:
+            old = old[0]  # explicit sharding: (key, shardings, mesh)
+        if not (isinstance(old, tuple) and len(old) == 6):
+            continue
+        o_tree, o_avals, o_weak, o_statics, o_x64, o_prec = old
+        if o_tree != in_tree:
+            cand = (1, f"  different input pytree:\n  * now {in_tree} and before {o_tree}")
+        elif o_avals != avals or o_weak != tuple(a.weak_type for a in avals):
+            diffs = []
+            names = _leaf_names(fun, in_tree, statics, len(avals))
+            for i, (a, b) in enumerate(zip(avals, o_avals)):
+                if a != b or a.weak_type != b.weak_type:
+                    now, before = a.str_short(short_dtypes=True), b.str_short(short_dtypes=True)
+                    if a.weak_type != b.weak_type:
+                        now += f"{{weak_type={a.weak_type}}}"
+                        before += f"{{weak_type={b.weak_type}}}"
+                    diffs.append(f"  * at {names[i]}, now {now} and before {before}")
+            cand = (3, "  different input types:\n" + "\n".join(diffs))
+        elif o_statics != statics:
+            cand = (2, f"  different static arguments: now {statics} and before {o_statics}")
+        else:
+            cand = (0, "  Tracing context doesn't match, e.g. due to config or context manager "
+                       f"(x64 now {not _x32()}, before {o_x64}; matmul precision now {matmul_precision()}, "
+                       f"before {o_prec}).")
+        if best is None or cand[0] < best[0]:
+            best = cand
+    msg.append(best[1] if best is not None else "  cache miss explanation unavailable")
+    _LOGGER.warning("\n".join(msg))
+
+
+def _leaf_names(fun: Callable[..., object], in_tree: tree.TreeDef, statics: _StaticKey, n: int) -> list[str]:
+    """A name per flat argument leaf for ``_explain_miss``: the parameter's
+    name (``x``), with the leaf's index for a pytree argument (``ws[1]``);
+    ``args[i]`` where the signature says nothing."""
+    try:
+        params = list(inspect.signature(fun).parameters)
+    except (TypeError, ValueError):
+        params = []
+    static_pos = {k[0] for k in statics if isinstance(k[0], int)}
+    dyn_names = [p for i, p in enumerate(params) if i not in static_pos]
+    names: list[str] = []
+    args_tree = in_tree.children[0] if in_tree.children else in_tree
+    for i, child in enumerate(args_tree.children):
+        base = dyn_names[i] if i < len(dyn_names) else f"args[{i}]"
+        k = child.num_leaves
+        names.extend([base] if k == 1 else [f"{base}[{j}]" for j in range(k)])
+    names.extend(f"args[{j}]" for j in range(len(names), n))  # keyword arguments
+    return names
+
+
+def _user_callsite() -> str:
+    """``file:line (function)`` of the innermost frame outside typedax."""
+    import sys  # noqa: PLC0415  - only when explaining a miss
+
+    package = __name__.split(".")[0]
+    frame: FrameType | None = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").split(".")[0] != package:
+            return f"{frame.f_code.co_filename}:{frame.f_lineno} ({frame.f_code.co_name})"
+        frame = frame.f_back
+    return "unknown"
 
 
 _FLATTEN = jx.pytree_flatten().flatten

@@ -26,17 +26,22 @@ loses its executable here (except to ``max_size``, a last resort).
 
 from __future__ import annotations
 
+import logging  # compile logging
 import threading
+import time  # compile logging
 import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from ..core.config import log_compiles_enabled  # compile logging
 from ..core.ir import Jaxpr
 from ..core.typecheck import typecheck_jaxpr
 from .lower import LoweredModule, lower_jaxpr
 from .runtime import Executable, compile_module
 from .sharding import ShardingPlan, compile_sharded, lower_sharded
+
+_LOGGER = logging.getLogger("typedax")  # compile logging
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,12 +126,23 @@ class CompileCache:
         # a hand-built jaxpr that is not well typed gets the type checker's
         # error naming the equation, not an MLIR verifier's (once per compile)
         typecheck_jaxpr(jaxpr)
+        logging_on = log_compiles_enabled()  # compile logging, as JAX's (WARNING, the typedax logger)
+        short = name.rsplit(".", 1)[-1]  # JAX names the function by its __name__
+        t0 = time.perf_counter()
         if shardings is None:
             module = lowered if lowered is not None else lower_jaxpr(jaxpr, name, donated)
-            exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
         else:
             module = lowered if lowered is not None else lower_sharded(jaxpr, name, shardings, donated)
+        if logging_on:
+            _LOGGER.warning("Finished jaxpr to MLIR module conversion jit(%s) in %.9f sec", short, time.perf_counter() - t0)
+            _LOGGER.warning("Compiling jit(%s) with global shapes and types %r.", short, tuple(jaxpr.in_avals))
+        t0 = time.perf_counter()
+        if shardings is None:
+            exe = compile_module(module, jaxpr.in_avals, jaxpr.out_avals)
+        else:
             exe = compile_sharded(module, jaxpr.in_avals, jaxpr.out_avals, shardings)
+        if logging_on:
+            _LOGGER.warning("Finished XLA compilation of jit(%s) in %.9f sec", short, time.perf_counter() - t0)
         with self._lock:
             self._compiles += 1
             entry = self._entries.setdefault(key, _Entry(exe))
