@@ -4,10 +4,11 @@ functions and pytrees, with ``x0``, ``M``, ``tol``/``atol`` (against
 NumPy's direct solve); truncated runs (``maxiter``, ``restart``) take JAX's
 iterates exactly (JAX as the oracle, one compiled call: ~2 s of CPU);
 ``jit`` and
-``vmap``; the gradients with respect to ``b`` and to the matrix ``A``
-closes over are the implicit function's, as JAX's ``custom_linear_solve``
-gives them (against the closed form ``dL/db = A^-T g``, ``dL/dA = -A^-T g
-x^T``), eagerly and under ``jit``; JAX's errors."""
+``vmap``; the derivatives with respect to ``b`` and to the matrix ``A``
+closes over are the implicit function's, as ``lax.custom_linear_solve``
+gives them: reverse mode against the closed form ``dL/db = A^-T g``,
+``dL/dA = -A^-T g x^T`` (eagerly and under ``jit``), forward mode against
+``dx = A^-1 (db - dA x)``, and second order (``hessian``); JAX's errors."""
 
 from __future__ import annotations
 
@@ -23,7 +24,6 @@ import pytest
 import typedax as tdx
 import typedax.numpy as tnp
 import typedax.scipy.sparse.linalg as tsp
-from typedax.core.errors import CustomDerivativeError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -116,6 +116,23 @@ def test_gradients_are_the_implicit_functions(solver: tuple[str, Solver, np.ndar
     np.testing.assert_allclose(np.asarray(got_a), want_a, rtol=1e-7, atol=1e-9)
 
 
+@pytest.mark.parametrize("solver", SOLVERS[:3], ids=IDS[:3])
+def test_forward_mode_and_second_order(solver: tuple[str, Solver, np.ndarray[Any, Any]]) -> None:
+    _, solve, a = solver
+    da, db = RNG.standard_normal((N, N)), RNG.standard_normal(N)
+
+    def x_of(m: tdx.Array, b: tdx.Array) -> tdx.Array:
+        x: tdx.Array = solve(lambda v: tnp.dot(m, v), b, tol=1e-13)[0]
+        return x
+
+    x = _solve(a, B)
+    _, tangent = tdx.jvp(x_of, (tnp.asarray(a), tnp.asarray(B)), (tnp.asarray(da), tnp.asarray(db)))
+    np.testing.assert_allclose(np.asarray(tangent), _solve(a, db - da @ x), rtol=1e-7, atol=1e-9)
+    inv = np.linalg.inv(a)
+    hess = tdx.hessian(lambda b: tnp.sum(x_of(tnp.asarray(a), b) ** 2))(tnp.asarray(B))
+    np.testing.assert_allclose(np.asarray(hess), 2 * inv.T @ inv, rtol=1e-7, atol=1e-9)
+
+
 def test_gradients_under_jit() -> None:
     def both(a: tdx.Array, spd: tdx.Array, b: tdx.Array) -> tuple[tdx.Array, ...]:
         return (*tdx.grad(_loss(tsp.cg), argnums=(0, 1))(spd, b),
@@ -153,6 +170,3 @@ def test_errors_as_jax() -> None:
         tsp.bicgstab(GEN, B, x0=np.ones(N + 1))
     with pytest.raises(ValueError, match="invalid solve_method"):
         tsp.gmres(GEN, B, solve_method="qr")
-    # forward mode: the solvers' rule is reverse-mode only (a custom_vjp); JAX's primitive has a JVP
-    with pytest.raises(CustomDerivativeError):
-        tdx.jvp(lambda b: tsp.cg(SPD, b)[0], (B,), (B,))

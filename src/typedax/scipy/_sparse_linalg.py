@@ -6,16 +6,12 @@ and ``b`` an array or a pytree of arrays.
 The iterations are JAX's (``jax/_src/scipy/sparse/linalg.py``), each a
 ``lax.while_loop``, so the solvers run under ``jit`` and ``vmap``. They
 are differentiated as JAX differentiates them, through the implicit
-function rather than the iterations (JAX's ``lax.custom_linear_solve``):
-``_linear_solve`` stages ``A`` to a jaxpr so that the arrays it closes over
-become arguments, and gives the solve a reverse-mode rule of its own
-(``custom_vjp``): the cotangent ``g`` of ``x`` solves ``A^T u = g`` with the
-same solver (``A``'s transpose is the VJP of the linear map; ``cg`` uses
-``A`` itself, symmetric), ``b``'s cotangent is ``u`` and that of each array
-``A`` closes over is ``-u^T (dA) x``. So ``grad``, ``vjp`` and ``jacrev``
-work with respect to ``b`` and to what ``A`` closes over; forward mode
-(``jvp``, ``jacfwd``) raises as a ``custom_vjp`` function does, where JAX's
-primitive has a JVP too.
+function rather than the iterations: ``lax.custom_linear_solve`` (forward
+mode solves ``A dx = db - dA x`` again; reverse mode solves the transposed
+system, ``A`` itself for ``cg``). So ``jvp``, ``grad``, ``jacfwd``,
+``jacrev`` and ``hessian`` work with respect to ``b`` and to what ``A``
+closes over; the solver's own inputs (``x0``, ``gmres``'s tolerances from
+``b``) are not differentiated, as in JAX.
 """
 
 from __future__ import annotations
@@ -29,14 +25,9 @@ import numpy as np
 from .. import lax
 from .. import numpy as tnp
 from .. import tree
-from ..api_reverse import vjp
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import is_complex
-from ..core.eval import eval_jaxpr
-from ..core.ir import ClosedJaxpr
-from ..core.trace import Value, aval_of
-from ..custom_derivatives import custom_vjp
-from ..interpreters.staging import trace_to_jaxpr_flat
+from ..core.trace import Value
 from . import _linalg
 
 __all__ = ["bicgstab", "cg", "gmres"]
@@ -124,73 +115,16 @@ def _normalize_matvec(f: LinearOperator | None) -> MatVec:
     raise TypeError(f"linear operator must be either a function or ndarray: {f}")
 
 
-# -- the solve with its reverse-mode rule (JAX's custom_linear_solve) --------------------------
+# -- the solve, differentiated implicitly (JAX's custom_linear_solve) ---------------------------
 Solver = Callable[[MatVec, Tree], Tree]
 
 
-def _stage_matvec(matvec: MatVec, b: Tree) -> tuple[ClosedJaxpr, tree.TreeDef]:
-    leaves, treedef = tree.flatten(b)
-    avals = [aval_of(tnp.asarray(cast(ArrayLike, v))) for v in leaves]
-    out_trees: list[tree.TreeDef] = []
-
-    def run(xs: list[Value]) -> list[Value]:
-        out = matvec(tree.unflatten(treedef, xs))
-        flat, t = tree.flatten(out)
-        out_trees.append(t)
-        return [tnp.asarray(cast(ArrayLike, v)) for v in flat]
-
-    closed = trace_to_jaxpr_flat(run, avals, "matvec")
-    if out_trees[0] != treedef:
-        raise ValueError(
-            f"the linear operator's output structure {out_trees[0]} differs from b's structure {treedef}")
-    out_avals = list(closed.jaxpr.out_avals)
-    if [(a.shape, a.dtype) for a in out_avals] != [(a.shape, a.dtype) for a in avals]:
-        raise ValueError(
-            "the linear operator must map b's shapes and dtypes to themselves: "
-            f"{[a.str_short() for a in avals]} -> {[a.str_short() for a in out_avals]}")
-    return closed, treedef
-
-
 def _linear_solve(matvec: MatVec, b: Tree, solve: Solver, transpose_solve: Solver, symmetric: bool) -> Tree:
-    """``solve(matvec, b)``, differentiated as the solution of the linear
-    system (``jax.lax.custom_linear_solve``'s reverse mode)."""
-    closed, treedef = _stage_matvec(matvec, b)
-    jaxpr = closed.jaxpr
-    consts = [tnp.asarray(cast(ArrayLike, c)) for c in closed.consts]
-
-    def apply(cs: Sequence[Array], v: Tree) -> Tree:
-        return tree.unflatten(treedef, eval_jaxpr(jaxpr, [*cs, *_leaves(v)]))
-
-    def fun(cs: list[Array], rhs: Tree) -> Tree:
-        return solve(lambda v: apply(cs, v), rhs)
-
-    def fwd(cs: list[Array], rhs: Tree) -> tuple[Tree, tuple[list[Array], Tree]]:
-        x = fun(cs, rhs)
-        return x, (cs, x)
-
-    def bwd(res: tuple[list[Array], Tree], g: Tree) -> tuple[list[Array] | None, Tree]:
-        cs, x = res
-        if symmetric:
-            u = solve(lambda v: apply(cs, v), g)
-        else:
-            # the transpose of the linear map is its VJP (at any point: x)
-            _, pull = vjp(lambda w: apply(cs, w), x)
-
-            def matvec_t(v: Tree) -> Tree:
-                (out,) = pull(v)
-                return out
-
-            u = transpose_solve(matvec_t, g)
-        if not cs:
-            return None, u
-        _, pull_c = vjp(lambda c: apply(c, x), cs)
-        (ct_cs,) = pull_c(u)
-        neg = [-c for c in ct_cs]
-        return neg, u
-
-    solver = custom_vjp(fun)
-    solver.defvjp(fwd, bwd)
-    return solver(consts, b)
+    """``solve(matvec, b)`` through ``lax.custom_linear_solve``, as JAX's
+    solvers call it: derivatives solve again (forward mode with ``solve``,
+    reverse mode with ``transpose_solve`` on ``matvec``'s transpose, or on
+    ``matvec`` itself when ``symmetric``), never through the iterations."""
+    return lax.custom_linear_solve(matvec, b, solve=solve, transpose_solve=transpose_solve, symmetric=symmetric)
 
 
 # -- cg and bicgstab ---------------------------------------------------------------------------
