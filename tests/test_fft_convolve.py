@@ -74,6 +74,14 @@ def test_fftconvolve_against_jax_and_scipy(mode: Any) -> None:
         _close(tsig.correlate(x, y, mode=mode, method="fft"), corr, 1e-10)
 
 
+def test_numpy_correlate_conjugates_v_as_jax() -> None:
+    """``tnp.correlate`` of complex inputs (``jnp.correlate`` has no ``method``: a direct sum)."""
+    a, v = AC[0], KC[:, 0]
+    for mode in ("full", "same", "valid"):
+        _close(tnp.correlate(a, v, mode), jnp.correlate(a, v, mode))
+        _close(tnp.correlate(v, a, mode), jnp.correlate(v, a, mode))
+
+
 def test_axes_jit_and_x64_off(x64_off: None) -> None:
     k = RNG.standard_normal((5, 3))
     cases: list[tuple[Any, Any]] = [(1, "full"), ([-1], "same"), ((0, 1), "valid")]

@@ -2068,6 +2068,8 @@ def _conv1d(
     if aval_of(px).shape[0] < aval_of(py).shape[0]:
         px, py = py, px
         reverse = op == "correlate"
+    if op == "correlate" and is_complex(aval_of(py).dtype):  # conj(v), as JAX's (v is px once swapped)
+        px, py = (lax.conj(px), py) if reverse else (px, lax.conj(py))
     if op == "convolve":
         py = lax.rev(py, (0,))
     n, m = aval_of(px).shape[0], aval_of(py).shape[0]
