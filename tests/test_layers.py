@@ -41,7 +41,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                          "typedax.tree_util", "typedax.sharding", "typedax.distributed",
                          "typedax.api_names", "typedax.api_linear")),  # api_names/api_linear: issue 29 item 7
     ("numpy", ("typedax.numpy", "typedax._numpy", "typedax.ops", "typedax.dtypes")),  # dtypes: issue 29 item 7
-    ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn", "typedax.nn_initializers",
+    ("libraries", ("typedax.random", "typedax._random", "typedax.nn", "typedax._nn",
                    "typedax.scipy", "typedax.experimental", "typedax.example_libraries",
                    "typedax.test_util",
                    "typedax.image", "typedax._image")),  # image: issue 29 item 7
@@ -54,7 +54,7 @@ EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 #: Faces: modules that define nothing and only re-export (issue 24).
 FACES = ("typedax.numpy", "typedax.lax", "typedax.lax_linalg", "typedax.random", "typedax.nn",
-         "typedax._numpy.linalg", "typedax._numpy.fft_face", "typedax.nn_initializers", "typedax.scipy.special", "typedax.scipy.stats",
+         "typedax._numpy.linalg", "typedax._numpy.fft_face", "typedax.nn.initializers", "typedax.scipy.special", "typedax.scipy.stats",
          "typedax.sharding", "typedax.distributed", "typedax.transforms", "typedax.experimental",
          "typedax.example_libraries", "typedax.ops",
          "typedax.errors", "typedax.typing", "typedax.dtypes", "typedax.stages", "typedax.image")  # issue 29 item 7

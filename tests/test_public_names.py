@@ -169,6 +169,10 @@ INTERNAL.update({
     ("typedax.scipy.special", "lax"): _SPECIAL_OWN_IMPORTS,
     ("typedax.scipy.special", "tnp"): _SPECIAL_OWN_IMPORTS,
 })
+INTERNAL[("typedax", "nn_initializers")] = (
+    "the submodule typedax/nn_initializers.py, now typedax/nn/initializers.py: typedax.nn is a package, "
+    "so `from typedax.nn.initializers import glorot_normal` works as JAX's (issue 29 item 6)"
+)
 
 
 @pytest.mark.parametrize("module", sorted(RECORDED))

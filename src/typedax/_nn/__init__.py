@@ -1,5 +1,5 @@
-"""``typedax.nn``'s implementation (``typedax/nn.py`` and
-``typedax/nn_initializers.py`` are its faces and only re-export):
+"""``typedax.nn``'s implementation (``typedax/nn/__init__.py`` and
+``typedax/nn/initializers.py`` are its faces and only re-export):
 ``functions`` (activations, ``softmax`` and their relatives), ``pooling``,
 ``attention`` (built on ``functions``) and ``initializers`` (built on
 ``typedax.random``). Each imports only the layers below it (core,

@@ -1,5 +1,5 @@
 """Parameter initializers, as ``jax.nn.initializers`` (the face
-``typedax/nn_initializers.py`` re-exports them, as ``typedax.nn.initializers``).
+``typedax/nn/initializers.py`` re-exports them, as ``typedax.nn.initializers``).
 
 Each builder returns an ``Initializer``: a function ``init(key, shape,
 dtype=None)`` drawing an array of ``shape`` with ``typedax.random``, so for

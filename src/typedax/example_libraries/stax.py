@@ -58,11 +58,11 @@ from ..nn import sigmoid as sigmoid
 from ..nn import softmax as softmax
 from ..nn import softplus as softplus
 from ..nn import standardize as standardize
-from ..nn_initializers import Initializer
-from ..nn_initializers import glorot_normal as glorot_normal
-from ..nn_initializers import normal as normal
-from ..nn_initializers import ones as ones
-from ..nn_initializers import zeros as zeros
+from ..nn.initializers import Initializer
+from ..nn.initializers import glorot_normal as glorot_normal
+from ..nn.initializers import normal as normal
+from ..nn.initializers import ones as ones
+from ..nn.initializers import zeros as zeros
 from ..random import KeyLike
 
 __all__ = [
