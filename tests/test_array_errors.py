@@ -84,8 +84,15 @@ def test_item_and_index_need_one_integer_element() -> None:
 
 
 def test_concrete_indexing_out_of_range_names_the_expression_and_shape() -> None:
-    with pytest.raises(IndexError, match=r"x\[5\] on an array of shape \(2,\): index 5 is out of bounds"):
-        tnp.ones(2)[5]
+    """A static index out of range clamps, as JAX's; with JAX's
+    jax_check_static_indices on, the error names the expression and shape."""
+    assert float(tnp.arange(2.0)[5]) == 1.0
+    tdx.config.update("jax_check_static_indices", True)
+    try:
+        with pytest.raises(IndexError, match=r"x\[5\] on an array of shape \(2,\): index 5 is out of bounds"):
+            tnp.ones(2)[5]
+    finally:
+        tdx.config.update("jax_check_static_indices", False)
 
 
 def test_object_arrays_and_empty_impls_are_refused() -> None:

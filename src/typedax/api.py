@@ -9,7 +9,7 @@ from typing import ParamSpec, TypeVar
 from . import tree
 from .core.array import ArrayImpl
 from .core.avals import ShapedArray
-from .core.errors import ArgnumsError, TangentTypeError
+from .core.errors import ArgnumsError, ArgnumsRangeError, TangentTypeError
 from .core.names import fun_name
 from .core.ir import ClosedJaxpr
 from .core.trace import Value, aval_of, as_value
@@ -27,7 +27,7 @@ def argnum_positions(who: str, argnums: int | tuple[int, ...], nargs: int) -> li
         raise ArgnumsError(f"{who}: argnums=() names no argument to differentiate with respect to")
     for k in nums:
         if type(k) is not int or not -nargs <= k < nargs:
-            raise TangentTypeError(
+            raise ArgnumsRangeError(
                 f"{who}: argnums={argnums!r} is out of range for {nargs} positional arguments"
             )
     idx = [k % nargs for k in nums]

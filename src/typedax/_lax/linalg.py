@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.array import Array, ArrayLike, from_numpy
 from ..core.dtypes import COMPLEX, INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import PrimitiveTypeError, ShapeError
 from ..core.trace import aval_of, bind, bind1
 from ..lowering import jaxlib_api, runtime
 from ..primitives import linalg as _p
@@ -58,7 +58,7 @@ def _checked(name: str, x: ArrayLike, symmetrize_input: bool) -> Array:
     av = aval_of(a)
     if symmetrize_input:
         if av.ndim < 2 or av.shape[-1] != av.shape[-2]:
-            raise PrimitiveTypeError(
+            raise ShapeError(
                 f"{name}: the operand must be a (batch of) square matrices of rank >= 2, got {av.str_short()}"
             )
     else:

@@ -25,7 +25,7 @@ def _dim(op: str, what: str, n: object) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         raise PrimitiveTypeError(f"{op}: {what} must be a static integer, got {n!r}")
     if int(n) < 0:
-        raise PrimitiveTypeError(f"{op}: negative dimensions are not allowed, got {what}={n}")
+        raise ArgumentValueError(f"{op}: negative dimensions are not allowed, got {what}={n}")
     return int(n)
 
 

@@ -35,7 +35,7 @@ def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
         lhs, out, explicit = s, "", False
     ins = lhs.split(",")
     if len(ins) != len(ndims):
-        raise PrimitiveTypeError(
+        raise ArgumentValueError(
             f"einsum: {len(ins)} operand subscripts in {subscripts!r} for {len(ndims)} operands"
         )
     used = set(c for c in s if c.isalpha())
@@ -69,9 +69,9 @@ def _parse(subscripts: str, ndims: Sequence[int]) -> tuple[list[str], str]:
         all_in = set("".join(expanded))
         for c in out:
             if c not in all_in:
-                raise PrimitiveTypeError(f"einsum: output subscript {c!r} does not appear in the inputs")
+                raise ArgumentValueError(f"einsum: output subscript {c!r} does not appear in the inputs")
         if len(set(out)) != len(out):
-            raise PrimitiveTypeError(f"einsum: output subscripts {out!r} repeat a label")
+            raise ArgumentValueError(f"einsum: output subscripts {out!r} repeat a label")
     else:
         joined = "".join(expanded)
         out = ell + "".join(sorted(c for c in set(joined) if joined.count(c) == 1 and c not in ell))

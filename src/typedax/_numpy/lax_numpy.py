@@ -174,7 +174,7 @@ def asarray(
     elif isinstance(a, (np.ndarray, np.generic)):
         value = np.array(a, dtype=canonicalize_dtype(a.dtype))  # x64 off: 64 bits enter as 32
     else:
-        raise PrimitiveTypeError(f"asarray: a {type(a).__name__} is not an array")
+        raise ArgumentValueError(f"asarray: a {type(a).__name__} is not an array")  # JAX: TypeError or ValueError by value
     if want is not None and value.dtype != want:
         value = value.astype(want)
     aval_of(value)  # refuses the dtypes typedax lacks
@@ -1181,7 +1181,7 @@ def concatenate(arrays: Sequence[ArrayLike] | Array | NDArray, axis: int | None 
     An array (rather than a sequence) is the sequence of its rows, as in JAX."""
     arrays = _rows(arrays, "concatenate")
     if not arrays:
-        raise PrimitiveTypeError("concatenate: need at least one array to concatenate")
+        raise ArgumentValueError("concatenate: need at least one array to concatenate")
     if axis is None:
         return concatenate([ravel(a) for a in arrays], 0, dtype)
     ys = _promote(*arrays)
@@ -1198,7 +1198,7 @@ def stack(arrays: Sequence[ArrayLike] | Array | NDArray, axis: int = 0, dtype: D
     array, rather than a sequence, is the sequence of its rows, as in JAX)."""
     arrays = _rows(arrays, "stack")
     if not arrays:
-        raise PrimitiveTypeError("stack: need at least one array to stack")
+        raise ArgumentValueError("stack: need at least one array to stack")
     shapes = {aval_of(a).shape for a in arrays}
     if len(shapes) != 1:
         raise ShapeError(f"stack: all input arrays must have the same shape, got {sorted(shapes)}")
@@ -2056,9 +2056,9 @@ def _conv1d(
     convolution; a correlation that swapped reverses its result."""
     x, y = asarray(a), asarray(v)
     if x.ndim != 1 or y.ndim != 1:
-        raise PrimitiveTypeError(f"{op}: only 1-dimensional inputs are supported, got shapes {x.shape} and {y.shape}")
+        raise ShapeError(f"{op}: only 1-dimensional inputs are supported, got shapes {x.shape} and {y.shape}")
     if mode not in _CONV_MODES:
-        raise PrimitiveTypeError(f"{op}: mode must be one of {list(_CONV_MODES)}, got mode={mode!r}")
+        raise ArgumentValueError(f"{op}: mode must be one of {list(_CONV_MODES)}, got mode={mode!r}")
     if x.shape[0] == 0 or y.shape[0] == 0:
         raise PrimitiveTypeError(f"{op}: inputs cannot be empty, got shapes {x.shape} and {y.shape}")
     px, py = _promote(x, y)
@@ -2118,7 +2118,7 @@ def linspace(
     except TypeError:
         n = -1
     if n < 0:
-        raise PrimitiveTypeError(f"linspace: num must be a non-negative integer, got {num!r}")
+        raise ArgumentValueError(f"linspace: num must be a non-negative integer, got {num!r}")
     num = n
     lo, hi = asarray(start), asarray(stop)
     target = _inexact(result_type(lo, hi)) if dtype is None else canonicalize_explicit(np.dtype(dtype), "linspace")

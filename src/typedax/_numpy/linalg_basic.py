@@ -19,7 +19,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import is_complex
-from ..core.errors import PrimitiveTypeError, ShapeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from . import lax_numpy as tnp
 from .creation import diagonal
 from .creation import eye
@@ -49,7 +49,7 @@ def _abs2(x: Array) -> Array:
 
 def _vector(x: Array, ord: OrdLike, axis: tuple[int, ...], keepdims: bool) -> Array:  # noqa: A002 - JAX's name
     if isinstance(ord, str):
-        raise PrimitiveTypeError(f"norm: Invalid order '{ord}' for vector norm.")
+        raise ArgumentValueError(f"norm: Invalid order '{ord}' for vector norm.")
     if ord is None or ord == 2:
         return lax.sqrt(tnp.sum(_abs2(x), axis=axis, keepdims=keepdims))
     if ord == math.inf:
@@ -89,7 +89,7 @@ def _matrix(x: Array, ord: OrdLike, axis: tuple[int, int], keepdims: bool) -> Ar
         else:
             y = tnp.sum(s, axis=-1)
         return tnp.expand_dims(y, axis) if keepdims else y
-    raise PrimitiveTypeError(f"norm: Invalid order '{ord}' for matrix norm.")
+    raise ArgumentValueError(f"norm: Invalid order '{ord}' for matrix norm.")
 
 
 def norm(x: ArrayLike, ord: OrdLike = None, axis: int | Sequence[int] | None = None,  # noqa: A002 - JAX's name
@@ -141,7 +141,7 @@ def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: str | int | flo
 def _square(op: str, a: ArrayLike) -> Array:
     x = _inexact(a)
     if x.ndim < 2:
-        raise PrimitiveTypeError(f"{op}: Argument to {op} must have shape [..., n, n], got {x.shape}.")
+        raise ShapeError(f"{op}: Argument to {op} must have shape [..., n, n], got {x.shape}.")
     if x.shape[-1] != x.shape[-2]:
         raise ShapeError(f"{op}: Last 2 dimensions of the array must be square, got {x.shape}.")
     return x

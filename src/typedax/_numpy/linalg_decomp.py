@@ -26,7 +26,7 @@ from .. import lax_linalg
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType
 from ..primitives._precision import PrecisionLike
-from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from . import creation as _creation
 from . import elementwise as _elementwise
 from . import functional as _functional
@@ -85,7 +85,7 @@ def _mH(x: Array) -> Array:
 def _matrix(op: str, a: ArrayLike) -> Array:
     x = _inexact(a)
     if x.ndim < 2:
-        raise PrimitiveTypeError(f"{op}: the array must be at least two-dimensional, got shape {x.shape}")
+        raise ShapeError(f"{op}: the array must be at least two-dimensional, got shape {x.shape}")
     return x
 
 
@@ -221,7 +221,7 @@ def lstsq(a: ArrayLike, b: ArrayLike, rcond: float | None = None, *,
     if y_.ndim not in (1, 2):
         raise PrimitiveTypeError(f"lstsq: {y_.ndim}-dimensional array given. Array must be one or two-dimensional")
     if x_.shape[0] != y_.shape[0]:
-        raise PrimitiveTypeError("lstsq: Leading dimensions of input arrays must match")
+        raise ShapeError("lstsq: Leading dimensions of input arrays must match")
     vector = y_.ndim == 1
     rhs = tnp.expand_dims(y_, -1) if vector else y_
     m, n = x_.shape

@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int, is_complex
-from ..core.errors import ArgumentValueError, AxisError, PrimitiveTypeError, ShapeError
+from ..core.errors import ArgumentValueError, AxisError, PrimitiveAxisError, PrimitiveTypeError, ShapeError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
 from . import lax_numpy as tnp
@@ -39,7 +39,7 @@ def moveaxis(a: ArrayLike, source: int | Sequence[int], destination: int | Seque
     s = [tnp._axis("moveaxis", v, x.ndim) for v in src]
     d = [tnp._axis("moveaxis", v, x.ndim) for v in dst]
     if len(set(s)) != len(s) or len(set(d)) != len(d):
-        raise AxisError(f"moveaxis: repeated axis in source={src} or destination={dst}")
+        raise PrimitiveAxisError(f"moveaxis: repeated axis in source={src} or destination={dst}")
     perm = [i for i in range(x.ndim) if i not in s]
     for dest, src_axis in sorted(zip(d, s)):
         perm.insert(dest, src_axis)
@@ -159,7 +159,7 @@ def hstack(tup: Sequence[ArrayLike], dtype: DType | type | None = None) -> Array
     """``jnp.hstack``: joined along axis 1 (axis 0 for 1-d arrays)."""
     arrs = [atleast_1d(a) for a in tup]
     if not arrs:
-        raise PrimitiveTypeError("hstack: need at least one array to concatenate")
+        raise ArgumentValueError("hstack: need at least one array to concatenate")
     return tnp.concatenate(arrs, 0 if arrs[0].ndim == 1 else 1, dtype)
 
 
@@ -479,7 +479,7 @@ def diff(a: ArrayLike, n: int = 1, axis: int = -1, prepend: ArrayLike | None = N
         raise PrimitiveTypeError(f"diff: diff requires input that is at least one dimensional; got {a!r}")
     k = _static_int("diff", "n", n)
     if k < 0:
-        raise PrimitiveTypeError(f"diff: order must be non-negative but got {k}")
+        raise ArgumentValueError(f"diff: order must be non-negative but got {k}")
     if k == 0:
         return x
     ax = tnp._axis("diff", axis, x.ndim)

@@ -316,7 +316,7 @@ def interp(x: ArrayLike, xp: ArrayLike, fp: ArrayLike, left: ArrayLike | str | N
     if xpa.ndim != 1 or fpa.ndim != 1:
         raise PrimitiveTypeError(f"interp: xp and fp must be one-dimensional, got shapes {xpa.shape} and {fpa.shape}")
     if xpa.shape != fpa.shape:
-        raise PrimitiveTypeError(f"interp: xp and fp must be the same size, got {xpa.shape[0]} and {fpa.shape[0]}")
+        raise ShapeError(f"interp: xp and fp must be the same size, got {xpa.shape[0]} and {fpa.shape[0]}")
     if xpa.shape[0] == 0:
         raise PrimitiveTypeError("interp: xp and fp must not be empty")
     if period is not None:

@@ -17,7 +17,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import DType, bool_, canonicalize_explicit, default_int, is_complex, is_float, is_inexact, real_dtype
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.trace import aval_of
 from . import lax_numpy as tnp
 from .creation import _offset, diag
@@ -277,7 +277,7 @@ _METHODS = ("linear", "lower", "higher", "midpoint", "nearest")
 def _quantile(op: str, a: ArrayLike, q: ArrayLike, axis: Axis, method: str, keepdims: bool,
               ignore_nan: bool) -> Array:
     if method not in _METHODS:
-        raise PrimitiveTypeError(
+        raise ArgumentValueError(
             f"{op}: method can only be 'linear', 'lower', 'higher', 'midpoint' or 'nearest' "
             f"(JAX's 'inverted_cdf' is not supported), got {method!r}"
         )

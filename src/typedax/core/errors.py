@@ -366,3 +366,9 @@ class RandomAxisError(RandomKeyError, AxisError):
     (``categorical``, ``permutation``, ``choice``): a ``RandomKeyError`` as
     before, and an ``AxisError`` (JAX raises ``IndexError`` or
     ``ValueError`` by function)."""
+
+
+class ArgnumsRangeError(TangentTypeError, ArgnumsError):
+    """``argnums`` naming a position past the arguments: JAX's ``grad``
+    raises ``TypeError``, its ``jacfwd``/``jacrev`` ``ValueError``; this is
+    both (a ``TangentTypeError``, as before, and an ``ArgnumsError``)."""

@@ -80,7 +80,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 from ..core.array import Array
 from ..core.avals import ShapedArray
 from ..core.dtypes import COMPLEX, COMPLEX_OF, complex64, complex128, float32, float64, int32, real_dtype
-from ..core.errors import NonLinearError, PrimitiveTypeError
+from ..core.errors import NonLinearError, PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
@@ -135,7 +135,7 @@ def check_matrix(name: str, a: ShapedArray, *, square: bool) -> None:
     if a.ndim < 2:
         raise PrimitiveTypeError(f"{name}: the operand must have rank >= 2, got {a.str_short()}")
     if square and a.shape[-1] != a.shape[-2]:
-        raise PrimitiveTypeError(f"{name}: the operand must be a (batch of) square matrices, got {a.str_short()}")
+        raise ShapeError(f"{name}: the operand must be a (batch of) square matrices, got {a.str_short()}")
 
 
 def _one(name: str, avals: Sequence[ShapedArray]) -> ShapedArray:
