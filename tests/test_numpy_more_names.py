@@ -369,6 +369,7 @@ def test_roots_transformed_and_errors() -> None:
 SMALL = ["float4_e2m1fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz", "float8_e4m3fn",
          "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu"]
 F8_X = (RNG.standard_normal(16) * 8).astype(np.float32)
+OPS_ON = ["float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "float4_e2m1fn"]
 
 
 def _bits_same(got: object, want: object) -> None:
@@ -391,7 +392,7 @@ def _small_reference() -> dict[str, tuple[Any, ...]]:
         for name in SMALL:
             t = getattr(jnp, name)
             v = x32.astype(t)
-            out[name] = (v, x64.astype(t), jnp.zeros((2, 3), t), *_small_ops(v))
+            out[name] = (v, x64.astype(t), jnp.zeros((2, 3), t), v + 1.0, *(_small_ops(v) if name in OPS_ON else ()))
         return out
 
     return jax.jit(ref)(F8_X, F8_X.astype(np.float64))  # type: ignore[no-any-return]  # jax is untyped
@@ -399,27 +400,30 @@ def _small_reference() -> dict[str, tuple[Any, ...]]:
 
 @pytest.mark.parametrize("name", SMALL)
 def test_small_float_dtypes(name: str) -> None:
-    """Conversions, eager and under jit, bit for bit as JAX's; arithmetic,
-    a sum (in the small type, as JAX's), a max (without infinities, its
-    identity is the least finite value) and a comparison eagerly."""
+    """Conversions, eager and under jit, bit for bit as JAX's, and a weakly
+    typed Python float taking the small type."""
     t, tj = getattr(tnp, name), getattr(jnp, name)
     assert np.dtype(t) == np.dtype(tj) and tnp.finfo(t).eps == jnp.finfo(tj).eps  # type: ignore[no-untyped-call]  # ml_dtypes' finfo (jnp.finfo) is untyped
     want = _small_reference()[name]
     x = tnp.asarray(F8_X).astype(t)
-    got = (x, tnp.asarray(F8_X.astype(np.float64), dtype=t), tnp.zeros((2, 3), t), *_small_ops(x))
-    for g, w in zip(got, want, strict=True):
+    got = (x, tnp.asarray(F8_X.astype(np.float64), dtype=t), tnp.zeros((2, 3), t), x + 1.0)
+    for g, w in zip(got, want[:4], strict=True):
         _bits_same(g, w)
     _bits_same(tdx.jit(lambda v: v.astype(t))(F8_X.astype(np.float64)), want[1])
     _bits_same(t(1.7), np.asarray(1.7, np.dtype(tj)))
     assert (x + 1.0).aval.weak_type is False and (x + 1.0).dtype == np.dtype(t)
 
 
-@pytest.mark.parametrize("name", ["float8_e4m3fn", "float4_e2m1fn"])
-def test_small_float_jit(name: str) -> None:
-    """Under jit as eagerly (a max of a type without infinities among them)."""
+@pytest.mark.parametrize("name", OPS_ON)
+def test_small_float_ops(name: str) -> None:
+    """Arithmetic, a sum (in the small type, as JAX's), a max (without
+    infinities, its identity is the least finite value) and a comparison,
+    eagerly and under jit, bit for bit as JAX's."""
     x = tnp.asarray(F8_X).astype(getattr(tnp, name))
-    for g, w in zip(tdx.jit(_small_ops)(x), _small_reference()[name][3:], strict=True):
-        _bits_same(g, w)
+    want = _small_reference()[name][4:]
+    for got in (_small_ops(x), tdx.jit(_small_ops)(x)):
+        for g, w in zip(got, want, strict=True):
+            _bits_same(g, w)
 
 
 def test_small_float_promotion_and_transforms() -> None:
@@ -436,3 +440,15 @@ def test_small_float_promotion_and_transforms() -> None:
     g = tdx.grad(lambda r: r.astype(tnp.float8_e4m3fn).astype(np.float32).sum())(v[0])
     _same(g, jax.grad(lambda r: r.astype(jnp.float8_e4m3fn).astype(np.float32).sum())(v[0]))
     assert tnp.issubdtype(tnp.float8_e4m3fn, tnp.floating)
+
+
+def test_small_float_edges_are_xla_values() -> None:
+    """Eagerly the small floats evaluate through XLA, as JAX's do, where
+    float32 evaluation on the host would differ: XLA flushes float32
+    subnormals (``2**-127 + 2**-127`` in ``float8_e8m0fnu`` is NaN, which has
+    no zero) and converts ``float4_e2m1fn``'s -6 to ``int8`` as -128."""
+    e = np.array([2.0**-127, 1.0], np.float32).astype(np.dtype(jnp.float8_e8m0fnu))
+    f = np.array([-6.0, 6.0, 1.5], np.float32).astype(np.dtype(jnp.float4_e2m1fn))
+    want = jax.jit(lambda a, b: (a + a, b.astype(np.int8)))(e, f)
+    _bits_same(tnp.add(e, e), want[0])
+    _bits_same(tnp.asarray(f).astype(np.int8), want[1])

@@ -7,14 +7,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SUPPORTED, DType, uint32
+from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SMALL_FLOATS, SMALL_SEEN, SUPPORTED, DType, uint32
 from .errors import PrimitiveTypeError
 
 if TYPE_CHECKING:
     from .sharding import NamedSharding
 
 # hashed first (fast); the tuple keeps NumPy's looser ``==`` for the rest
-_SUPPORTED_SET: frozenset[DType] = frozenset(SUPPORTED)
+_SUPPORTED_SET: frozenset[DType] = frozenset(SUPPORTED) - frozenset(SMALL_FLOATS)  # (the small floats: below)
+_SMALL_SET: frozenset[DType] = frozenset(SMALL_FLOATS)
 _MAX_SIZE = 2**63  # XLA's sizes are int64
 
 
@@ -55,7 +56,9 @@ class ShapedArray:
                 raise PrimitiveTypeError(f"{given!r} is not a dtype") from None
             object.__setattr__(self, "dtype", dtype)
         if self.dtype not in _SUPPORTED_SET:
-            if self.dtype in EXTENDED:
+            if self.dtype in _SMALL_SET:  # issue 29, item 7: from now on eager evaluation looks for them
+                SMALL_SEEN[0] = True
+            elif self.dtype in EXTENDED:
                 KEYS_SEEN[0] = True
             else:
                 names = ", ".join(d.name for d in SUPPORTED)

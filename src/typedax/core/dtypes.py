@@ -41,6 +41,9 @@ float8_e4m3fnuz: Final[DType] = np.dtype(ml_dtypes.float8_e4m3fnuz)
 float8_e5m2: Final[DType] = np.dtype(ml_dtypes.float8_e5m2)
 float8_e5m2fnuz: Final[DType] = np.dtype(ml_dtypes.float8_e5m2fnuz)
 float8_e8m0fnu: Final[DType] = np.dtype(ml_dtypes.float8_e8m0fnu)
+#: Whether a type of one of them has been made in this process: until then
+#: eager evaluation does not look for them (``core/trace.py``).
+SMALL_SEEN: Final[list[bool]] = [False]
 #: The floats of fewer than 16 bits (JAX's ``_float8_dtypes`` and ``_float4_dtypes``).
 SMALL_FLOATS: Final[tuple[DType, ...]] = (
     float4_e2m1fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float8_e4m3fn, float8_e4m3fnuz,

@@ -28,7 +28,7 @@ import numpy as np
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
 from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs, debug_nans, x64_enabled
-from .dtypes import NARROW, TO_32, DType, is_complex, is_float  # (NARROW: issue 29, item 7)
+from .dtypes import NARROW, SMALL_FLOATS, SMALL_SEEN, TO_32, DType, is_complex, is_float  # (NARROW, SMALL_*: issue 29, item 7)
 from .errors import (
     DebugNanError,
     ConcretizationError,
@@ -38,7 +38,7 @@ from .errors import (
     TracerBoolConversionError,  # issue 29 item 7
     TracerIntegerConversionError,  # issue 29 item 7
 )
-from .ir import AbstractEvalRule, NDArray, Params, Primitive
+from .ir import AbstractEvalRule, Jaxpr, NDArray, Params, Primitive  # (Jaxpr: issue 29, item 7)
 from .weak import ALWAYS_ASK, with_weak
 from .sharded import eval_typed, typed_operand  # explicit sharding
 from .sharding import EXPLICIT_SEEN  # explicit sharding
@@ -135,6 +135,8 @@ class EvalTrace(Trace):
         out_avals = prim.abstract_eval(avals, params)
         on_device = prim.rules.eval_on_device
         consts = None if on_device is None else on_device(vals, avals, params)
+        if consts is None and SMALL_SEEN[0] and _small_on_device(prim, params, avals, out_avals):
+            consts = ()  # the 8- and 4-bit floats: XLA's own values (issue 29, item 7)
         if consts is not None:  # XLA's own value (Rules.eval_on_device), 16-bit types as they are
             if weak_in or prim.name in ALWAYS_ASK:
                 out_avals = with_weak(prim.name, avals, params, out_avals)
@@ -206,6 +208,35 @@ def install_device_eval(device_eval: DeviceEval) -> None:
     """Make ``device_eval`` what the eval trace runs ``Rules.eval_on_device``
     primitives with (``typedax.lowering.eager`` on import)."""
     _DEVICE_EVAL[0] = device_eval
+
+
+#: Primitives that run the user's host function: never compiled for their
+#: operands' sake (issue 29, item 7).
+_HOST_CALLS: frozenset[str] = frozenset({"pure_callback", "io_callback", "debug_callback"})
+_SMALL: frozenset[type[DType]] = frozenset(type(d) for d in SMALL_FLOATS)
+_CONVERSIONS: frozenset[str] = frozenset({"convert_element_type", "bitcast_convert_type"})
+
+
+def _has_jaxpr(v: object) -> bool:
+    return isinstance(v, Jaxpr) or (isinstance(v, tuple) and any(_has_jaxpr(e) for e in v))
+
+
+def _small_on_device(prim: Primitive, params: Params, avals: Sequence[ShapedArray],
+                     out_avals: Sequence[ShapedArray]) -> bool:
+    """Whether ``prim`` evaluates through XLA because an operand or a result
+    is an 8- or 4-bit float (issue 29, item 7): XLA's values on them (its
+    conversions, its flushing of float32 subnormals, its rounding) are what
+    ``jit`` and JAX give, which NumPy's float32 evaluation does not always
+    match. Higher-order primitives evaluate their bodies equation by equation."""
+    for a in avals:
+        if type(a.dtype) in _SMALL:  # (by the dtype's class: cheap, on every eager operation)
+            break
+    else:  # only a conversion makes a small float of other types
+        if prim.name not in _CONVERSIONS or type(out_avals[0].dtype) not in _SMALL:
+            return False
+    if prim.rules.lower is None or prim.name in _HOST_CALLS:
+        return False
+    return not any(_has_jaxpr(v) for v in params.values())
 
 
 def _has_half(avals: Sequence[ShapedArray]) -> bool:
