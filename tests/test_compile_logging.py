@@ -120,3 +120,22 @@ def test_explain_cache_misses_as_jax(logged: _Records) -> None:
     assert again[1].startswith("  for g defined at ") and jagain[1].startswith("  for jg defined at ")
     assert again[2] == jagain[2]  # "all previously seen cache keys differ. ..."
     assert ours[1].splitlines()[-2:] == theirs[-1].splitlines()[-2:]  # "different input types:", "* at x, now f32[4] ..."
+
+
+# -- JAX's other config context managers and host names, on the top level -----------
+def test_enable_x64_debug_nans_and_host_names_as_jax() -> None:
+    with tdx.enable_x64(False):
+        assert tnp.asarray(1.5).dtype == np.float32
+    with jax.enable_x64(False):
+        assert jnp.asarray(1.5).dtype == np.float32
+    with tdx.enable_x64(True):
+        assert tnp.asarray(1.5).dtype == np.float64
+    with tdx.debug_nans(True):
+        with pytest.raises(FloatingPointError):
+            tdx.jit(lambda x: tnp.log(x))(np.float32(-1.0))
+    assert np.isnan(tdx.jit(lambda x: tnp.log(x))(np.float32(-2.0)))  # off again
+    with tdx.debug_infs(True):
+        with pytest.raises(FloatingPointError):
+            tdx.jit(lambda x: tnp.log(x))(np.float32(0.0))
+    assert (tdx.host_count(), tdx.host_id(), tdx.host_ids(), tdx.process_indices()) == (
+        jax.process_count(), jax.process_index(), list(range(jax.process_count())), jax.process_indices())

@@ -51,6 +51,9 @@ from .core.config import disable_jit as disable_jit
 from .core.config import default_matmul_precision as default_matmul_precision
 from .core.config import explain_cache_misses as explain_cache_misses  # compile logging
 from .core.config import log_compiles as log_compiles  # compile logging
+from .core.config import debug_infs as debug_infs  # jax's config managers and host names
+from .core.config import debug_nans as debug_nans  # jax's config managers and host names
+from .core.config import enable_x64 as enable_x64  # jax's config managers and host names
 from .core.array import ArrayLike as ArrayLike
 from .lowering.sharding import device_put as device_put
 from .lowering.sharding import make_mesh as make_mesh
@@ -67,6 +70,10 @@ from .lowering.runtime import device_count as device_count
 from .lowering.runtime import local_device_count as local_device_count
 from .lowering.runtime import process_index as process_index
 from .lowering.runtime import process_count as process_count
+from .lowering.runtime import host_count as host_count  # jax's config managers and host names
+from .lowering.runtime import host_id as host_id  # jax's config managers and host names
+from .lowering.runtime import host_ids as host_ids  # jax's config managers and host names
+from .lowering.runtime import process_indices as process_indices  # jax's config managers and host names
 from . import distributed as distributed
 from .lowering.multihost import make_array_from_process_local_data as make_array_from_process_local_data
 from .lowering.multihost import make_array_from_single_device_arrays as make_array_from_single_device_arrays

@@ -251,11 +251,11 @@ def jit_disabled() -> bool:
     return _GLOBAL_NO_JIT[0] if v is None else v
 
 
-def debug_nans() -> bool:
+def debug_nans_on() -> bool:
     return _DEBUG_NANS[0]
 
 
-def debug_infs() -> bool:
+def debug_infs_on() -> bool:
     return _DEBUG_INFS[0]
 
 
@@ -278,6 +278,38 @@ def _refresh_jit_checks() -> None:
     DEBUG_CHECKS[0] = _DEBUG_NANS[0] or _DEBUG_INFS[0]
     EAGER_FAST[0] = not DEBUG_CHECKS[0]
     JIT_CHECKS[0] = DEBUG_CHECKS[0] or _GLOBAL_NO_JIT[0] or _NO_JIT_CONTEXTS[0] > 0
+
+
+def enable_x64(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
+    """``jax.enable_x64``: ``with enable_x64(False):`` runs the body with x64
+    off (on), in this thread or task only: ``config.context(enable_x64=...)``."""
+    return config.context(enable_x64=new_val)
+
+
+@contextmanager
+def _debug_switch(flag: list[bool], value: bool) -> Iterator[None]:
+    with _LOCK:
+        saved = flag[0]
+        flag[0] = _check_bool("debug switch", value)
+        _refresh_jit_checks()
+    try:
+        yield
+    finally:
+        with _LOCK:
+            flag[0] = saved
+            _refresh_jit_checks()
+
+
+def debug_nans(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
+    """``jax.debug_nans`` (``typedax.debug_nans``): ``jax_debug_nans`` for
+    the ``with`` body (process-wide while it lasts)."""
+    return _debug_switch(_DEBUG_NANS, new_val)
+
+
+def debug_infs(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
+    """``jax.debug_infs`` (``typedax.debug_infs``): ``jax_debug_infs`` for
+    the ``with`` body (process-wide while it lasts)."""
+    return _debug_switch(_DEBUG_INFS, new_val)
 
 
 @contextmanager

@@ -27,7 +27,7 @@ import numpy as np
 
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
-from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs, debug_nans, x64_enabled
+from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs_on, debug_nans_on, x64_enabled
 from .dtypes import NARROW, SMALL_FLOATS, SMALL_SEEN, TO_32, DType, is_complex, is_float  # (NARROW, SMALL_*: issue 29, item 7)
 from .errors import (
     DebugNanError,
@@ -175,9 +175,9 @@ def debug_check(name: str, values: Sequence[Value]) -> None:
         a = np.asarray(v)
         if not is_float(a.dtype):
             continue
-        if debug_nans() and np.isnan(a).any():
+        if debug_nans_on() and np.isnan(a).any():
             raise DebugNanError(f"invalid value (nan) encountered in {name}")
-        if debug_infs() and np.isinf(a).any():
+        if debug_infs_on() and np.isinf(a).any():
             raise DebugNanError(f"invalid value (inf) encountered in {name}")
 
 

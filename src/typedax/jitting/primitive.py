@@ -36,7 +36,7 @@ from ..core.errors import DebugNanError, PrimitiveTypeError
 from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
-from ..core.config import DEBUG_CHECKS, debug_infs, debug_nans
+from ..core.config import DEBUG_CHECKS, debug_infs_on, debug_nans_on
 from ..core.dtypes import is_float
 from ..core.trace import Value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, call_jaxpr
@@ -107,8 +107,8 @@ def _debug_rerun(params: JitParams, args: Sequence[Value], outs: Sequence[Value]
     trace raises naming the first primitive that made one (JAX's
     "de-optimized" re-run); if none does (XLA computed differently), say so."""
     floats = [np.asarray(o) for o in outs if is_float(aval_of(o).dtype)]
-    kind = ("nan" if debug_nans() and any(np.isnan(f).any() for f in floats)
-            else "inf" if debug_infs() and any(np.isinf(f).any() for f in floats) else None)
+    kind = ("nan" if debug_nans_on() and any(np.isnan(f).any() for f in floats)
+            else "inf" if debug_infs_on() and any(np.isinf(f).any() for f in floats) else None)
     if kind is not None:
         eval_jaxpr(params.jaxpr, list(args))
         raise DebugNanError(

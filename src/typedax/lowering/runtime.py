@@ -189,6 +189,22 @@ def process_count() -> int:
     return backend().process_count
 
 
+def process_indices() -> list[int]:
+    """``jax.process_indices()``: the indices of every process, ``0`` to
+    ``process_count() - 1``."""
+    return list(range(process_count()))
+
+
+#: JAX's deprecated spellings, which older programs still call.
+host_count = process_count
+host_id = process_index
+
+
+def host_ids() -> list[int]:
+    """``jax.host_ids()``: JAX's old name for ``process_indices()``."""
+    return process_indices()
+
+
 #: JAX's backend names for typedax's platforms (``jax.default_backend()``
 #: answers ``'gpu'`` for CUDA: xla_bridge's ``_platform_aliases``).
 _BACKEND_NAMES: dict[str, str] = {"cpu": "cpu", "cuda": "gpu"}
