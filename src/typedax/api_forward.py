@@ -16,6 +16,7 @@ from .api import argnum_positions, flat_fun
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import BatchingError, BatchingTypeError, GradOutputError, TangentTypeError
+from .core.names import check_callable
 from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
@@ -252,6 +253,7 @@ def vmap(
     Outputs that do not depend on the batch are broadcast along it. With
     ``axis_name``, collectives in ``f`` naming it (``lax.psum``,
     ``all_gather``, ``axis_index``, ...) act over the batch."""
+    check_callable("vmap", f)  # JAX's TypeError, at once
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)  # as JAX: a top-level list means a tuple
 
@@ -311,6 +313,7 @@ def jacfwd(
     the result is ``(jacobian, aux)``, ``aux`` not differentiated. Real
     float inputs; with ``holomorphic``, complex inputs and outputs and the
     complex derivatives (as JAX's)."""
+    check_callable("jacfwd", f)  # JAX's TypeError, at once
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:

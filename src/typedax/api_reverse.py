@@ -25,6 +25,7 @@ from .api_forward import _values, jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import GradOutputError, TangentTypeError, TangentValueError
+from .core.names import check_callable
 from .core.array import Array, ArrayLike
 from .core.trace import Value, aval_of, exact
 from .interpreters.batching import vmap_flat
@@ -396,6 +397,7 @@ def grad(
     transposes); a complex output needs ``holomorphic=True``, and then
     complex inputs, and the result is ``df/dz``. With ``allow_int``, an
     integer or bool argument's gradient is zeros of JAX's ``float0``."""
+    check_callable("grad", f)  # JAX's TypeError, at once
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def gradfun(*args: P.args, **kwargs: P.kwargs) -> object:
@@ -450,6 +452,7 @@ def value_and_grad(
 ) -> Callable[P, object]:
     """``f``'s value and its gradient (``jax.value_and_grad``): returns
     ``(value, gradient)``, or ``((value, aux), gradient)`` with ``has_aux``."""
+    check_callable("value_and_grad", f)  # JAX's TypeError, at once
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def vg(*args: P.args, **kwargs: P.kwargs) -> object:
@@ -491,6 +494,7 @@ def jacrev(
     ``has_aux``, ``f`` returns ``(output, aux)`` and the result is
     ``(jacobian, aux)``. With ``holomorphic``, complex inputs and outputs,
     and the complex derivatives (as JAX's)."""
+    check_callable("jacrev", f)  # JAX's TypeError, at once
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
     def jac(*args: P.args, **kwargs: P.kwargs) -> object:
@@ -557,5 +561,6 @@ def hessian(
     ``jacfwd(jacrev(f))``; for a scalar ``f`` of an argument of shape ``I``,
     an array of shape ``I + I``. With ``has_aux``, ``f`` returns
     ``(output, aux)`` and the result is ``(hessian, aux)``."""
+    check_callable("hessian", f)  # JAX's TypeError, at once
     inner = jacrev(f, argnums, has_aux=has_aux, holomorphic=holomorphic)  # type: ignore[call-overload]  # has_aux: a bool here, Literal in the overloads
     return jacfwd(inner, argnums, has_aux=has_aux, holomorphic=holomorphic)  # type: ignore[call-overload, no-any-return]  # as above

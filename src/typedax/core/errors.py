@@ -372,3 +372,9 @@ class ArgnumsRangeError(TangentTypeError, ArgnumsError):
     """``argnums`` naming a position past the arguments: JAX's ``grad``
     raises ``TypeError``, its ``jacfwd``/``jacrev`` ``ValueError``; this is
     both (a ``TangentTypeError``, as before, and an ``ArgnumsError``)."""
+
+
+class NotCallableError(TypedaxError, TypeError):
+    """``jit``, ``grad``, ``vmap`` (and the other transformations) applied to
+    something that is not callable: JAX's ``TypeError``, raised when the
+    transformation is applied."""

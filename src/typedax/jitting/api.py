@@ -36,7 +36,7 @@ from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
 from ..core.errors import ArgumentTypeError, CompiledCallError, PrimitiveTypeError, StaticArgumentError, TypedaxError
 from ..core.ir import ClosedJaxpr
-from ..core.names import fun_name
+from ..core.names import check_callable, fun_name
 from ..core.explicit import current_mesh  # explicit sharding
 from ..core.sharding import EXPLICIT_SEEN  # explicit sharding
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
@@ -266,6 +266,7 @@ class Jitted(Generic[P, R]):
         in_shardings: ShardingTree = None,
         out_shardings: ShardingTree = None,
     ) -> None:
+        check_callable("jit", fun)  # JAX's TypeError, at once
         self.fun = fun
         # many devices (jitting/sharded.py): None leaves are unspecified
         self.in_shardings, self.out_shardings = in_shardings, out_shardings
