@@ -102,6 +102,8 @@ CASES: list[tuple[str, Callable[[Lib], object]]] = [
     ("concatenate shape mismatch", lambda m: m.np.concatenate([M23, M45])),
     ("stack shape mismatch", lambda m: m.np.stack([V3, V4])),
     ("split unequal", lambda m: m.np.split(np.ones(5), 2)),
+    ("array_split into zero sections", lambda m: m.np.array_split(V3, 0)),
+    ("split into negative sections", lambda m: m.np.split(V3, -1)),
     ("lax.slice out of bounds", lambda m: m.lax.slice(V3, (0,), (5,))),
     ("lax.dynamic_slice too large", lambda m: m.lax.dynamic_slice(V3, (0,), (5,))),
     ("broadcast_shapes mismatch", lambda m: m.np.broadcast_shapes((3,), (4,))),

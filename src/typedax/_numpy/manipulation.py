@@ -14,7 +14,7 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike
 from ..core.dtypes import DType, bool_, default_int, is_complex
-from ..core.errors import ArgumentValueError, AxisError, PrimitiveAxisError, PrimitiveTypeError, ShapeError
+from ..core.errors import ArgumentValueError, AxisError, PrimitiveAxisError, PrimitiveTypeError, ShapeError, ZeroStepError
 from ..core.trace import Tracer, aval_of
 from ..primitives._precision import PrecisionLike
 from . import lax_numpy as tnp
@@ -204,7 +204,10 @@ def _split(op: str, ary: ArrayLike, indices_or_sections: int | Sequence[int] | A
     if isinstance(ios, (int, np.integer)) and not isinstance(ios, bool):
         sections = int(ios)
         if sections <= 0:
-            raise PrimitiveTypeError(f"{op}: number sections must be larger than 0, got {sections}")
+            # JAX divides by it: ZeroDivisionError for 0, ValueError below
+            raise (ZeroStepError if sections == 0 else ArgumentValueError)(
+                f"{op}: number sections must be larger than 0, got {sections}"
+            )
         if equal and n % sections:
             raise ShapeError(f"{op}: array split does not result in an equal division: "
                                      f"{n} elements into {sections} sections")

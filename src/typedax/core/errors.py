@@ -357,8 +357,9 @@ class BatchingTypeError(BatchingError, TypeError):
 
 
 class ZeroStepError(ArgumentValueError, ZeroDivisionError):
-    """``arange`` with a zero step: JAX's ``ZeroDivisionError`` (and an
-    ``ArgumentValueError``, as before)."""
+    """``arange`` with a zero step, ``split``/``array_split`` into zero
+    sections: JAX's ``ZeroDivisionError`` (and an ``ArgumentValueError``,
+    as before)."""
 
 
 class RandomAxisError(RandomKeyError, AxisError):
