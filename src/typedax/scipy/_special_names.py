@@ -1,0 +1,431 @@
+"""More of ``jax.scipy.special``, named and computed as JAX's (issue 29 item
+7): ``loggamma`` (real arguments), ``bernoulli``, the exponential integrals
+``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``), ``spence``
+(Cephes' ``spence.c``) and ``dawsn`` (Cody, Paciorek and Thacher).
+
+JAX's functions choose a branch per element (``jnp.piecewise``, ``vectorize``);
+here every branch runs on the whole array with safe arguments where it is
+not chosen, and the iterations of ``expn`` run until every element chosen
+for them has converged. The derivatives are JAX's rules (``custom_jvp``):
+``expi' = exp(x) / x``, ``d expn(n, x) / dx = -expn(n - 1, x)``,
+``dawsn' = 1 - 2 x dawsn(x)``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+
+import numpy as np
+
+from .. import lax
+from .. import numpy as tnp
+from ..core.array import Array, ArrayLike
+from ..core.dtypes import COMPLEX, HALF
+from ..core.trace import aval_of
+from ..custom_derivatives import custom_jvp
+from ._base import _cs, _polyval, _promote
+
+# Cephes' ei.c: rational approximations of expi on (0, 2], (2, 4], (4, 8], ..., (64, inf)
+_EI1_A = (
+    -5.350447357812543, 218.50491688166133, -4176.572384826693, 55411.76756393557,
+    -331338.13311781443, 1592627.1633849454,
+)
+_EI1_B = (
+    1.0, -52.505479591128626, 1259.6161867867906, -17565.495819735348,
+    149306.2117002726, -729494.9239640528, 1592627.1633849454,
+)
+_EI2_A = (
+    0.019818085032596897, -1.2716456259849176, -2.0881603356812284, 2.7555445091879367,
+    -0.44095070487016, 0.046656238059358916, -0.0015450426796734852, 7.059980605299618e-05,
+)
+_EI2_B = (
+    1.0, 1.4764986709149215, 0.5629177174822436, 0.16990178978793072,
+    0.02291647179034212, 0.0044501504397287525, 0.00017274396122065214, 3.953167195549672e-05,
+)
+_EI3_A = (
+    -1.3732153758712087, -0.7084559133740839, 1.580806855547941, -0.2601500427425623,
+    0.029946746941137137, -0.001038086040188744, 4.371064420753005e-05, 2.141783679522603e-06,
+)
+_EI3_B = (
+    1.0, 0.8585231423622028, 0.4483285822873995, 0.07687932158124476,
+    0.024498682410218877, 0.0008832165941927797, 0.00045909522995113536, -4.729848351866523e-06,
+    2.66519553739071e-06,
+)
+_EI4_A = (
+    -2.1069346016919166, 1.7327338696646881, -0.2423619178935842, 0.02322724180937566,
+    0.00023728804404931798, -8.343219561192553e-05, 1.3634087956052505e-05, -3.655412321999254e-07,
+    1.4649417339759612e-08, 6.17640786371036e-10,
+)
+_EI4_B = (
+    1.0, -0.2298062239901678, 0.11050770414740378, -0.015665429666307924,
+    0.002761106850817353, -0.00020891480122840484, 1.7085289388076754e-05, -4.4593117963566865e-07,
+    1.3946349303538475e-08, 6.150865933977338e-10,
+)
+_EI5_A = (
+    -0.24581193676740204, -0.14833822533220778, 0.07248291795735552, -0.013483156873809405,
+    0.001342775069788637, -7.942465637159712e-05, 2.644179518984236e-06, -4.239473659313765e-08,
+)
+_EI5_B = (
+    1.0, -0.10442259084438711, -0.26764531281014026, 0.09695000254621984,
+    -0.01601745692712991, 0.001496414899205908, -8.462452563778485e-05, 2.7289384034767266e-06,
+    -4.239462431819542e-08,
+)
+_EI6_A = (
+    0.12125611181054567, -0.5823133179043894, 0.2348887314557017, -0.030400343181132484,
+    0.0015100821468651906, -2.5231370954995714e-05,
+)
+_EI6_B = (
+    1.0, -1.002252150365854, 0.2928709694872224, -0.03337004338674008,
+    0.0015605448811273888, -2.5231370936032347e-05,
+)
+_EI7_A = (
+    -0.7657847078286127, 0.6886192415566705, -0.2132598113545206, 0.033461075523841935,
+    -0.003076541477344756, 0.00017471193164549074, -6.1037116822741705e-06, 1.218032765428652e-07,
+    -1.0860761027932903e-09,
+)
+_EI7_B = (
+    1.0, -1.8888028686623086, 1.066691687211409, -0.27519159823063805,
+    0.039308526882338234, -0.003414684558602365, 0.00018668443707035555, -6.345146083130515e-06,
+    1.239754287483207e-07, -1.0860761027931265e-09,
+)
+# Cephes' spence.c
+_SPENCE_A = (
+    4.6512858607399003e-05, 0.007315890452380947, 0.13384763957830903, 0.8796913117545303,
+    2.7114985119655346, 4.256971560081218, 3.297713409852251, 1.0,
+)
+_SPENCE_B = (
+    0.0006909904889125533, 0.02540437639325444, 0.2829748606025681, 1.4117259775183106,
+    3.6380053334513707, 5.03278880143317, 3.547713409852251, 1.0,
+)
+# Cody, Paciorek and Thacher (1970): Dawson's integral on [0, 3.25), [3.25, 6.25), [6.25, inf)
+_DAWSN_AN = (
+    1.1368149897175597e-11, 8.492622676674738e-10, 1.9443420417555306e-08, 9.531517412544844e-07,
+    3.078283098749132e-06, 0.00035251336852028877, -0.0008501498467244109, 0.04226182230055466,
+    -0.09174803717734524, 1.0,
+)
+_DAWSN_AD = (
+    2.403720730667626e-11, 1.488646813684934e-09, 5.212652810105416e-08, 1.2725847827318697e-06,
+    2.324902498207895e-05, 0.00032552474182605793, 0.003488058146571626, 0.027944853119882897,
+    0.15887424196012057, 0.5749186294893204, 1.0,
+)
+_DAWSN_BN = (
+    0.5089551564179009, -0.24475441814269785, 0.09415123353035344, -0.021871125514203903,
+    0.003662076123295692, -0.0004232091144603888, 3.5964130479389666e-05, -2.1464035171996896e-06,
+    9.100107800763914e-08, -2.4027452082825098e-09, 3.592333854409284e-11,
+)
+_DAWSN_BD = (
+    1.0, -0.6318398698733682, 0.2367067882282487, -0.053180636700322324,
+    0.008480417185862954, -0.0009479967684866654, 7.810255929445524e-05, -4.558751532524426e-06,
+    1.8910035811142186e-07, -4.913246913319206e-09, 7.184664032357345e-11,
+)
+_DAWSN_CN = (
+    -0.5905928605347732, 0.6292352427243688, -0.17285897538038814, 0.016483704782518965,
+    -0.0004868276130204627,
+)
+_DAWSN_CD = (
+    1.0, -2.698200571975449, 1.7327079904594784, -0.3937085822819395,
+    0.03442789240412334, -0.0009736552260409412,
+)
+
+
+def _real(name: str, *xs: ArrayLike) -> list[Array]:
+    vs = _promote(*xs)
+    if aval_of(vs[0]).dtype in COMPLEX:
+        raise ValueError(f"{name} does not support complex-valued inputs.")
+    return vs
+
+
+def _where_safe(pred: Array, x: Array, safe: float) -> Array:
+    """``x`` where ``pred``, else ``safe`` (a branch's argument where it is not chosen)."""
+    return tnp.where(pred, x, tnp.full_like(x, safe))
+
+
+# -- loggamma, bernoulli --------------------------------------------------------------
+def loggamma(x: ArrayLike) -> Array:
+    """The principal branch of ``log(gamma(x))``: ``gammaln(x)`` for ``x > 0``,
+    NaN elsewhere (real arguments; JAX's complex branch is not here yet)."""
+    (a,) = _promote(x)
+    if aval_of(a).dtype in COMPLEX:
+        raise NotImplementedError("loggamma: complex arguments are not supported by typedax yet")
+    return tnp.where(tnp.greater(a, 0.0), lax.lgamma(a), tnp.full_like(a, np.nan))
+
+
+def bernoulli(n: int) -> Array:
+    """The Bernoulli numbers ``B_0 ... B_n`` (``B_1 = -1/2``), by Chowla and
+    Hartung's series, as JAX's."""
+    try:
+        k = operator.index(n)
+    except TypeError:
+        raise TypeError(f"Argument n of bernoulli must be a concrete integer, got {n!r}") from None
+    if k < 0:
+        raise ValueError("n must be a non-negative integer.")
+    b3 = tnp.asarray([1.0, -0.5, 1.0 / 6.0])
+    if k < 3:
+        return b3[: k + 1]
+    bn = tnp.zeros(k + 1).at[:3].set(b3)
+    dtype = aval_of(bn).dtype
+    m = tnp.arange(4, k + 1, 2, dtype=dtype)
+    q1 = (1.0 / np.pi**2) * tnp.cumprod(-(m - 1) * m / 4 / np.pi**2)
+    j = tnp.arange(2, 50, dtype=dtype)  # 2 ** -50 < 1e-15
+    q2 = tnp.sum(j[:, None] ** -m[None, :], axis=0)
+    return bn.at[4::2].set(q1 * (1 + q2))
+
+
+# -- the exponential integrals --------------------------------------------------------
+_EI_TABLES: tuple[tuple[tuple[float, ...], tuple[float, ...]], ...] = (
+    (_EI1_A, _EI1_B), (_EI2_A, _EI2_B), (_EI3_A, _EI3_B), (_EI4_A, _EI4_B), (_EI5_A, _EI5_B),
+    (_EI6_A, _EI6_B), (_EI7_A, _EI7_B),
+)
+
+
+def _expint_k(a: Sequence[float], b: Sequence[float], x: Array) -> Array:
+    w = tnp.divide(_cs(1.0, x), x)
+    f = tnp.add(tnp.multiply(w, tnp.divide(_polyval(a, w), _polyval(b, w))), _cs(1.0, x))
+    return tnp.multiply(tnp.multiply(tnp.exp(x), w), f)
+
+
+def _expi_pos(x: Array) -> Array:
+    """Cephes' intervals, the last true one winning (``jnp.piecewise``): (0, 2],
+    (2, 4], ..., (32, 64], and the asymptotic form elsewhere (x > 64 and 0)."""
+    conds = [tnp.logical_and(tnp.less(_cs(0.0, x), x), tnp.less_equal(x, _cs(2.0, x)))] + [
+        tnp.logical_and(tnp.less(_cs(2.0**i, x), x), tnp.less_equal(x, _cs(2.0 ** (i + 1), x))) for i in range(1, 6)
+    ]
+    a7, b7 = _EI_TABLES[6]
+    out = _expint_k(a7, b7, x)
+    a1, b1 = _EI_TABLES[0]
+    s = _where_safe(conds[0], x, 1.0)
+    small = tnp.add(tnp.add(tnp.multiply(s, tnp.divide(_polyval(a1, s), _polyval(b1, s))), _cs(np.euler_gamma, x)), tnp.log(s))
+    out = tnp.where(conds[0], small, out)
+    for i in range(1, 6):
+        a, b = _EI_TABLES[i]
+        out = tnp.where(conds[i], _expint_k(a, b, _where_safe(conds[i], x, 2.0 ** (i + 1))), out)
+    return out
+
+
+def _expn_series(x: Array, n: Array, enabled: Array) -> Array:
+    """Cephes' power series of ``E_n`` (``0 < x <= 1``)."""
+    eps = float(tnp.finfo(aval_of(x).dtype).eps)
+    x = _where_safe(enabled, x, 0.5)
+    one = _cs(1.0, x)
+    psi = tnp.subtract(lax.digamma(n), tnp.log(x))  # -euler_gamma - log x + sum_{i<n} 1/i
+    n_is_1 = tnp.equal(n, 1.0)
+    n1 = tnp.where(n_is_1, tnp.full_like(n, 2.0), n)
+    z = tnp.negative(x)
+    ans0 = tnp.where(n_is_1, tnp.zeros_like(x), tnp.divide(one, tnp.subtract(one, n1)))
+    t0 = tnp.where(enabled, tnp.full_like(x, np.inf), tnp.zeros_like(x))
+
+    def cond(c: tuple[Array, ...]) -> Array:
+        return tnp.any(tnp.greater(c[4], eps))
+
+    def body(c: tuple[Array, ...]) -> tuple[Array, ...]:
+        xk, yk, pk, ans, t = c
+        live = tnp.greater(t, eps)
+        xk2 = tnp.add(xk, one)
+        yk2 = tnp.multiply(yk, tnp.divide(z, xk2))
+        pk2 = tnp.add(pk, one)
+        nz = tnp.not_equal(pk2, 0.0)
+        ans2 = tnp.add(ans, tnp.where(nz, tnp.divide(yk2, tnp.where(nz, pk2, one)), tnp.zeros_like(ans)))
+        t2 = tnp.where(tnp.not_equal(ans2, 0.0), tnp.abs(tnp.divide(yk2, ans2)), tnp.ones_like(t))
+        new = (xk2, yk2, pk2, ans2, t2)
+        return tuple(tnp.where(live, a, b) for a, b in zip(new, c))
+
+    init = (tnp.zeros_like(x), tnp.ones_like(x), tnp.subtract(one, n), ans0, t0)
+    ans = lax.while_loop(cond, body, init)[3]
+    return tnp.subtract(tnp.divide(tnp.multiply(tnp.power(z, tnp.subtract(n, one)), psi), tnp.exp(lax.lgamma(n))), ans)
+
+
+def _expn_fraction(x: Array, n: Array, enabled: Array) -> Array:
+    """Cephes' continued fraction of ``E_n`` (``x > 1``)."""
+    eps = float(tnp.finfo(aval_of(x).dtype).eps)
+    big = 1.44115188075855872e17
+    x = _where_safe(enabled, x, 2.0)
+    one = _cs(1.0, x)
+
+    def cond(c: tuple[Array, ...]) -> Array:
+        return tnp.any(tnp.greater(c[6], eps))
+
+    def body(c: tuple[Array, ...]) -> tuple[Array, ...]:
+        k, pkm2, qkm2, pkm1, qkm1, ans, t, r = c
+        live = tnp.greater(t, eps)
+        k2 = tnp.add(k, one)
+        odd = tnp.equal(tnp.remainder(k2, 2.0), 1.0)
+        yk = tnp.where(odd, tnp.ones_like(x), x)
+        xk = tnp.where(odd, tnp.add(n, tnp.divide(tnp.subtract(k2, one), 2.0)), tnp.divide(k2, 2.0))
+        pk = tnp.add(tnp.multiply(pkm1, yk), tnp.multiply(pkm2, xk))
+        qk = tnp.add(tnp.multiply(qkm1, yk), tnp.multiply(qkm2, xk))
+        nz = tnp.not_equal(qk, 0.0)
+        r2 = tnp.where(nz, tnp.divide(pk, tnp.where(nz, qk, one)), r)
+        t2 = tnp.where(nz, tnp.abs(tnp.divide(tnp.subtract(ans, r2), r2)), tnp.ones_like(t))
+        ans2 = tnp.where(nz, r2, ans)
+        is_big = tnp.greater(tnp.abs(pk), big)
+        scale = [tnp.where(is_big, tnp.divide(v, big), v) for v in (pkm1, qkm1, pk, qk)]
+        new = (k2, scale[0], scale[1], scale[2], scale[3], ans2, t2, r2)
+        return tuple(tnp.where(live, a, b) for a, b in zip(new, c))
+
+    t0 = tnp.where(enabled, tnp.full_like(x, np.inf), tnp.zeros_like(x))
+    init = (tnp.ones_like(x), tnp.ones_like(x), x, tnp.ones_like(x), tnp.add(x, n),
+            tnp.divide(one, tnp.add(x, n)), t0, tnp.zeros_like(x))
+    ans = lax.while_loop(cond, body, init)[5]
+    return tnp.multiply(ans, tnp.exp(tnp.negative(x)))
+
+
+def _expn_asymptotic(x: Array, n: Array) -> Array:
+    """``E_n`` for ``n >= 5000``."""
+    one = _cs(1.0, x)
+    xk = tnp.add(x, n)
+    yk = tnp.divide(one, tnp.multiply(xk, xk))
+    t = n
+    ans = yk * t * (6 * x * x - 8 * t * x + t * t)
+    ans = yk * (ans + t * (t - 2 * x))
+    ans = yk * (ans + t)
+    return (ans + one) * tnp.exp(-x) / xk
+
+
+def _expn_value(n: Array, x: Array) -> Array:
+    zero, one = 0.0, 1.0
+    conds = [
+        tnp.logical_or(tnp.less(n, zero), tnp.less(x, zero)),
+        tnp.logical_and(tnp.equal(x, zero), tnp.less(n, 2.0)),
+        tnp.logical_and(tnp.equal(x, zero), tnp.greater_equal(n, 2.0)),
+        tnp.logical_and(tnp.equal(n, zero), tnp.greater_equal(x, zero)),
+        tnp.greater_equal(n, 5000.0),
+        tnp.greater(x, one),
+    ]
+    # the last true condition wins, the series where none holds (jnp.piecewise)
+    which = tnp.full(tnp.shape(x), len(conds), dtype=np.int32)
+    for i, c in enumerate(conds):
+        which = tnp.where(c, i, which)
+    n1 = tnp.where(tnp.equal(n, 1.0), tnp.add(n, n), n)
+    vals = [
+        tnp.full_like(x, np.nan),
+        tnp.full_like(x, np.inf),
+        tnp.divide(_cs(1.0, x), n1),
+        tnp.divide(tnp.exp(tnp.negative(x)), x),
+        _expn_asymptotic(x, _where_safe(conds[4], n, 5000.0)),
+        _expn_fraction(x, _where_safe(tnp.equal(which, 5), n, 1.0), tnp.equal(which, 5)),
+        _expn_series(x, _where_safe(tnp.equal(which, 6), n, 1.0), tnp.equal(which, 6)),
+    ]
+    out = vals[-1]
+    for i in range(len(conds)):
+        out = tnp.where(tnp.equal(which, i), vals[i], out)
+    return out
+
+
+@custom_jvp
+def _expn(n: Array, x: Array) -> Array:
+    return _expn_value(n, x)
+
+
+@_expn.defjvp
+def _expn_jvp(primals: tuple[Array, Array], tangents: tuple[Array, Array]) -> tuple[Array, Array]:
+    (n, x), (_, x_dot) = primals, tangents
+    return _expn(n, x), tnp.multiply(tnp.negative(x_dot), _expn(tnp.subtract(n, 1.0), x))
+
+
+def expn(n: ArrayLike, x: ArrayLike) -> Array:
+    """The generalized exponential integral ``E_n(x) = x**(n-1) int_x^inf e^-t / t**n dt``
+    (Cephes' series, continued fraction and asymptotic forms, as JAX's); its
+    derivative in ``x`` is ``-E_{n-1}(x)``, none in ``n``."""
+    nn, xx = _real("expn", n, x)
+    dtype = aval_of(xx).dtype
+    if dtype in HALF:
+        f32 = np.dtype(np.float32)
+        return tnp.astype(_expn(lax.stop_gradient(tnp.astype(nn, f32)), tnp.astype(xx, f32)), dtype)
+    return _expn(lax.stop_gradient(nn), xx)
+
+
+def exp1(x: ArrayLike) -> Array:
+    """The exponential integral ``E_1(x) = int_x^inf e^-t / t dt`` (``expn(1, x)``)."""
+    (xx,) = _real("exp1", x)
+    return expn(tnp.ones_like(xx), xx)
+
+
+@custom_jvp
+def _expi(x: Array) -> Array:
+    neg = tnp.less(x, 0.0)
+    out_neg = tnp.negative(_expn_value(tnp.ones_like(x), tnp.negative(_where_safe(neg, x, -1.0))))
+    return tnp.where(neg, out_neg, _expi_pos(_where_safe(tnp.logical_not(neg), x, 1.0)))
+
+
+@_expi.defjvp
+def _expi_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (x_dot,) = primals, tangents
+    return _expi(x), tnp.multiply(tnp.divide(tnp.exp(x), x), x_dot)
+
+
+def expi(x: ArrayLike) -> Array:
+    """The exponential integral ``Ei(x) = int_-inf^x e^t / t dt`` (Cephes'
+    rational approximations; ``-E_1(-x)`` below 0); its derivative ``exp(x) / x``."""
+    (xx,) = _real("expi", x)
+    dtype = aval_of(xx).dtype
+    if dtype in HALF:
+        return tnp.astype(_expi(tnp.astype(xx, np.dtype(np.float32))), dtype)
+    return _expi(xx)
+
+
+# -- spence, dawsn ----------------------------------------------------------------------
+def _spence_calc(x: Array) -> Array:
+    gt2 = tnp.greater(x, 2.0)
+    x = tnp.where(gt2, tnp.divide(1.0, _where_safe(gt2, x, 1.0)), x)
+    gt15, lt05 = tnp.greater(x, 1.5), tnp.less(x, 0.5)
+    flip = tnp.logical_or(gt2, gt15)
+    w = tnp.where(gt15, tnp.subtract(tnp.divide(1.0, _where_safe(gt15, x, 1.0)), 1.0),
+                  tnp.where(lt05, tnp.negative(x), tnp.subtract(x, 1.0)))
+    y = tnp.divide(tnp.multiply(tnp.negative(w), _polyval(_SPENCE_A, w)), _polyval(_SPENCE_B, w))
+    xs = _where_safe(lt05, x, 0.25)
+    y = tnp.where(lt05, tnp.subtract(tnp.subtract(np.pi**2 / 6.0, tnp.multiply(tnp.log(xs), tnp.log(tnp.subtract(1.0, xs)))), y), y)
+    return tnp.where(flip, tnp.subtract(tnp.multiply(-0.5, tnp.square(tnp.log(x))), y), y)
+
+
+def spence(x: ArrayLike) -> Array:
+    """Spence's function (the dilogarithm for real ``x``): ``int_1^x log(t) / (1 - t) dt``;
+    NaN for ``x < 0`` (as JAX's); float32 and float64 only."""
+    a = tnp.asarray(x)
+    dtype = aval_of(a).dtype
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"x.dtype={dtype} is not supported, see docstring for supported types.")
+    safe = _where_safe(tnp.greater(a, 0.0), a, 0.5)
+    out = _spence_calc(safe)
+    out = tnp.where(tnp.equal(a, 1.0), tnp.zeros_like(a), out)
+    out = tnp.where(tnp.equal(a, 0.0), tnp.full_like(a, np.pi**2 / 6.0), out)
+    return tnp.where(tnp.less(a, 0.0), tnp.full_like(a, np.nan), out)
+
+
+def _dawsn_value(x: Array) -> Array:
+    ax = tnp.abs(x)
+    r1 = tnp.less(ax, 3.25)
+    r3 = tnp.greater_equal(ax, 6.25)
+    r2 = tnp.logical_not(tnp.logical_or(r1, r3))
+    s1 = _where_safe(r1, ax, 1.0)
+    v1 = tnp.divide(tnp.multiply(s1, _polyval(_DAWSN_AN, tnp.square(s1))), _polyval(_DAWSN_AD, tnp.square(s1)))
+
+    def tail(region: Array, num: Sequence[float], den: Sequence[float]) -> Array:
+        s = _where_safe(region, ax, 1.0)
+        t = tnp.divide(1.0, tnp.square(s))
+        return tnp.multiply(tnp.divide(0.5, s), tnp.add(1.0, tnp.divide(tnp.multiply(t, _polyval(num, t)), _polyval(den, t))))
+
+    out = tnp.where(r1, v1, tnp.where(r2, tail(r2, _DAWSN_BN, _DAWSN_BD), tail(r3, _DAWSN_CN, _DAWSN_CD)))
+    return tnp.multiply(tnp.sign(x), out)
+
+
+@custom_jvp
+def _dawsn(x: Array) -> Array:
+    return _dawsn_value(x)
+
+
+@_dawsn.defjvp
+def _dawsn_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    (x,), (g,) = primals, tangents
+    ans = _dawsn(x)
+    return ans, tnp.multiply(g, tnp.subtract(1.0, tnp.multiply(tnp.multiply(2.0, x), ans)))
+
+
+def dawsn(x: ArrayLike) -> Array:
+    """Dawson's integral ``exp(-x**2) int_0^x exp(t**2) dt`` (Cody, Paciorek
+    and Thacher's rational approximations); its derivative ``1 - 2 x dawsn(x)``."""
+    (a,) = _real("dawsn", x)
+    dtype = aval_of(a).dtype
+    if dtype in HALF:
+        return tnp.astype(_dawsn(tnp.astype(a, np.dtype(np.float32))), dtype)
+    return _dawsn(a)

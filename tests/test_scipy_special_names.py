@@ -1,0 +1,93 @@
+"""The jax.scipy.special names of issue 29 item 7 against JAX: loggamma,
+bernoulli, expi, exp1, expn, spence, dawsn -- values eager and under jit
+(float32 and float64, edge values: poles, zeros, negative arguments), dtypes,
+derivatives where JAX defines them (JAX's custom rules), vmap, errors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import jax.scipy.special as jss
+import numpy as np
+import pytest
+
+import typedax as tdx
+import typedax.scipy.special as ss
+
+jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+
+X = np.asarray([-3.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.5, 5.0, 10.0, 20.0, 40.0, 70.0, 100.0])
+
+
+def close(got: object, want: object, rtol: float, atol: float | None = None) -> None:
+    g, w = np.asarray(got), np.asarray(want)
+    assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
+    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
+                               atol=rtol * 1e-3 if atol is None else atol)
+
+
+@pytest.mark.parametrize(("name", "dtype"), [
+    # the exponential integrals iterate (exp1's continued fraction and series): float64 only (CI time)
+    ("expi", np.float64), ("exp1", np.float64),
+    *((n, d) for n in ("dawsn", "spence", "loggamma") for d in (np.float32, np.float64)),
+])
+def test_unary_functions_match_jax(name: str, dtype: type) -> None:
+    x: np.ndarray[Any, Any] = X.astype(dtype)
+    ours: Callable[[Any], tdx.Array] = getattr(ss, name)
+    want = jax.jit(getattr(jss, name))(jnp.asarray(x))
+    rtol = 2e-6 if dtype == np.float32 else 1e-13
+    if name not in ("expi", "exp1"):  # (their loops run eagerly in test_expn_matches_jax)
+        # eager lgamma is SciPy's on the host (float32: within 5e-7 of XLA's near its zeros)
+        close(ours(x), want, rtol, 1e-6 if name == "loggamma" and dtype == np.float32 else None)
+    close(tdx.jit(ours)(x), want, rtol * 8)
+
+
+def test_expn_matches_jax() -> None:
+    x = np.asarray([0.0, 0.2, 0.9, 1.0, 1.5, 4.0, 30.0, -1.0])
+    n_arr = np.asarray([0, 1, 2, 5, 6000, 3, 1, 2], np.int32)
+    want = jss.expn(jnp.asarray(n_arr), jnp.asarray(x))
+    close(ss.expn(n_arr, x), want, 1e-13)  # every branch, element by element
+    close(tdx.jit(ss.expn)(n_arr, x), want, 1e-13)
+    # float32: the series' digamma(n) - log(x) (JAX sums -euler_gamma + 1/i) is within 3e-6
+    close(ss.expn(2, x.astype(np.float32)), jss.expn(2, jnp.asarray(x, jnp.float32)), 1e-5)
+
+
+def test_bernoulli_matches_jax() -> None:
+    import scipy.special as sps
+
+    for n in (0, 2, 3):
+        close(ss.bernoulli(n), sps.bernoulli(n), 1e-13)
+    # beyond B_2, JAX's series (so typedax's) is within 3e-6 of the exact numbers
+    close(ss.bernoulli(21), jss.bernoulli(21), 1e-13)
+    close(ss.bernoulli(21), sps.bernoulli(21), 3e-6)
+    with pytest.raises(ValueError, match="non-negative"):
+        ss.bernoulli(-1)
+    with pytest.raises(TypeError):
+        ss.bernoulli(2.5)  # type: ignore[arg-type]  # a float on purpose
+
+
+def test_derivatives_match_jax() -> None:
+    pts = np.asarray([-2.0, 0.5, 3.0, 20.0])
+    for name in ("expi", "dawsn"):
+        g = tdx.vmap(tdx.grad(getattr(ss, name)))(pts)
+        close(g, jax.jit(jax.vmap(jax.grad(getattr(jss, name))))(pts), 1e-13)
+    close(tdx.jit(tdx.grad(lambda x: ss.expn(3, x)))(1.5), jax.grad(lambda x: jss.expn(3, x))(1.5), 1e-13)
+    close(tdx.grad(lambda x: ss.loggamma(x))(2.5), jax.grad(jss.loggamma)(2.5), 1e-13)
+    # spence' = log(x) / (1 - x) (JAX's piecewise gives NaN here; typedax the derivative)
+    close(tdx.grad(ss.spence)(1.5), np.log(1.5) / (1 - 1.5), 1e-13)
+
+
+def test_errors() -> None:
+    z = np.asarray([1.0 + 1.0j])
+    for f in (ss.expi, ss.exp1, ss.dawsn):
+        with pytest.raises(ValueError, match="complex"):
+            f(z)
+    with pytest.raises(ValueError, match="complex"):
+        ss.expn(1, z)
+    with pytest.raises(TypeError, match="not supported"):
+        ss.spence(np.asarray([1, 2], np.int32))
+    with pytest.raises(NotImplementedError, match="complex"):
+        ss.loggamma(z)
