@@ -453,6 +453,22 @@ def test_check_static_indices_makes_the_clamp_an_error() -> None:
     assert float(x[11]) == 9.0
 
 
+def test_check_static_indices_is_part_of_what_jit_traced() -> None:
+    """A jit traced with the option off clamps; turned on, the same jit
+    raises (its traces dropped, as JAX keys its cache on the option); off
+    again, it clamps."""
+    f = tdx.jit(lambda v: v[11])
+    x = np.arange(10.0)
+    assert float(f(x)) == 9.0
+    tdx.config.update("jax_check_static_indices", True)
+    try:
+        with pytest.raises(IndexError, match="index 11 is out of bounds"):
+            f(x)
+    finally:
+        tdx.config.update("jax_check_static_indices", False)
+    assert float(f(x)) == 9.0
+
+
 def test_static_integers_out_of_bounds_beside_a_traced_index() -> None:
     """``x[5, i]`` with ``i`` traced: the static integer clamps (wrapped once),
     the traced one wraps and clamps, as JAX's dynamic_slice/gather."""

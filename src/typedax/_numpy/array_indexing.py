@@ -34,10 +34,8 @@ as JAX's.
 ``typedax.config.update('jax_check_static_indices', True)`` (JAX's option,
 off by default as in JAX) makes a static integer out of range in a get with
 ``mode=None`` or ``'promise_in_bounds'`` an ``IndexingError`` instead, for
-users who want the mistake caught. It is read while the get is traced: a
-``jit`` function already traced for some argument types keeps, for those
-types, what it was traced with (JAX keys its cache on the option; typedax
-does not, to keep the call path free of one more read).
+users who want the mistake caught. It is read while the get is traced;
+changing it drops every ``jit``'s traces (JAX keys its cache on it).
 """
 
 from __future__ import annotations

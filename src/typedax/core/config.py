@@ -53,7 +53,8 @@ means (``cpu``, or ``cuda`` / ``gpu``), before the first computation.
 default as in JAX): a static integer index out of range in ``x[idx]`` (or
 ``x.at[idx].get()`` with ``mode=None``/``'promise_in_bounds'``) raises an
 ``IndexingError`` (an ``IndexError``) instead of clamping. Read while the get
-is traced (``_numpy/array_indexing.py``).
+is traced (``_numpy/array_indexing.py``); changing it drops every ``jit``'s
+traces (``TRACE_SETTING_HOOKS``), as JAX keys its cache on it.
 
 ``log_compiles`` and ``explain_cache_misses`` (``jax_`` names too; also
 the context managers ``log_compiles()``/``explain_cache_misses()``): JAX's
@@ -72,7 +73,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Final
@@ -237,6 +238,10 @@ def num_cpu_devices() -> int:
 
 #: ``check_static_indices``: a static index out of range is an error in a get
 _CHECK_STATIC_INDICES: list[bool] = [False]
+#: called when a setting read while tracing (``check_static_indices``)
+#: changes, so no ``jit`` keeps a trace made under the old value (JAX keys
+#: its cache on it): ``jitting/api.py`` installs its cache clear here
+TRACE_SETTING_HOOKS: Final[list[Callable[[], None]]] = []
 
 
 def check_static_indices() -> bool:
@@ -475,7 +480,10 @@ class Config:
             return
         flag = _check_bool(name, value)
         if option == "check_static_indices":  # static-index bounds
-            _CHECK_STATIC_INDICES[0] = flag
+            if flag != _CHECK_STATIC_INDICES[0]:
+                _CHECK_STATIC_INDICES[0] = flag
+                for hook in TRACE_SETTING_HOOKS:  # static-index bounds: retrace
+                    hook()
             return
         if option in _LOGGING:  # compile logging
             _LOGGING[option][0] = flag

@@ -30,7 +30,9 @@ import numpy as np
 
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
-from ..core.config import JIT_CHECKS, PRECISION_POSSIBLE, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled
+from ..core.config import (  # TRACE_SETTING_HOOKS: check_static_indices
+    JIT_CHECKS, PRECISION_POSSIBLE, TRACE_SETTING_HOOKS, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled,
+)
 from ..core.config import explain_cache_misses_enabled, log_compiles_enabled  # compile logging
 from ..core.dtypes import SUPPORTED, TO_32
 from ..core.avals import ShapedArray
@@ -250,6 +252,9 @@ def clear_jit_caches() -> None:
     (``typedax.clear_caches``, issue 29 item 7)."""
     for j in list(_LIVE_JITTED):
         j._clear_caches()
+
+
+TRACE_SETTING_HOOKS.append(clear_jit_caches)  # a trace-time setting changed (check_static_indices)
 
 
 class Jitted(Generic[P, R]):
