@@ -18,7 +18,7 @@ import numpy as np
 
 from ..core.array import Array, ArrayLike, from_numpy
 from ..core.dtypes import COMPLEX, INTEGER, bool_, canonicalize_dtype, default_float, float32, float64
-from ..core.errors import PrimitiveTypeError, ShapeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from ..core.trace import aval_of, bind, bind1
 from ..lowering import jaxlib_api, runtime
 from ..primitives import linalg as _p
@@ -197,6 +197,9 @@ def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True, compute_right_e
     if implementation is not None or use_magma:
         raise NotImplementedError(f"eig: typedax computes eig with LAPACK only, got implementation={implementation!r}")
     a = _array(x)
-    _p.check_matrix("eig", aval_of(a), square=True)
+    av = aval_of(a)
+    if av.ndim >= 2 and av.shape[-1] != av.shape[-2]:  # a ValueError, as JAX's
+        raise ArgumentValueError(f"eig: The input to eig must be a square matrix. Got shape {av.shape}.")
+    _p.check_matrix("eig", av, square=True)
     params = _p.eig_params(bool(compute_left_eigenvectors), bool(compute_right_eigenvectors))
     return list(bind(_p.eig_p, (a,), params))
