@@ -86,6 +86,24 @@ def test_x64_off_counts_are_int32() -> None:
         tdx.config.update("jax_enable_x64", True)
 
 
+def test_lbfgs_experimental() -> None:
+    """JAX's experimental L-BFGS (its name says not to rely on it): it finds
+    the minimizer; no ``hess_inv``; its options and their errors."""
+    center, weights = np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 3.0])
+    method = "l-bfgs-experimental-do-not-rely-on-this"
+    r = tso.minimize(quadratic, np.zeros(3), (center, weights), method=method)
+    assert bool(r.success) and int(r.status) == 0 and r.hess_inv is None
+    assert (int(r.nit), int(r.nfev)) == (8, 11)  # JAX's counts on this problem
+    assert np.abs(np.asarray(tdx.grad(quadratic)(r.x, center, weights))).max() < 1e-5
+    # three stored pairs: the decrease falls below ftol first (status 4, not a success, as JAX's)
+    few = tso.minimize(quadratic, np.zeros(3), (center, weights), method=method, options={"maxcor": 3})
+    assert int(few.status) == 4 and not bool(few.success)
+    short = tso.minimize(rosen(tnp), X0, method=method, options={"maxiter": 2})
+    assert int(short.nit) == 3 and int(short.status) == 1 and not bool(short.success)  # JAX counts past maxiter
+    with pytest.raises(TypeError, match="unexpected keyword argument 'line_search_maxiter'"):
+        tso.minimize(rosen(tnp), X0, method=method, options={"line_search_maxiter": 3})
+
+
 def test_vmap_over_starting_points() -> None:
     starts = np.array([[0.0, 0.0, 0.0], [2.0, -1.0, 0.5]])
     center, weights = np.array([1.0, -2.0, 0.5]), np.array([1.0, 2.0, 3.0])

@@ -14,7 +14,7 @@ types; typedax's ``while_loop`` wants them equal).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from .. import numpy as tnp
 from ..api_reverse import value_and_grad
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import default_int
+from ..core.trace import Value
 from .._lax.lax import _convert_weak
 from .._numpy import lax_numpy as _lax_numpy
 
@@ -197,8 +198,9 @@ class _LineSearchResults(NamedTuple):
     status: Array
 
 
-def _line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Array, old_old_fval: Array,
-                 gfk: Array, c1: float = 1e-4, c2: float = 0.9, maxiter: int = 20) -> _LineSearchResults:
+def _line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Array,
+                 old_old_fval: Array | None, gfk: Array, c1: float = 1e-4, c2: float = 0.9,
+                 maxiter: int = 20) -> _LineSearchResults:
     """JAX's ``line_search``: a step along ``pk`` from ``xk`` satisfying the
     strong Wolfe conditions (``c1``, ``c2``), given ``f`` and its gradient
     ``gfk`` at ``xk``."""
@@ -210,8 +212,11 @@ def _line_search(f: Callable[[Array], Array], xk: Array, pk: Array, old_fval: Ar
 
     phi_0 = old_fval
     dphi_0 = tnp.real(_dot(gfk, pk))
-    candidate = 1.01 * 2 * (phi_0 - old_old_fval) / dphi_0
-    start_value = tnp.where(candidate > 1, tnp.ones_like(candidate), candidate)
+    if old_old_fval is not None:
+        candidate = 1.01 * 2 * (phi_0 - old_old_fval) / dphi_0
+        start_value = tnp.where(candidate > 1, tnp.ones_like(candidate), candidate)
+    else:
+        start_value = tnp.ones((), dtype=dphi_0.dtype)
 
     def wolfe_one(a_i: Array, phi_i: Array) -> Array:
         return phi_i > phi_0 + c1 * a_i * dphi_0
@@ -335,18 +340,121 @@ def _minimize_bfgs(fun: Callable[[Array], Array], x0: Array, maxiter: int | None
     return state._replace(status=status)
 
 
+# -- L-BFGS (JAX's experimental method) ---------------------------------------------------------
+class _LBFGSResults(NamedTuple):
+    converged: Array
+    failed: Array
+    k: Array
+    nfev: Array
+    ngev: Array
+    x_k: Array
+    f_k: Array
+    g_k: Array
+    s_history: Array
+    y_history: Array
+    rho_history: Array
+    gamma: Array
+    status: Array
+    ls_status: Array
+
+
+def _two_loop_recursion(state: _LBFGSResults) -> Array:
+    """The L-BFGS direction from the stored pairs (Nocedal & Wright, 7.4)."""
+    dtype = state.rho_history.dtype
+    size = state.rho_history.shape[0]
+    curr = tnp.where(state.k < size, state.k, size)
+    q = -tnp.conj(state.g_k)
+    a_his = tnp.zeros_like(state.rho_history)
+
+    def first(j: Value, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+        i = size - 1 - tnp.asarray(j)
+        q_, a_ = carry
+        a_i = state.rho_history[i] * tnp.real(_dot(tnp.conj(state.s_history[i]), q_)).astype(dtype)
+        return q_ - a_i * tnp.conj(state.y_history[i]), a_.at[i].set(a_i)
+
+    q, a_his = lax.fori_loop(0, curr, first, (q, a_his))
+    q = state.gamma * q
+
+    def second(j: Value, q_: Array) -> Array:
+        i = size - curr + tnp.asarray(j)
+        b_i = state.rho_history[i] * tnp.real(_dot(state.y_history[i], q_)).astype(dtype)
+        return q_ + (a_his[i] - b_i) * state.s_history[i]
+
+    return lax.fori_loop(0, curr, second, q)
+
+
+def _push(history: Array, new: Array) -> Array:
+    return tnp.roll(history, -1, axis=0).at[-1].set(new)
+
+
+def _minimize_lbfgs(fun: Callable[[Array], Array], x0: Array, maxiter: float | None = None,
+                    norm: float | int = np.inf, maxcor: int = 10, ftol: float = 2.220446049250313e-09,
+                    gtol: float = 1e-5, maxfun: float | None = None, maxgrad: float | None = None,
+                    maxls: int = 20) -> _LBFGSResults:
+    """JAX's ``_minimize_lbfgs``."""
+    d = x0.shape[0]
+    dtype = x0.dtype
+    if maxiter is None and maxfun is None and maxgrad is None:
+        maxiter = d * 200
+    iters = np.inf if maxiter is None else maxiter
+    funs = np.inf if maxfun is None else maxfun
+    grads = np.inf if maxgrad is None else maxgrad
+    f_0, g_0 = value_and_grad(fun)(x0)
+    ints = default_int()
+    zero, one = tnp.asarray(0, dtype=ints), tnp.asarray(1, dtype=ints)
+    state = _LBFGSResults(
+        converged=tnp.asarray(False), failed=tnp.asarray(False), k=zero, nfev=one, ngev=one,
+        x_k=x0, f_k=f_0, g_k=g_0, s_history=tnp.zeros((maxcor, d), dtype=dtype),
+        y_history=tnp.zeros((maxcor, d), dtype=dtype), rho_history=tnp.zeros((maxcor,), dtype=dtype),
+        gamma=tnp.ones((), dtype=g_0.dtype), status=zero, ls_status=zero,
+    )
+
+    def cond(s: _LBFGSResults) -> Array:
+        return ~s.converged & ~s.failed
+
+    def body(s: _LBFGSResults) -> _LBFGSResults:
+        p_k = _two_loop_recursion(s)
+        ls = _line_search(fun, s.x_k, p_k, old_fval=s.f_k, old_old_fval=None, gfk=s.g_k, maxiter=maxls)
+        s_k = ls.a_k.astype(p_k.dtype) * p_k
+        x_kp1 = s.x_k + s_k
+        y_k = ls.g_k - s.g_k
+        rho_inv = tnp.real(_dot(y_k, s_k))
+        rho_k = tnp.reciprocal(rho_inv).astype(y_k.dtype)
+        gamma = rho_inv / tnp.real(_dot(tnp.conj(y_k), y_k))
+        status = zero
+        status = tnp.where(s.f_k - ls.f_k < ftol, 4, status)
+        status = tnp.where(s.ngev >= grads, 3, status)
+        status = tnp.where(s.nfev >= funs, 2, status)
+        status = tnp.where(s.k >= iters, 1, status)
+        status = tnp.where(ls.failed, 5, status).astype(ints)
+        converged = _norm(ls.g_k, norm) < gtol
+        return s._replace(
+            converged=converged, failed=(status > 0) & ~converged, k=s.k + 1, nfev=s.nfev + ls.nfev,
+            ngev=s.ngev + ls.ngev, x_k=x_kp1.astype(s.x_k.dtype), f_k=ls.f_k.astype(s.f_k.dtype),
+            g_k=ls.g_k.astype(s.g_k.dtype), s_history=_push(s.s_history, s_k), y_history=_push(s.y_history, y_k),
+            rho_history=_push(s.rho_history, rho_k), gamma=gamma.astype(s.g_k.dtype),
+            status=tnp.where(converged, zero, status), ls_status=ls.status.astype(ints))
+
+    return lax.while_loop(cond, body, state)
+
+
 def _weak(n: Array) -> Array:
     """A count, weakly typed as JAX's (its loops count from Python ints)."""
     return _convert_weak(n, n.dtype)
 
 
 _OPTIONS = ("maxiter", "norm", "gtol", "line_search_maxiter")
+_LBFGS_OPTIONS = ("maxiter", "norm", "maxcor", "ftol", "gtol", "maxfun", "maxgrad", "maxls")
+_LBFGS = "l-bfgs-experimental-do-not-rely-on-this"
 
 
 def minimize(fun: Callable[..., ArrayLike], x0: ArrayLike, args: tuple[object, ...] = (), *, method: str,
              tol: float | None = None, options: Mapping[str, object] | None = None) -> OptimizeResults:
     """Minimize the scalar function ``fun(x, *args)`` of the 1-d array ``x``
-    from ``x0`` (``jax.scipy.optimize.minimize``): ``method='BFGS'``;
+    from ``x0`` (``jax.scipy.optimize.minimize``): ``method='BFGS'`` (or
+    JAX's ``'l-bfgs-experimental-do-not-rely-on-this'``, whose options are
+    ``maxiter``, ``norm``, ``maxcor``, ``ftol``, ``gtol``, ``maxfun``,
+    ``maxgrad``, ``maxls``);
     ``options`` are BFGS's ``maxiter`` (default ``200 * x0.size``), ``norm``
     (of the gradient in the stopping test, default ``inf``), ``gtol``
     (default ``1e-5``) and ``line_search_maxiter`` (default 10). ``tol`` is
@@ -355,34 +463,41 @@ def minimize(fun: Callable[..., ArrayLike], x0: ArrayLike, args: tuple[object, .
     opts = dict(options) if options is not None else {}
     if not isinstance(args, tuple):
         raise TypeError(f"args argument to jax.scipy.optimize.minimize must be a tuple, got {args}")
-    unknown = [k for k in opts if k not in _OPTIONS]
+    kind = method.lower()
+    if kind not in ("bfgs", _LBFGS):
+        raise ValueError(f"Method {method} not recognized")
+    allowed, who = (_OPTIONS, "minimize_bfgs") if kind == "bfgs" else (_LBFGS_OPTIONS, "_minimize_lbfgs")
+    unknown = [k for k in opts if k not in allowed]
     if unknown:
-        raise TypeError(f"minimize_bfgs() got an unexpected keyword argument {unknown[0]!r}")
+        raise TypeError(f"{who}() got an unexpected keyword argument {unknown[0]!r}")
+    for name, value in opts.items():
+        if not isinstance(value, (int, float, np.integer, np.floating)) and not (value is None and name.startswith("max")):
+            raise TypeError(f"minimize: the option {name} must be a number, got {value!r}")
 
     def fun_with_args(x: Array) -> Array:
         return tnp.asarray(fun(x, *args))
 
-    if method.lower() == "bfgs":
-        x = tnp.asarray(x0)
-        if x.ndim != 1:
-            raise ValueError(f"minimize: x0 must be a 1-d array, got shape {x.shape}")
-        x = tnp.asarray(_lax_numpy._float(x))
-        maxiter = opts.get("maxiter")
-        norm = opts.get("norm", np.inf)
-        gtol = opts.get("gtol", 1e-5)
-        ls_maxiter = opts.get("line_search_maxiter", 10)
-        if not (maxiter is None or isinstance(maxiter, int)) or not isinstance(ls_maxiter, int):
-            raise TypeError("minimize: the options maxiter and line_search_maxiter must be ints")
-        if not isinstance(norm, (int, float)) or not isinstance(gtol, (int, float)):
-            raise TypeError("minimize: the options norm and gtol must be numbers")
-        # the line search computes both interpolations and selects one, as
-        # JAX's: eagerly (NumPy) the unused one may divide by zero or take a
-        # square root of a negative number, which XLA does silently
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            r = _minimize_bfgs(fun_with_args, x, maxiter=maxiter, norm=norm, gtol=float(gtol),
-                               line_search_maxiter=ls_maxiter)
-        success = r.converged & ~r.failed
-        return OptimizeResults(x=r.x_k, success=success, status=_weak(r.status), fun=r.f_k, jac=r.g_k,
-                               hess_inv=r.H_k, nfev=_weak(r.nfev), njev=_weak(r.ngev), nit=_weak(r.k))
-    raise ValueError(f"Method {method} not recognized")
+    x = tnp.asarray(x0)
+    if x.ndim != 1:
+        raise ValueError(f"minimize: x0 must be a 1-d array, got shape {x.shape}")
+    x = tnp.asarray(_lax_numpy._float(x))
+    num = cast(dict[str, float], opts)
+    # the line search computes both interpolations and selects one, as
+    # JAX's: eagerly (NumPy) the unused one may divide by zero or take a
+    # square root of a negative number, which XLA does silently
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if kind == "bfgs":
+            maxiter = num.get("maxiter")
+            r = _minimize_bfgs(fun_with_args, x, maxiter=None if maxiter is None else int(maxiter),
+                               norm=num.get("norm", np.inf), gtol=float(num.get("gtol", 1e-5)),
+                               line_search_maxiter=int(num.get("line_search_maxiter", 10)))
+            success = r.converged & ~r.failed
+            return OptimizeResults(x=r.x_k, success=success, status=_weak(r.status), fun=r.f_k, jac=r.g_k,
+                                   hess_inv=r.H_k, nfev=_weak(r.nfev), njev=_weak(r.ngev), nit=_weak(r.k))
+        lb = _minimize_lbfgs(fun_with_args, x, maxiter=num.get("maxiter"), norm=num.get("norm", np.inf),
+                             maxcor=int(num.get("maxcor", 10)), ftol=float(num.get("ftol", 2.220446049250313e-09)),
+                             gtol=float(num.get("gtol", 1e-5)), maxfun=num.get("maxfun"),
+                             maxgrad=num.get("maxgrad"), maxls=int(num.get("maxls", 20)))
+    return OptimizeResults(x=lb.x_k, success=lb.converged & ~lb.failed, status=_weak(lb.status), fun=lb.f_k,
+                           jac=lb.g_k, hess_inv=None, nfev=_weak(lb.nfev), njev=_weak(lb.ngev), nit=_weak(lb.k))
 
