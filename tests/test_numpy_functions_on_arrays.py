@@ -56,8 +56,26 @@ def test_out_and_order_are_refused_clearly() -> None:
         np.sum(x, out=np.zeros(()))
     with pytest.raises(NotImplementedError, match="The 'out' argument to Array.mean is not supported"):
         x.mean(out=np.zeros(()))  # type: ignore[arg-type]  # the wrong argument is the point
-    with pytest.raises(NotImplementedError, match=r"reshape: order='F' is not supported"):
-        x.reshape((4, 3), order="F")
+    with pytest.raises(NotImplementedError, match=r"reshape: order='A' is not implemented"):
+        x.reshape((4, 3), order="A")  # as JAX's
+    with pytest.raises(ValueError, match=r"unexpected value for the 'order' argument: 'K'"):
+        x.reshape((4, 3), order="K")
+
+
+def test_reshape_in_column_major_order_as_jax() -> None:
+    """``order='F'`` (JAX's column-major reshape): the function, the method,
+    under jit, against NumPy (and JAX's)."""
+    import jax.numpy as jnp
+
+    x = np.arange(12.0).reshape(3, 4)
+    shapes: list[Any] = [(2, 6), (2, -1), 12, (2, 2, 3)]
+    for shape in shapes:
+        want = np.reshape(x, shape, order="F")
+        np.testing.assert_array_equal(np.asarray(jnp.reshape(jnp.asarray(x), shape, order="F")), want)
+        np.testing.assert_array_equal(np.asarray(tnp.reshape(x, shape, order="F")), want)
+        np.testing.assert_array_equal(np.asarray(tnp.asarray(x).reshape(shape, order="F")), want)
+        got = tdx.jit(lambda v: tnp.ravel(v.reshape(shape, order="F")))(x)
+        np.testing.assert_array_equal(np.asarray(got), want.ravel())
 
 
 def test_where_of_a_condition_alone_is_nonzero() -> None:

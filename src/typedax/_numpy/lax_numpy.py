@@ -677,9 +677,16 @@ def transpose(x: ArrayLike, axes: Sequence[int] | None = None) -> Array:
 
 def reshape(x: ArrayLike, shape: Sequence[int] | int, order: str = "C", *,
             copy: builtins.bool | None = None) -> Array:
-    """``jnp.reshape`` (row-major only; ``copy``: see ``asarray``)."""
+    """``jnp.reshape``: row-major (``order='C'``) or column-major (``'F'``:
+    the reverse-axes transpose reshaped to the reversed shape, transposed
+    back); ``copy``: see ``asarray``."""
+    if order == "F":
+        rev = [shape] if isinstance(shape, (int, np.integer)) else list(shape)[::-1]
+        return transpose(reshape(transpose(x), rev, copy=copy))
+    if order == "A":
+        raise NotImplementedError("reshape: order='A' is not implemented (as in JAX)")
     if order != "C":
-        raise NotImplementedError(f"reshape: order={order!r} is not supported (only 'C')")
+        raise ArgumentValueError(f"reshape: unexpected value for the 'order' argument: {order!r}")
     if not isinstance(shape, (int, np.integer, list, tuple)):
         _refuse_traced_dims("reshape", shape)  # (only off the common path)
     dims = [shape] if isinstance(shape, (int, np.integer)) else list(shape)

@@ -80,7 +80,7 @@ class _NumpyOps(Protocol):
     def equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def not_equal(self, x: ArrayLike, y: ArrayLike, /) -> Array: ...
     def transpose(self, x: ArrayLike, axes: Sequence[int] | None = None, /) -> Array: ...
-    def reshape(self, x: ArrayLike, shape: Sequence[int] | int, /) -> Array: ...
+    def reshape(self, x: ArrayLike, shape: Sequence[int] | int, order: str = ..., /) -> Array: ...
     def ravel(self, x: ArrayLike, /) -> Array: ...
     def sum(self, x: ArrayLike, axis: int | Sequence[int] | None = None,
             dtype: DType | type | None = None, keepdims: bool = False) -> Array: ...
@@ -505,14 +505,12 @@ class Array:
         return (1, 0)
 
     def reshape(self, *shape: int | Sequence[int], order: str = "C", copy: bool | None = None) -> Array:
-        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; row-major order only
-        (``order="C"``, as NumPy's ``np.reshape(x, ...)`` passes it)."""
-        if order != "C":
-            raise NotImplementedError(f"reshape: order={order!r} is not supported (only 'C')")
+        """``x.reshape(2, 3)`` or ``x.reshape((2, 3))``; ``order`` as
+        ``typedax.numpy.reshape`` (``'C'`` or ``'F'``)."""
         tnp = _TNP or _load_numpy()
         if len(shape) == 1 and not isinstance(shape[0], int):
-            return tnp.reshape(self, shape[0])
-        return tnp.reshape(self, list(shape))  # type: ignore[arg-type]  # ints, checked there
+            return tnp.reshape(self, shape[0], order)
+        return tnp.reshape(self, list(shape), order)  # type: ignore[arg-type]  # ints, checked there
 
     def ravel(self) -> Array:
         return (_TNP or _load_numpy()).ravel(self)
