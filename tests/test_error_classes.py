@@ -178,6 +178,8 @@ CASES: list[tuple[str, Callable[[Lib], object]]] = [
     ("index with a float array", lambda m: m.np.asarray(V3)[np.array([0.5])]),
     ("too many indices", lambda m: m.np.asarray(V3)[0, 0]),
     ("index a list", lambda m: m.np.asarray(V3)[[0, 1]]),
+    ("item out of bounds", lambda m: m.np.asarray(M23).item(9)),
+    ("item of a non-scalar", lambda m: m.np.asarray(M23).item()),
     ("static index into an empty axis", lambda m: m.np.zeros((0, 2))[0]),
     ("jit: slice with traced bounds", lambda m: _jit(m, lambda a, i: a[i:], V3, 1)),
     # -- concreteness
@@ -295,3 +297,9 @@ def test_the_vmapped_log_probs_except_clause() -> None:
             assert m is JAX or isinstance(e, TypedaxError)
         else:
             raise AssertionError("no exception raised")
+
+
+def test_item_takes_jaxs_arguments() -> None:
+    x, jx = tnp.arange(6.0).reshape(2, 3), jnp.arange(6.0).reshape(2, 3)
+    for args in [(4,), (1, 2), (0, 1)]:
+        assert x.item(*args) == jx.item(*args)

@@ -700,12 +700,14 @@ class Array:
         _not_keys(self.aval, "tolist()")
         return np.asarray(self).tolist()
 
-    def item(self) -> bool | int | float:
-        """The value of a one-element array as a Python scalar."""
-        if self.aval.size != 1:
+    def item(self, *args: int) -> bool | int | float:
+        """The value of a one-element array as a Python scalar; with
+        arguments, of the element they name (a flat index, or one index per
+        axis), as JAX's (NumPy's ``item``: ``IndexError`` out of bounds)."""
+        if not args and self.aval.size != 1:
             raise ValueError(f"item() needs a one-element array, got {self.aval.str_short()}")
         _not_keys(self.aval, "item()")
-        value: bool | int | float = np.asarray(self).item()
+        value: bool | int | float = np.asarray(self).item(*args)
         return value
 
 
