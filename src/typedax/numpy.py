@@ -555,6 +555,11 @@ from ._numpy.scalar_types import bfloat16 as bfloat16
 from ._numpy.scalar_types import bool_ as bool_
 from ._numpy.scalar_types import complex64 as complex64
 from ._numpy.scalar_types import complex128 as complex128
+from ._numpy.scalar_types import cdouble as cdouble  # the complex aliases
+from ._numpy.scalar_types import complex_ as complex_  # the complex aliases
+from ._numpy.scalar_types import csingle as csingle  # the complex aliases
+from ._numpy.printing import ComplexWarning as ComplexWarning  # the complex aliases
+from ._numpy.printing import array_str as array_str  # the complex aliases
 from ._numpy.scalar_types import float16 as float16
 from ._numpy.scalar_types import float32 as float32
 from ._numpy.scalar_types import float64 as float64

@@ -86,6 +86,12 @@ class complex128(_ScalarType):  # noqa: N801
     dtype = np.dtype(np.complex128)
 
 
+#: NumPy's and JAX's other names of the complex types
+csingle = complex64
+cdouble = complex128
+complex_ = complex128
+
+
 # ml_dtypes' small floats, as jax.numpy exports them (issue 29, item 7)
 
 
