@@ -167,9 +167,10 @@ def einsum_path(subscripts: str, /, *operands: ArrayLike,
     the operands, as a list of index tuples (JAX's first result), and a report
     of its cost (NumPy's ``einsum_path`` text, where JAX gives opt_einsum's
     ``PathInfo``, which prints alike). Only the operands' shapes are read, so
-    tracers are accepted. ``'auto'`` searches every order for up to 4
-    operands and is greedy above (opt_einsum's ``'auto'`` tries branch and
-    bound for 5 to 8 first); ``False`` contracts left to right."""
+    tracers are accepted. ``'auto'`` searches every order for up to 6
+    operands (JAX's path, opt_einsum's, for up to 4; for 5 and 6 opt_einsum
+    prunes its search, so a path of equal cost may differ) and is greedy
+    above; ``False`` contracts left to right."""
     if not isinstance(subscripts, str):
         raise PrimitiveTypeError("einsum_path: the subscripts must be a string (the interleaved form is not supported)")
     dummies = [np.broadcast_to(np.zeros((), np.float32), np.shape(a) if not isinstance(a, Array) else a.shape)
@@ -181,7 +182,7 @@ def einsum_path(subscripts: str, /, *operands: ArrayLike,
     elif isinstance(optimize, str):
         if optimize not in _PATH_OPTIMIZERS:
             raise ArgumentValueError(f"einsum_path: optimize must be one of {_PATH_OPTIMIZERS}, a bool or a path; got {optimize!r}")
-        spec = "greedy" if optimize == "greedy" or (optimize == "auto" and len(operands) > 4) else "optimal"
+        spec = "greedy" if optimize == "greedy" or (optimize == "auto" and len(operands) > 6) else "optimal"
     else:
         spec = ["einsum_path", *(tuple(int(i) for i in step) for step in optimize)]
     path, report = np.einsum_path(subscripts, *dummies, optimize=spec)
