@@ -38,6 +38,7 @@ from .core.errors import TreeTransposeError
 __all__ = [
     "TreeDef",
     "all",
+    "broadcast",
     "flatten",
     "flatten_with_path",
     "leaves",
@@ -45,7 +46,9 @@ __all__ = [
     "map",
     "map_with_path",
     "reduce",
+    "reduce_associative",
     "register_node",
+    "static",
     "structure",
     "transpose",
     "unflatten",
@@ -874,6 +877,50 @@ def _reduce(
     for x in it:
         acc = function(acc, x)
     return acc
+
+
+def broadcast(
+    prefix_tree: object, full_tree: object, is_leaf: Callable[[object], bool] | None = None
+) -> object:
+    """``jax.tree.broadcast``: ``full_tree``'s structure with each leaf of
+    ``prefix_tree`` (a prefix of it) repeated at every leaf of the subtree it
+    stands for; ``is_leaf`` applies to ``prefix_tree``."""
+    prefix_leaves, prefix_def = flatten(prefix_tree, is_leaf)
+    subtrees = prefix_def.flatten_up_to(full_tree)
+    out: list[object] = []
+    for leaf, sub in zip(prefix_leaves, subtrees):
+        out.extend([leaf] * structure(sub).num_leaves)
+    return unflatten(structure(full_tree), out)
+
+
+def reduce_associative(
+    operation: Callable[[T, T], T], tree: object, *, identity: T | _Unset = _Unset.UNSET,
+    is_leaf: Callable[[object], bool] | None = None,
+) -> T:
+    """``jax.tree.reduce_associative``: the leaves combined by the
+    associative ``operation`` as a balanced tree of calls (JAX's order);
+    ``identity`` for a tree without leaves, else a ``TypeError`` as JAX's."""
+    return _parallel_reduce(cast(list[T], leaves(tree, is_leaf)), operation, identity)
+
+
+def _parallel_reduce(seq: list[T], operation: Callable[[T, T], T], identity: T | _Unset) -> T:
+    if not seq:
+        if isinstance(identity, _Unset):
+            raise TypeError("Must specify identity for parallel reduction of empty sequence.")
+        return identity
+    if len(seq) == 1:
+        return seq[0]
+    half = len(seq) // 2
+    return operation(_parallel_reduce(seq[:half], operation, identity), _parallel_reduce(seq[half:], operation, identity))
+
+
+def static(**kwargs: object) -> object:
+    """``jax.tree.static``: ``dataclasses.field(**kwargs)`` marked static
+    (``metadata={'static': True}``), the meta data of a dataclass registered
+    with ``typedax.tree_util.register_dataclass``."""
+    metadata = dict(cast("dict[str, object]", kwargs.pop("metadata", None) or {}))
+    metadata["static"] = True
+    return dataclasses.field(metadata=metadata, **kwargs)  # type: ignore[call-overload]  # dataclasses.field's keyword arguments, passed through
 
 
 def all(tree: object, *, is_leaf: Callable[[object], bool] | None = None) -> bool:  # noqa: A001 - JAX's name

@@ -26,6 +26,7 @@ leaves (JAX raises).
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 import functools
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -69,6 +70,13 @@ __all__ = [
     "register_pytree_node",
     "register_pytree_node_class",
     "register_pytree_with_keys",
+    "register_pytree_with_keys_class",
+    "register_static",
+    "all_leaves",
+    "is_tree_node",
+    "flatten_one_level",
+    "tree_broadcast",
+    "tree_reduce_associative",
     "tree_all",
     "tree_flatten",
     "tree_flatten_with_path",
@@ -459,6 +467,86 @@ def register_dataclass(
 
     _register(nodetype, flatten, unflatten, flatten_with_keys)
     return nodetype
+
+
+def register_pytree_with_keys_class(cls: type[N]) -> type[N]:
+    """``register_pytree_with_keys`` through the class's
+    ``tree_flatten_with_keys(self)`` method and ``tree_unflatten(cls, aux,
+    children)`` classmethod (``tree_flatten(self)`` too, if it has one);
+    returns ``cls`` (a decorator), as JAX's."""
+    missing = [m for m in ("tree_flatten_with_keys", "tree_unflatten") if not callable(getattr(cls, m, None))]
+    if missing:
+        raise TreeError(
+            f"register_pytree_with_keys_class: {cls.__name__} has no {' or '.join(missing)} method"
+        )
+    unflatten: Callable[[Hashable, tuple[object, ...]], N] = getattr(cls, "tree_unflatten")
+
+    def flatten_with_keys(x: N) -> tuple[Iterable[tuple[KeyEntry, object]], Hashable]:
+        result: tuple[Iterable[tuple[KeyEntry, object]], Hashable] = getattr(x, "tree_flatten_with_keys")()
+        return result
+
+    plain: Callable[[N], tuple[Iterable[object], Hashable]] | None = None
+    if callable(getattr(cls, "tree_flatten", None)):
+        def plain(x: N) -> tuple[Iterable[object], Hashable]:
+            result: tuple[Iterable[object], Hashable] = getattr(x, "tree_flatten")()
+            return result
+
+    register_pytree_with_keys(cls, flatten_with_keys, unflatten, plain)
+    return cls
+
+
+def register_static(cls: type[N]) -> type[N]:
+    """``jax.tree_util.register_static``: instances of ``cls`` are pytrees
+    with no leaves, the instance itself the node's (hashable) aux data, so
+    ``jit`` treats them as static; returns ``cls`` (a decorator)."""
+
+    def flatten(x: N) -> tuple[tuple[()], Hashable]:
+        return (), cast(Hashable, x)
+
+    def unflatten(aux: Hashable, children: tuple[object, ...]) -> N:
+        return cast(N, aux)
+
+    _register(cls, flatten, unflatten, None)
+    return cls
+
+
+def all_leaves(iterable: Iterable[object], is_leaf: Callable[[object], bool] | None = None) -> bool:
+    """Whether every element of ``iterable`` is a leaf (``None`` is not: it
+    is a node with no children), as JAX's."""
+    items = list(iterable)
+    found = tree_leaves(items, is_leaf)
+    return len(found) == len(items) and builtins.all(a is b for a, b in zip(items, found))
+
+
+def is_tree_node(typ: type) -> bool:
+    """Whether instances of ``typ`` are pytree nodes (containers, ``None``,
+    namedtuples, registered types; typedax also counts dataclasses)."""
+    return _tree._kind_of_type(typ) != _tree._LEAF
+
+
+def flatten_one_level(tree: object) -> tuple[Iterable[object], Hashable]:
+    """``tree``'s children (one level down) and its node's aux data (a
+    dict's keys, ...); a ``ValueError`` for a leaf, as JAX's."""
+    kind = _tree._kind_of(tree)
+    if kind == _tree._LEAF:
+        raise ValueError(f"can't tree-flatten type: {type(tree)}")
+    if kind == _tree._NONE:
+        return (), None
+    children, aux = _tree._children(tree, kind)
+    return (list(children) if kind == _tree._LIST else tuple(children)), aux
+
+
+def tree_broadcast(prefix_tree: object, full_tree: object, is_leaf: Callable[[object], bool] | None = None) -> object:
+    """Alias of ``typedax.tree.broadcast``."""
+    return _tree.broadcast(prefix_tree, full_tree, is_leaf)
+
+
+def tree_reduce_associative(
+    operation: Callable[[T, T], T], tree: object, *, identity: T | _Unset = _Unset.UNSET,
+    is_leaf: Callable[[object], bool] | None = None,
+) -> T:
+    """Alias of ``typedax.tree.reduce_associative``."""
+    return _tree.reduce_associative(operation, tree, identity=identity, is_leaf=is_leaf)
 
 
 register_pytree_node(Partial, _flatten_partial, _unflatten_partial)
