@@ -189,6 +189,23 @@ def test_eig_vmap_and_conjugate_pairs() -> None:
     _close(tdx.vmap(tnp.linalg.eigvals)(batch), tnp.linalg.eigvals(batch), 1e-12)
 
 
+def test_eigenvector_derivatives_with_enable_eigvec_derivs_as_jax() -> None:
+    """JAX's eigenvector JVP (LAPACK's normalization kept), left and right,
+    of a complex matrix, under ``jit``."""
+    a, t = A[0], _c(3, 3)
+
+    def ours(x: Any) -> tuple[Any, ...]:
+        return tuple(tll.eig(x, enable_eigvec_derivs=True))
+
+    def theirs(x: Any) -> tuple[Any, ...]:
+        return tuple(jax.lax.linalg.eig(x, enable_eigvec_derivs=True))
+
+    got = tdx.jit(lambda x, d: tdx.jvp(ours, (x,), (d,))[1])(a, t)
+    want = jax.jit(lambda x, d: jax.jvp(theirs, (x,), (d,))[1])(a, t)
+    for g, w in zip(got, want):
+        _close(g, w, 1e-9)
+
+
 def test_eig_x64_off(x64_off: None) -> None:
     w, v = tnp.linalg.eig(A[0].real)
     assert w.dtype == np.complex64 and v.dtype == np.complex64
@@ -212,7 +229,7 @@ def test_errors() -> None:
         tll.eig(np.ones(3))
     with pytest.raises(NotImplementedError, match="eigenvectors"):
         tdx.grad(lambda x: tnp.sum(tnp.abs(tnp.linalg.eig(x)[1])))(A[0].real)
-    with pytest.raises(NotImplementedError, match="enable_eigvec_derivs"):
-        tll.eig(A[0].real, enable_eigvec_derivs=True)
+    with pytest.raises(NotImplementedError, match="LAPACK only"):
+        tll.eig(A[0].real, implementation="magma")
     with pytest.raises(PrimitiveTypeError, match="complex64"):
         tll.cholesky(np.eye(2, dtype=np.int32), symmetrize_input=False)

@@ -189,11 +189,10 @@ def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True, compute_right_e
     (``jax.lax.linalg.eig``): ``[w, vl, vr]``, ``vl``/``vr`` only where asked
     for, all complex, in LAPACK's (``geev``'s) order and normalization; the
     left eigenvectors satisfy ``vl^H @ x = w * vl^H``. CPU only (jaxlib's
-    LAPACK kernel under ``jit``; SciPy's eagerly). Eigenvector derivatives
-    (``enable_eigvec_derivs=True``) and other implementations are not
-    implemented."""
-    if enable_eigvec_derivs:
-        raise NotImplementedError("eig: enable_eigvec_derivs=True is not supported by typedax")
+    LAPACK kernel under ``jit``; SciPy's eagerly). The eigenvalues are
+    differentiable; the eigenvectors with ``enable_eigvec_derivs=True``
+    (valid for distinct eigenvalues, each eigenvector's largest component
+    unambiguous), as JAX's. Only the LAPACK implementation."""
     if implementation is not None or use_magma:
         raise NotImplementedError(f"eig: typedax computes eig with LAPACK only, got implementation={implementation!r}")
     a = _array(x)
@@ -201,5 +200,5 @@ def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True, compute_right_e
     if av.ndim >= 2 and av.shape[-1] != av.shape[-2]:  # a ValueError, as JAX's
         raise ArgumentValueError(f"eig: The input to eig must be a square matrix. Got shape {av.shape}.")
     _p.check_matrix("eig", av, square=True)
-    params = _p.eig_params(bool(compute_left_eigenvectors), bool(compute_right_eigenvectors))
+    params = _p.eig_params(bool(compute_left_eigenvectors), bool(compute_right_eigenvectors), bool(enable_eigvec_derivs))
     return list(bind(_p.eig_p, (a,), params))

@@ -21,8 +21,9 @@ complex128 operand of rank >= 2; leading axes are a batch. Results:
   one triangle; all NaN where LAPACK fails.
 * ``svd(a; full_matrices, compute_uv) -> (s, u, vt)`` or ``(s,)``: singular
   values descending (``gesdd``).
-* ``eig(a; compute_left_eigenvectors, compute_right_eigenvectors) -> (w,
-  [vl], [vr])``: the eigenvalues and eigenvectors of a general matrix
+* ``eig(a; compute_left_eigenvectors, compute_right_eigenvectors,
+  enable_eigvec_derivs) -> (w, [vl], [vr])``: the eigenvalues and
+  eigenvectors of a general matrix
   (``geev``), all complex; LAPACK's order and normalization (unit 2-norm,
   the largest component real). CPU only, as JAX's LAPACK path.
 
@@ -63,8 +64,8 @@ JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``cholesky`` (Murray 2016), ``triangular_solve`` in ``a`` and ``b``, ``qr``
 (reduced, ``m >= n``), ``eigh`` (eigenvectors through ``1 / (w_j - w_i)``),
 ``svd`` (``full_matrices`` with ``compute_uv`` refused for non-square matrices, as JAX's) and
-``eig``'s eigenvalues (``u_j^H da v_j / u_j^H v_j``; eigenvector derivatives
-refused, as JAX's default).
+``eig`` (the eigenvalues' ``u_j^H da v_j / u_j^H v_j``; the eigenvectors'
+with ``enable_eigvec_derivs`` only, as JAX's).
 Batching moves the batch axis to the front (broadcasting an unbatched
 operand) and binds again.
 """
@@ -86,9 +87,11 @@ from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, 
 from ..core.trace import Value, aval_of, bind, bind1
 from ..hlo import HloValue, LoweringContext, full, tensor_type
 from ._params import get_bool, params_of
-from .complex_numbers import conj, real
+from .complex_numbers import complex_p, conj, imag, real
 from .dot import dot_general
-from .elementwise import add, convert, div, eq, mul, neg, sub
+from .elementwise import abs_p, add, convert, div, eq, mul, neg, sub
+from .reductions import argmax
+from .shaping import broadcasted_iota
 from .structural import broadcast_to, instantiate_zeros, move_batch_axis, reduce_sum, transpose, types_str, zero_like
 
 #: Functions that make jaxlib's kernels callable on a platform (``cpu``: LAPACK,
@@ -836,15 +839,15 @@ svd_p = Primitive(
 
 
 # -- eig(a; compute_left_eigenvectors, compute_right_eigenvectors) -> (w, [vl], [vr]) ----
-_EIG_FLAGS = ("compute_left_eigenvectors", "compute_right_eigenvectors")
+_EIG_FLAGS = ("compute_left_eigenvectors", "compute_right_eigenvectors", "enable_eigvec_derivs")
 
 
 def _eig_params(params: Params) -> tuple[bool, bool]:
     return get_bool("eig", params, _EIG_FLAGS[0]), get_bool("eig", params, _EIG_FLAGS[1])
 
 
-def eig_params(left: bool, right: bool) -> Params:
-    return params_of((_EIG_FLAGS[0], left), (_EIG_FLAGS[1], right))
+def eig_params(left: bool, right: bool, derivs: bool = False) -> Params:
+    return params_of((_EIG_FLAGS[0], left), (_EIG_FLAGS[1], right), (_EIG_FLAGS[2], derivs))
 
 
 def _complex_of(d: np.dtype[np.generic]) -> np.dtype[np.generic]:
@@ -901,9 +904,31 @@ def _eig_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedAr
     a = _one("eig", avals)
     check_matrix("eig", a, square=True)
     left, right = _eig_params(params)
+    get_bool("eig", params, _EIG_FLAGS[2])
     cd = _complex_of(a.dtype)
     v = ShapedArray(a.shape, cd)
     return [ShapedArray(a.shape[:-1], cd)] + [v] * (int(left) + int(right))
+
+
+def _eig_vec_jvp(w: Value, v: Value, v_inv: Value, da: Value) -> tuple[Value, Value]:
+    """The derivatives of the eigenvalues ``w`` and the eigenvectors ``v`` (JAX's
+    ``_eig_vec_jvp``) under LAPACK's normalization: ``P = v^-1 da v``,
+    ``dw = diag(P)``, ``dv_j = u_j + c_j v_j`` with ``u = v (F * P)`` and
+    ``c_j`` the constant that keeps ``v_j`` of unit norm and its largest
+    component real."""
+    nd = aval_of(v).ndim
+    n = aval_of(v).shape[-1]
+    p = _matmul(_matmul(v_inv, da), v)
+    eye = _const_like(np.eye(n), v)
+    f = sub(div(_const_like(np.ones((n, n)), v), add(eye, sub(_rows(w), _cols(w)))), eye)
+    u = _matmul(v, mul(f, p))
+    k = argmax(bind1(abs_p, (v,), params_of()), nd - 2, int32)  # the largest component of each column
+    rows = broadcasted_iota(int32, aval_of(v).shape, nd - 2)
+    mask = convert(eq(rows, _rows(k)), aval_of(v).dtype)
+    c_re = neg(real(reduce_sum(mul(conj(v), u), (nd - 2,))))
+    c_im = neg(div(imag(reduce_sum(mul(mask, u), (nd - 2,))), real(reduce_sum(mul(mask, v), (nd - 2,)))))
+    c = bind1(complex_p, (c_re, c_im), params_of())
+    return _diag_of(p), add(u, mul(v, _rows(c)))
 
 
 def _eig_jvp(
@@ -911,25 +936,37 @@ def _eig_jvp(
 ) -> tuple[list[Value], list[Tangent]]:
     """The eigenvalues' derivative ``dw_j = u_j^H da v_j / (u_j^H v_j)``
     (``u``, ``v``: the left and right eigenvectors; the diagonal of
-    ``v^-1 da v``, JAX's formula, as ``u^H`` is ``v^-1`` up to the row
-    scaling ``u^H v``); eigenvector derivatives refused, as JAX's by default."""
+    ``v^-1 da v``, JAX's formula, as ``v^-1`` is ``u^H`` with row ``j``
+    scaled by ``1 / (u_j^H v_j)`` for distinct eigenvalues); the
+    eigenvectors' with ``enable_eigvec_derivs`` only, as JAX's (valid for
+    distinct eigenvalues and an unambiguous largest component)."""
     (a,), (da,) = primals, tangents
     left, right = _eig_params(params)
-    if left or right:
+    derivs = get_bool("eig", params, _EIG_FLAGS[2])
+    if (left or right) and not derivs:
         raise NotImplementedError(
             "Derivatives of non-symmetric eigenvectors are only valid under assumptions on the input that "
-            "JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig), and typedax does "
-            "not implement them; differentiate the eigenvalues alone (jnp.linalg.eigvals, or "
-            "compute_left_eigenvectors=False, compute_right_eigenvectors=False). See "
-            "https://github.com/jax-ml/jax/issues/2748 for discussion."
+            "JAX cannot check (see the enable_eigvec_derivs argument to jax.lax.linalg.eig). Pass "
+            "enable_eigvec_derivs=True to jax.lax.linalg.eig to opt in, or differentiate the eigenvalues "
+            "alone (jnp.linalg.eigvals). See https://github.com/jax-ml/jax/issues/2748 for discussion."
         )
-    w, vl, vr = bind(eig_p, (a,), eig_params(True, True))
+    w, vl, vr = bind(eig_p, (a,), eig_params(True, True, derivs))
+    primal_out: list[Value] = [w]
+    primal_out += [vl] if left else []
+    primal_out += [vr] if right else []
     if isinstance(da, Zero):
-        return [w], [zero_like(w)]
+        return primal_out, [zero_like(x) for x in primal_out]
     dac = _as(da, vr)
-    uh = _H(vl)
-    dw = div(_diag_of(_matmul(_matmul(uh, dac), vr)), _diag_of(_matmul(uh, vr)))
-    return [w], [dw]
+    scale = _diag_of(_matmul(_H(vl), vr))  # u_j^H v_j
+    vr_inv = div(_H(vl), _cols(scale))
+    dw, dvr = _eig_vec_jvp(w, vr, vr_inv, dac)
+    tangent_out: list[Tangent] = [dw]
+    if left:  # vl: the right eigenvectors of a^H, with eigenvalues conj(w)
+        vl_inv = div(_H(vr), _cols(conj(scale)))
+        tangent_out.append(_eig_vec_jvp(conj(w), vl, vl_inv, _H(dac))[1])
+    if right:
+        tangent_out.append(dvr)
+    return primal_out, tangent_out
 
 
 def _eig_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
