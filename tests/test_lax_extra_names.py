@@ -314,3 +314,29 @@ def test_custom_root_matches_jax() -> None:
     close(tdx.vmap(tdx.grad(st))(xs), jax.vmap(jax.grad(sj))(xs), 1e-14)
     with pytest.raises(TypeError, match="f output pytree structure"):
         lax.custom_root(lambda x: (x, x), 1.0, lambda f, x: x, lambda g, y: y)  # type: ignore[arg-type, return-value]  # the wrong structure on purpose
+
+
+def test_custom_root_with_aux() -> None:
+    def sqrt_aux(lax_: ModuleType) -> Callable[[Any], Any]:
+        def sqrt(a: Any) -> Any:
+            def f(x: Any) -> Any:
+                return x * x - a
+
+            def solve(f: Callable[[Any], Any], x0: Any) -> Any:
+                x = x0
+                for _ in range(30):
+                    x = x - f(x) / (2 * x)
+                return x, f(x)
+
+            return lax_.custom_root(f, 1.0 + 0 * a, solve, lambda g, y: y / g(1.0), has_aux=True)
+
+        return sqrt
+
+    st, sj = sqrt_aux(lax), sqrt_aux(jax.lax)
+    (x, res), (xj, resj) = st(2.0), sj(2.0)
+    close(x, xj, 1e-15)
+    close(res, resj, 1e-12)
+    close(tdx.grad(lambda a: st(a)[0])(2.0), jax.grad(lambda a: sj(a)[0])(2.0), 1e-14)
+    close(tdx.grad(lambda a: st(a)[1])(2.0), jax.grad(lambda a: sj(a)[1])(2.0), 1e-14)  # aux: zero
+    with pytest.raises(TypeError, match="pair"):
+        lax.custom_root(lambda x: x, 1.0, lambda f, x: x, lambda g, y: y, has_aux=True)  # type: ignore[call-overload]  # no aux on purpose

@@ -28,7 +28,7 @@ solution differentiates through ``tangent_solve`` only, never ``solve``.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import NamedTuple, TypeVar, cast
+from typing import Literal, NamedTuple, TypeVar, cast, overload
 
 from pyrsistent import pmap
 
@@ -45,13 +45,14 @@ from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import transpose_jaxpr
 from ..primitives._params import _get, get_ints, get_jaxpr
 from ..primitives.elementwise import add_tangents, neg
-from ..primitives.structural import instantiate_zeros
+from ..primitives.structural import instantiate_zeros, zeros_like_aval
 from .common import batch_as, batch_jaxpr, check_jaxpr_in_types, eval_np, split, to_front, trace_callable, types_str
 from .custom_calls import CustomJvpParams, custom_jvp_call_p
 
 __all__ = ["FAMILY", "LinearSolveParams", "custom_linear_solve", "custom_root", "linear_solve_p"]
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 _NO_TRANSPOSE_SOLVE = "transpose_solve required for backwards mode automatic differentiation of custom_linear_solve"
 
@@ -266,25 +267,52 @@ def custom_linear_solve(
     return cast(T, tree.unflatten(b_tree, out))
 
 
+@overload
 def custom_root(
     f: Callable[[T], T], initial_guess: T, solve: Callable[[Callable[[T], T], T], T],
+    tangent_solve: Callable[[Callable[[T], T], T], T], has_aux: Literal[False] = False,
+) -> T: ...
+
+
+@overload
+def custom_root(
+    f: Callable[[T], T], initial_guess: T, solve: Callable[[Callable[[T], T], T], tuple[T, A]],
+    tangent_solve: Callable[[Callable[[T], T], T], T], has_aux: Literal[True],
+) -> tuple[T, A]: ...
+
+
+def custom_root(
+    f: Callable[[T], T], initial_guess: T, solve: Callable[[Callable[[T], T], T], object],
     tangent_solve: Callable[[Callable[[T], T], T], T], has_aux: bool = False,
-) -> T:
+) -> object:
     """A root of ``f`` found by ``solve(f, initial_guess)``, differentiated
     implicitly (``jax.lax.custom_root``): the derivative of the solution with
     respect to the values ``f`` closes over comes from ``tangent_solve(g, y)``,
     which solves ``g(x) = y`` for the linear ``g`` (``f`` linearized at the
-    solution); ``solve`` itself is never differentiated."""
-    if has_aux:
-        raise NotImplementedError("custom_root: has_aux=True is not supported by typedax yet")
+    solution); ``solve`` itself is never differentiated. With ``has_aux``,
+    ``solve`` returns ``(solution, aux)`` and so does ``custom_root`` (``aux``
+    has zero derivatives)."""
     leaves, in_tree = tree.flatten(initial_guess)
     guess = [as_value(x, "custom_root's initial_guess") for x in leaves]
     avals = [aval_of(x) for x in guess]
     args_tree = tree.flatten((initial_guess,))[1]
     f_c, f_tree = trace_callable(f, args_tree, avals, "f")
     _check_tree("f", "initial_guess", f_tree, in_tree, f_c.jaxpr.out_avals, avals)
-    s_c, s_tree = trace_callable(lambda x: solve(f, x), args_tree, avals, "solve")
-    _check_tree("solve", "initial_guess", s_tree, in_tree, s_c.jaxpr.out_avals, avals)
+    sol_trees: list[tree.TreeDef] = []
+
+    def run_solve(x: T) -> object:
+        out = solve(f, x)
+        if has_aux:
+            if not (isinstance(out, tuple) and len(out) == 2):
+                raise TypeError(f"solve with has_aux=True must return a pair (solution, aux), got {type(out).__name__}")
+            sol_trees.append(tree.flatten(out[0])[1])
+        else:
+            sol_trees.append(tree.flatten(out)[1])
+        return out
+
+    s_c, s_tree = trace_callable(run_solve, args_tree, avals, "solve")
+    n_sol = len(avals)
+    _check_tree("solve", "initial_guess", sol_trees[0], in_tree, s_c.jaxpr.out_avals[:n_sol], avals)
 
     def linearize_and_solve(x: T, rhs: T) -> T:
         x_leaves = [as_value(v) for v in tree.flatten(x)[0]]
@@ -317,15 +345,16 @@ def custom_root(
     def rule(xs: list[Value]) -> list[Value]:
         args, dots = xs[:n], xs[n:]
         fc, _, lc, _ = split(args, nf, ns, nl)
-        sol = call(args)
+        outs = call(args)
+        sol, aux = outs[:n_sol], outs[n_sol:]
         fc_dot: list[Tangent] = [d if has_tangent_dtype(aval_of(c)) else Zero(aval_of(c)) for c, d in zip(fc, dots[:nf])]
         # f(m, u*(m)) = 0, so d_m f + d_u f u*' = 0: u*' = -(d_u f)^-1 d_m f
         _, rhs = jvp_flat(lambda cs: eval_jaxpr(f_c.jaxpr, [*cs, *sol]), fc, fc_dot)
         sol_dot = eval_jaxpr(ls_c.jaxpr, [*lc, *sol, *(instantiate_zeros(r) for r in rhs)])
-        return [*sol, *(neg(d) for d in sol_dot)]
+        return [*sol, *aux, *(neg(d) for d in sol_dot), *(zeros_like_aval(aval_of(a)) for a in aux)]
 
     call_jaxpr = trace_to_jaxpr_flat(call, op_avals, "custom_root").jaxpr
     jvp_jaxpr = trace_to_jaxpr_flat(rule, op_avals * 2, "custom_root_jvp").jaxpr
     params = CustomJvpParams(call_jaxpr, jvp_jaxpr, 0, "custom_root").to_params()
     out = bind(custom_jvp_call_p, operands, params)
-    return cast(T, tree.unflatten(s_tree, out))
+    return tree.unflatten(s_tree, out)
