@@ -452,3 +452,12 @@ def test_small_float_edges_are_xla_values() -> None:
     want = jax.jit(lambda a, b: (a + a, b.astype(np.int8)))(e, f)
     _bits_same(tnp.add(e, e), want[0])
     _bits_same(tnp.asarray(f).astype(np.int8), want[1])
+
+
+def test_static_counts_as_jax() -> None:
+    """``M`` of ``kaiser`` and ``deg`` of ``polyfit`` go through ``int()``,
+    as JAX's ``concrete_or_error(int, ...)``: 5.0 is 5; traced, an error."""
+    _vs(tnp.kaiser(5.0, 1.0), lambda: jnp.kaiser(5.0, 1.0), np.kaiser(5, 1.0), 1e-12)  # type: ignore[arg-type]  # a float M, as JAX takes
+    _same(tnp.polyfit(PX, PY, 1.0), np.polyfit(PX, PY, 1).astype(np.float32), 2e-5)  # type: ignore[arg-type]  # a float deg, as JAX takes
+    with pytest.raises(ConcretizationError, match="M must be concrete"):
+        tdx.jit(lambda m: tnp.kaiser(m, 1.0))(5)

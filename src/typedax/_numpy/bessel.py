@@ -6,13 +6,15 @@ JAX's derivative (0 at 0, where ``|x|`` has none)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import SupportsInt, cast
 
 import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import HALF, default_float, float32, float64, is_float
-from ..core.errors import ArgumentValueError, PrimitiveTypeError
+from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError
+from ..core.trace import Tracer
 from . import lax_numpy as tnp
 
 # Cephes' Chebyshev coefficients of i0e (XLA's math.cc, JAX's lax/special.py;
@@ -73,11 +75,20 @@ def i0(x: ArrayLike) -> Array:
     return tnp.where(tnp.equal(a, 0.0), lax.stop_gradient(out), out)
 
 
+def concrete_int(op: str, what: str, v: object) -> int:
+    """``int(v)`` of a concrete number, as JAX's ``concrete_or_error(int, v)``
+    (``kaiser(5.0, b)`` is 5 points); a traced ``v`` is a ``ConcretizationError``."""
+    if isinstance(v, Tracer):
+        raise ConcretizationError(f"{op}: {what} must be concrete, got a traced value {v.aval.str_short()}")
+    try:
+        return int(cast("SupportsInt", v))  # any object may arrive: int() refuses the wrong ones
+    except (TypeError, ValueError):
+        raise PrimitiveTypeError(f"{op}: {what} must be an integer, got {v!r}") from None
+
+
 def kaiser(M: int, beta: ArrayLike) -> Array:
     """``jnp.kaiser``: the Kaiser window of ``M`` points with shape parameter ``beta``."""
-    if isinstance(M, bool) or not isinstance(M, (int, np.integer)):
-        raise PrimitiveTypeError(f"kaiser: M must be a static integer, got {M!r}")
-    m = int(M)
+    m = concrete_int("kaiser", "M", M)
     d = default_float()
     if m <= 1:
         return tnp.ones((max(m, 0),), d)

@@ -14,6 +14,7 @@ from ..core.array import Array, ArrayLike
 from ..core.dtypes import COMPLEX_OF, DType, default_float, float32, float64, is_complex, is_inexact
 from ..core.errors import ArgumentValueError, ConcretizationError, PrimitiveTypeError
 from . import creation as _creation
+from .bessel import concrete_int
 from . import elementwise as _elementwise
 from . import lax_numpy as tnp
 from . import linalg_basic as _linalg_basic
@@ -219,7 +220,7 @@ def polyfit(x: ArrayLike, y: ArrayLike, deg: int, rcond: float | None = None, fu
     singular values, rcond)``, with ``cov`` the covariance of the coefficients
     (scaled by the residuals unless ``cov='unscaled'``)."""
     xa, ya = tnp.asarray(x), tnp.asarray(y)
-    d = _static("polyfit", "deg", deg)
+    d = concrete_int("polyfit", "deg", deg)
     order = d + 1
     if d < 0:
         raise ArgumentValueError("expected deg >= 0")
