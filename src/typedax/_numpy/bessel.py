@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import SupportsInt, cast
 
-import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayLike
