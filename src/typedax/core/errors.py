@@ -172,9 +172,11 @@ class AxisError(TypedaxError, ValueError, IndexError):
 
 
 class IndexingError(TypedaxError, IndexError, TypeError):
-    """A bad index in ``x[idx]`` or ``x.at[idx]``: out of bounds, of a float
-    type, a mask of the wrong shape or a traced one. Both an ``IndexError``
-    and a ``TypeError``, as JAX raises one or the other by case."""
+    """A bad index in ``x[idx]`` or ``x.at[idx]``: of a float type, a mask of
+    the wrong shape or a traced one, a static integer into an axis of size 0
+    (or out of bounds in a get with ``jax_check_static_indices`` on: by
+    default it clamps, as JAX's). Both an ``IndexError`` and a
+    ``TypeError``, as JAX raises one or the other by case."""
 
 
 class NonConcreteBooleanIndexError(IndexingError):
