@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import SupportsInt, cast
 
-
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import HALF, default_float, float32, float64, is_float
