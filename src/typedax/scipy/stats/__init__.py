@@ -10,6 +10,7 @@ from . import gamma as gamma
 from . import geom as geom
 from . import laplace as laplace
 from . import logistic as logistic
+from . import multivariate_normal as multivariate_normal
 from . import norm as norm
 from . import pareto as pareto
 from . import poisson as poisson
@@ -18,6 +19,6 @@ from . import uniform as uniform
 from . import vonmises as vonmises
 
 __all__ = [
-    "bernoulli", "beta", "binom", "cauchy", "chi2", "expon", "gamma", "geom", "laplace", "logistic", "norm",
+    "bernoulli", "beta", "binom", "cauchy", "chi2", "expon", "gamma", "geom", "laplace", "logistic", "multivariate_normal", "norm",
     "pareto", "poisson", "t", "uniform", "vonmises",
 ]
