@@ -136,3 +136,17 @@ def test_bessel_jn_matches_jax() -> None:
         ss.bessel_jn(z, v=1.5)  # type: ignore[arg-type]  # a float on purpose
     with pytest.raises(ValueError, match="complex"):
         ss.bessel_jn(np.asarray([1j]), v=1)
+
+
+def test_owens_t_matches_jax() -> None:
+    h = np.asarray([0.0, 0.3, -1.0, 2.0, 5.0, 0.5, 1.0, np.nan])
+    a = np.asarray([0.5, 1.0, 2.0, -0.3, 3.0, 0.0, 0.67, 1.0])
+    want = jax.jit(jss.owens_t)(h, a)
+    close(ss.owens_t(h, a), want, 1e-14)
+    close(tdx.jit(ss.owens_t)(h, a), want, 1e-14)
+    # float32 stays float32 (JAX's docstring; with x64 on, JAX's float64 weights make it float64)
+    close(ss.owens_t(h.astype(np.float32), a.astype(np.float32)),
+          np.asarray(jss.owens_t(jnp.asarray(h, jnp.float32), jnp.asarray(a, jnp.float32)), np.float32), 1e-6)
+    for arg in (0, 1):
+        close(tdx.vmap(tdx.grad(ss.owens_t, arg))(h[:7], a[:7]),
+              jax.jit(jax.vmap(jax.grad(jss.owens_t, arg)))(h[:7], a[:7]), 1e-14)
