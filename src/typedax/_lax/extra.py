@@ -137,11 +137,11 @@ def cbrt(x: ArrayLike, *, accuracy: None = None) -> Array:
     flush = lax.bitwise_and(lax.lt(lax.abs(s), tiny), lax.ne(s, zero))
     w = lax.select(flush, lax.sub(w, s), w)
     # pow of the magnitude picked by select (not abs, whose derivative at 0 is 0: cbrt's is inf)
-    r = lax.pow(lax.select(neg, lax.neg(w), w), np.asarray(1 / 3, wd))
+    r = lax.pow(lax.select(neg, lax.neg(w), w), 1 / 3)  # (Python scalars: a weak x gives a weak cbrt, as JAX's)
     y = lax.select(neg, lax.neg(r), r)
     ok = lax.bitwise_and(lax.is_finite(y), lax.ne(y, zero))
     ys = lax.select(ok, y, full_like(y, 1))  # 0 and inf have no Newton step (nor a NaN gradient)
-    newton = lax.add(ys, lax.div(lax.sub(lax.div(w, lax.mul(ys, ys)), ys), np.asarray(3, wd)))
+    newton = lax.add(ys, lax.div(lax.sub(lax.div(w, lax.mul(ys, ys)), ys), 3.0))
     out = lax.select(ok, newton, y)
     return out if wd == d else lax.convert_element_type(out, d)
 

@@ -52,7 +52,7 @@ from ..core.rules import (
     complex_on_device,
     unbatched_aval,
 )
-from ..core.trace import Value, aval_of, bind1, memo_abstract
+from ..core.trace import Value, aval_of, bind1, memo_abstract, scalar_as
 from ..hlo import HloValue, LoweringContext, compare, full, tensor_type
 from ._params import get_dtype, get_int, params_of
 from .structural import (
@@ -1039,8 +1039,10 @@ clamp_p = Primitive(
 
 def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 - jax.lax's names
     """``x`` clipped to ``[min, max]`` elementwise (``jax.lax.clamp``): ``min``
-    and ``max`` are scalars or of ``x``'s shape; a Python scalar takes ``x``'s dtype."""
-    dtype = aval_of(x).dtype
+    and ``max`` are scalars or of ``x``'s shape; a Python scalar takes ``x``'s dtype
+    (weakly where ``x`` is weak, so the result keeps ``x``'s weak type, as JAX's)."""
+    x_aval = aval_of(x)
+    dtype = x_aval.dtype
 
     def weak(v: ArrayLike, name: str) -> ArrayLike:
         if type(v) in (bool, int, float):
@@ -1048,7 +1050,7 @@ def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 
                 raise PrimitiveTypeError(
                     f"clamp: a Python {type(v).__name__} {name} ({v!r}) cannot meet x of dtype {dtype.name}"
                 )
-            return np.asarray(v, dtype)
+            return scalar_as(v, x_aval)  # type: ignore[arg-type]  # a Python scalar, checked above
         return v
 
     return bind1(clamp_p, (weak(min, "min"), x, weak(max, "max")), NO_PARAMS)
