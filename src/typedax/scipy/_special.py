@@ -81,7 +81,7 @@ def _x_times_log(x: ArrayLike, y: ArrayLike, log1p: bool) -> Array:
     # propagates, as in JAX and scipy), else a harmless one
     lo = -1.0 if log1p else 0.0
     fine = tnp.logical_or(tnp.logical_and(tnp.isfinite(b), tnp.greater(b, lo)), tnp.isnan(b))
-    safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), _c(0.0 if log1p else 1.0, a), b)
+    safe = tnp.where(tnp.logical_and(x_zero, tnp.logical_not(fine)), lax.full_like(b, 0.0 if log1p else 1.0), b)
     out = tnp.multiply(a, lax.log1p(safe) if log1p else lax.log(safe))
     # JAX's select (x != 0 or y NaN): +0.0 where x == 0, and XLA cannot contract
     # x * log(y) into a caller's subtraction (rel_entr(x, x) is exactly 0 under jit)
@@ -254,7 +254,7 @@ def factorial(n: ArrayLike, exact: bool = False) -> Array:
     if exact:
         raise PrimitiveTypeError("factorial: factorial with exact=True is not supported (as in JAX)")
     (a,) = _promote(n)
-    return tnp.where(tnp.less(a, 0.0), _c(0.0, a), lax.exp(lax.lgamma(tnp.add(a, 1.0))))
+    return tnp.where(tnp.less(a, 0.0), 0, lax.exp(lax.lgamma(tnp.add(a, 1.0))))  # (JAX's literals: a weak n stays weak)
 
 
 def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:
@@ -263,13 +263,13 @@ def comb(N: ArrayLike, k: ArrayLike, *, repetition: bool = False) -> Array:
     n_, k_ = _promote(N, k)
     if repetition:
         cond = tnp.logical_and(tnp.equal(k_, 0.0), tnp.greater_equal(n_, 0.0))
-        return tnp.where(cond, _c(1.0, n_), comb(tnp.subtract(tnp.add(n_, k_), 1.0), k_))
+        return tnp.where(cond, 1.0, comb(tnp.subtract(tnp.add(n_, k_), 1.0), k_))  # (JAX's literals: weak stays weak)
     cond = tnp.logical_and(tnp.logical_and(tnp.less_equal(k_, n_), tnp.greater_equal(n_, 0.0)), tnp.greater_equal(k_, 0.0))
-    safe_n = tnp.where(cond, n_, _c(0.0, n_))
-    safe_k = tnp.where(cond, k_, _c(0.0, k_))
+    safe_n = tnp.where(cond, n_, 0.0)  # (JAX's literals: weak stays weak)
+    safe_k = tnp.where(cond, k_, 0.0)
     result = lax.exp(tnp.subtract(tnp.subtract(lax.lgamma(tnp.add(safe_n, 1.0)), lax.lgamma(tnp.add(safe_k, 1.0))),
                                   lax.lgamma(tnp.subtract(tnp.add(safe_n, 1.0), safe_k))))
-    return tnp.where(cond, result, _c(0.0, n_))
+    return tnp.where(cond, result, 0.0)
 
 
 def poch(z: ArrayLike, m: ArrayLike) -> Array:
@@ -308,7 +308,7 @@ def _xlogx_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Ar
 def entr(x: ArrayLike) -> Array:
     """``-x log x`` for ``x >= 0`` (0 at 0), ``-inf`` for ``x < 0``."""
     (a,) = _promote(x)
-    return tnp.where(tnp.less(a, 0.0), _c(-np.inf, a), tnp.negative(_xlogx(a)))
+    return tnp.where(tnp.less(a, 0.0), lax.full_like(a, -np.inf), tnp.negative(_xlogx(a)))  # (full_like: weak stays weak, as JAX's)
 
 
 def rel_entr(p: ArrayLike, q: ArrayLike) -> Array:

@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ._common import c, promote
+from ._common import promote
 
 __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 
@@ -14,7 +14,7 @@ __all__ = ["cdf", "logcdf", "logpdf", "logsf", "pdf", "ppf", "sf"]
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, lv, sv = promote(x, loc, scale)
     log_probs = tnp.negative(tnp.add(tnp.divide(tnp.subtract(xv, lv), sv), tnp.log(sv)))
-    return tnp.where(tnp.less(xv, lv), c(-np.inf, xv), log_probs)
+    return tnp.where(tnp.less(xv, lv), -np.inf, log_probs)  # (JAX's literal: weak stays weak)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
@@ -44,4 +44,4 @@ def logcdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     qv, lv, sv = promote(q, loc, scale)
     bad = tnp.logical_or(tnp.isnan(qv), tnp.logical_or(tnp.less(qv, 0.0), tnp.greater(qv, 1.0)))
-    return tnp.where(bad, c(np.nan, qv), tnp.subtract(lv, tnp.multiply(sv, tnp.log1p(tnp.negative(qv)))))
+    return tnp.where(bad, np.nan, tnp.subtract(lv, tnp.multiply(sv, tnp.log1p(tnp.negative(qv)))))

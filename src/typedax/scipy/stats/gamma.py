@@ -39,7 +39,7 @@ def logcdf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1)
 def sf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, av, lv, sv = promote(x, a, loc, scale)
     y = tnp.divide(tnp.subtract(xv, lv), sv)
-    return tnp.where(tnp.less(y, 0.0), c(1.0, y), gammaincc(av, y))
+    return tnp.where(tnp.less(y, 0.0), 1, gammaincc(av, y))  # (JAX's literal: weak stays weak)
 
 
 def logsf(x: ArrayLike, a: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

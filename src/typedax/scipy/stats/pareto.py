@@ -35,7 +35,7 @@ def cdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) ->
 def logcdf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, bv, lv, sv = promote(x, b, loc, scale)
     z = tnp.divide(tnp.subtract(xv, lv), sv)
-    return tnp.where(_below(xv, lv, sv), c(-np.inf, xv), tnp.log1p(tnp.negative(tnp.power(z, tnp.negative(bv)))))
+    return tnp.where(_below(xv, lv, sv), -np.inf, tnp.log1p(tnp.negative(tnp.power(z, tnp.negative(bv)))))
 
 
 def logsf(x: ArrayLike, b: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:

@@ -18,9 +18,9 @@ def logpmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:
     """``k log(mu) - gammaln(k + 1) - mu`` (-inf off the non-negative integers)."""
     kv, mv, lv = promote(k, mu, loc)
     x = tnp.subtract(kv, lv)
-    log_probs = tnp.subtract(tnp.subtract(xlogy(x, mv), lax.lgamma(tnp.add(x, c(1.0, x)))), mv)
+    log_probs = tnp.subtract(tnp.subtract(xlogy(x, mv), lax.lgamma(tnp.add(x, 1))), mv)
     off = tnp.logical_or(tnp.less(x, 0.0), tnp.not_equal(tnp.round(kv), kv))
-    return tnp.where(off, c(-np.inf, x), log_probs)
+    return tnp.where(off, -np.inf, log_probs)  # (JAX's literal: weak stays weak)
 
 
 def pmf(k: ArrayLike, mu: ArrayLike, loc: ArrayLike = 0) -> Array:

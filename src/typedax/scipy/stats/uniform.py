@@ -6,7 +6,7 @@ import numpy as np
 
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ._common import c, cs, promote
+from ._common import cs, promote
 
 __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 
@@ -14,7 +14,7 @@ __all__ = ["cdf", "logpdf", "pdf", "ppf"]
 def logpdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     xv, lv, sv = promote(x, loc, scale)
     outside = tnp.logical_or(tnp.greater(xv, tnp.add(lv, sv)), tnp.less(xv, lv))
-    return tnp.where(outside, c(-np.inf, xv), tnp.negative(tnp.log(sv)))
+    return tnp.where(outside, -np.inf, tnp.negative(tnp.log(sv)))  # (JAX's literal: weak stays weak)
 
 
 def pdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
@@ -34,4 +34,4 @@ def cdf(x: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
 def ppf(q: ArrayLike, loc: ArrayLike = 0, scale: ArrayLike = 1) -> Array:
     qv, lv, sv = promote(q, loc, scale)
     bad = tnp.logical_or(tnp.isnan(qv), tnp.logical_or(tnp.less(qv, 0.0), tnp.greater(qv, 1.0)))
-    return tnp.where(bad, c(np.nan, qv), tnp.add(lv, tnp.multiply(sv, qv)))
+    return tnp.where(bad, np.nan, tnp.add(lv, tnp.multiply(sv, qv)))
