@@ -170,32 +170,38 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
 # -- LU ---------------------------------------------------------------------------------
 def _lu_2d(a: Array) -> tuple[Array, Array, Array]:
     """``(lu, pivots, permutation)`` of one ``m x n`` matrix: LAPACK's
-    unblocked ``getf2`` (JAX's ``_lu_unblocked``), unrolled over the columns."""
+    unblocked ``getf2`` (JAX's ``_lu_unblocked``), a ``fori_loop`` over the
+    columns (a ``scan``: reverse-differentiable, and one small program)."""
     m, n = a.shape
     k = min(m, n)
-    rows = lax.iota(np.dtype(np.int32), m)
-    cols = lax.iota(np.dtype(np.int32), n)
-    perm = lax.iota(np.dtype(np.int32), m)
-    pivots: list[Array] = []
-    for j in range(k):
-        col = a[:, j]
-        magnitude = tnp.abs(tnp.real(col)) + tnp.abs(tnp.imag(col)) if is_complex(a.dtype) else tnp.abs(col)
-        masked = tnp.where(rows >= j, magnitude, tnp.full_like(magnitude, -np.inf))
-        i = tnp.argmax(masked).astype(np.dtype(np.int32))
-        pivots.append(i)
-        row_j, row_i = a[j], a[i]
-        a = a.at[j].set(row_i).at[i].set(row_j)
-        p_j, p_i = perm[j], perm[i]
-        perm = perm.at[j].set(p_i).at[i].set(p_j)
-        x = a[j, j]
-        col = a[:, j]
-        safe = tnp.where(x != 0, x, tnp.ones_like(x))
-        a = a.at[:, j].set(tnp.where((rows > j) & (x != 0), col / safe, col))
-        outer = a[:, j, None] * a[j, None, :]
-        mask = (rows[:, None] > j) & (cols[None, :] > j)
-        a = a - tnp.where(mask, outer, tnp.zeros_like(outer))
-    piv = tnp.stack(pivots) if pivots else tnp.zeros((0,), np.dtype(np.int32))
-    return a, piv, perm
+    i32 = np.dtype(np.int32)
+    rows = lax.iota(i32, m)
+    cols = lax.iota(i32, n)
+
+    def step(j: Value, state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        piv, perm, x = state
+        jj = tnp.asarray(j).astype(i32)
+        col = x[:, jj]
+        magnitude = tnp.abs(tnp.real(col)) + tnp.abs(tnp.imag(col)) if is_complex(x.dtype) else tnp.abs(col)
+        i = tnp.argmax(tnp.where(rows >= jj, magnitude, tnp.full_like(magnitude, -np.inf))).astype(i32)
+        piv = piv.at[jj].set(i)
+        swap, back = tnp.stack([jj, i]), tnp.stack([i, jj])
+        x = x.at[swap].set(x[back])
+        perm = perm.at[swap].set(perm[back])
+        pivot = x[jj, jj]
+        nonzero = pivot != 0
+        safe = tnp.where(nonzero, pivot, tnp.ones_like(pivot))
+        col = x[:, jj]
+        x = x.at[:, jj].set(tnp.where((rows > jj) & nonzero, col / safe, col))
+        outer = x[:, jj, None] * x[jj, None, :]
+        mask = (rows[:, None] > jj) & (cols[None, :] > jj)
+        return piv, perm, x - tnp.where(mask, outer, tnp.zeros_like(outer))
+
+    start = (tnp.zeros((k,), dtype=i32), lax.iota(i32, m), a)
+    if k == 0:
+        return a, start[0], start[1]
+    piv, perm, out = lax.fori_loop(0, k, step, start)
+    return out, piv, perm
 
 
 def _lu(a: Array) -> tuple[Array, Array, Array]:
