@@ -150,3 +150,18 @@ def test_owens_t_matches_jax() -> None:
     for arg in (0, 1):
         close(tdx.vmap(tdx.grad(ss.owens_t, arg))(h[:7], a[:7]),
               jax.jit(jax.vmap(jax.grad(jss.owens_t, arg)))(h[:7], a[:7]), 1e-14)
+
+
+def test_hyp1f1_matches_jax() -> None:
+    a = np.asarray([0.5, 1.0, 2.0, 0.0, 3.0, 1.5, 2.0, 0.7])
+    b = np.asarray([1.5, 2.0, 2.0, 1.0, 0.0, 2.5, 3.0, 1.2])
+    x = np.asarray([0.3, -2.0, 1.0, 5.0, 1.0, 120.0, 10.0, -0.5])  # special cases; the asymptotic form at 120
+    want = jax.jit(jss.hyp1f1)(a, b, x)
+    close(ss.hyp1f1(a, b, x), want, 1e-14)
+    close(tdx.jit(ss.hyp1f1)(a, b, x), want, 1e-14)
+    m = [0, 6, 7]
+    for arg in (0, 1, 2):
+        close(tdx.vmap(tdx.grad(ss.hyp1f1, arg))(a[m], b[m], x[m]),
+              jax.jit(jax.vmap(jax.grad(jss.hyp1f1, arg)))(a[m], b[m], x[m]), 1e-13)
+    with pytest.raises(ValueError, match="complex"):
+        ss.hyp1f1(1.0, 2.0, np.asarray([1j]))

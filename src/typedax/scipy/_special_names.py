@@ -3,7 +3,8 @@
 ``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``), ``spence``
 (Cephes' ``spence.c``), ``dawsn`` (Cody, Paciorek and Thacher), ``sici``
 (Cephes' ``sici.c``), ``bessel_jn`` (Miller's backward recurrence) and
-``owens_t`` (Patefield and Tandy's T5 quadrature).
+``owens_t`` (Patefield and Tandy's T5 quadrature) and ``hyp1f1`` (Pearson,
+Olver and Porter's series).
 
 JAX's functions choose a branch per element (``jnp.piecewise``, ``vectorize``);
 here every branch runs on the whole array with safe arguments where it is
@@ -16,7 +17,7 @@ for them has converged. The derivatives are JAX's rules (``custom_jvp``):
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -27,6 +28,7 @@ from ..core.dtypes import COMPLEX, HALF
 from ..core.trace import aval_of
 from ..custom_derivatives import custom_jvp
 from ._base import _cs, _polyval, _promote
+from ._special import gamma as _gamma
 
 # Cephes' ei.c: rational approximations of expi on (0, 2], (2, 4], (4, 8], ..., (64, inf)
 _EI1_A = (
@@ -640,3 +642,94 @@ def owens_t(h: ArrayLike, a: ArrayLike) -> Array:
     derivatives are JAX's rules."""
     hh, aa = _real("owens_t", h, a)
     return _owens_t(hh, aa)
+
+
+# -- hyp1f1 ---------------------------------------------------------------------------------
+def _series(serie0: Array, term0: Array, live0: Array, step: Callable[[Array, Array, Array], tuple[Array, Array]]) -> Array:
+    """JAX's scalar ``while_loop`` ``serie, term = step(serie, k, term)`` while
+    ``k < 250`` and ``|term / serie| > eps``, run on every element at once:
+    an element stops when its own condition fails."""
+    eps = float(tnp.finfo(aval_of(term0).dtype).eps)
+
+    def going(serie: Array, k: Array, term: Array) -> Array:
+        return tnp.logical_and(tnp.less(k, 250.0), tnp.greater(tnp.divide(tnp.abs(term), tnp.abs(serie)), eps))
+
+    def cond(c: tuple[Array, Array, Array, Array]) -> Array:
+        return tnp.any(c[3])
+
+    def body(c: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        serie, k, term, live = c
+        s2, t2 = step(serie, k, term)
+        k2 = tnp.add(k, 1.0)
+        serie, k, term = tnp.where(live, s2, serie), tnp.where(live, k2, k), tnp.where(live, t2, term)
+        return serie, k, term, tnp.logical_and(live, going(serie, k, term))
+
+    k0 = tnp.ones_like(term0)
+    init = (serie0, k0, term0, tnp.logical_and(live0, going(serie0, k0, term0)))
+    return lax.while_loop(cond, body, init)[0]
+
+
+def _hyp1f1_value(a: Array, b: Array, x: Array) -> Array:
+    small = tnp.less(tnp.abs(x), 100.0)
+    special = tnp.logical_or(tnp.equal(a, 0.0), tnp.logical_or(tnp.equal(a, b), tnp.equal(b, 0.0)))
+    bs = tnp.where(tnp.equal(b, 0.0), tnp.ones_like(b), b)
+    # the Taylor series (|x| < 100; Pearson, Olver and Porter's (3.2))
+    xs = _where_safe(small, x, 0.0)
+
+    def taylor(serie: Array, k: Array, term: Array) -> tuple[Array, Array]:
+        return tnp.add(serie, term), tnp.multiply(term, tnp.divide(tnp.multiply(tnp.divide(tnp.add(a, k), tnp.add(bs, k)), xs), tnp.add(k, 1.0)))
+
+    live_s = tnp.logical_and(small, tnp.logical_not(special))
+    ser = _series(tnp.ones_like(x), tnp.multiply(tnp.divide(a, bs), xs), live_s, taylor)
+    # the asymptotic expansion (|x| >= 100; their (3.8) for real arguments)
+    xa = _where_safe(tnp.logical_not(small), x, 100.0)
+
+    def asymptotic(serie: Array, k: Array, term: Array) -> tuple[Array, Array]:
+        f = tnp.divide(tnp.divide(tnp.multiply(tnp.add(tnp.subtract(bs, a), k), tnp.add(tnp.subtract(1.0, a), k)), tnp.add(k, 1.0)), xa)
+        return tnp.add(serie, term), tnp.multiply(term, f)
+
+    live_a = tnp.logical_and(tnp.logical_not(small), tnp.logical_not(special))
+    asy = _series(tnp.ones_like(x), tnp.divide(tnp.multiply(tnp.subtract(bs, a), tnp.subtract(1.0, a)), xa), live_a, asymptotic)
+    asy = tnp.multiply(tnp.multiply(tnp.multiply(tnp.divide(_gamma(bs), _gamma(a)), tnp.exp(xa)), tnp.power(xa, tnp.subtract(a, bs))), asy)
+    result = tnp.where(small, ser, asy)
+    a_zero, a_nz = tnp.equal(a, 0.0), tnp.not_equal(a, 0.0)
+    result = tnp.where(tnp.logical_and(tnp.equal(b, 0.0), a_nz), tnp.full_like(x, np.inf), result)
+    result = tnp.where(tnp.logical_and(tnp.equal(a, b), a_nz), tnp.exp(x), result)
+    return tnp.where(a_zero, tnp.ones_like(x), result)
+
+
+def _hyp1f1_param_derivative(a: Array, b: Array, x: Array, wrt_a: bool) -> Array:
+    bs = tnp.where(tnp.equal(b, 0.0), tnp.ones_like(b), b)
+
+    def step(serie: Array, k: Array, term: Array) -> tuple[Array, Array]:
+        if wrt_a:
+            w = tnp.subtract(lax.digamma(tnp.add(a, k)), lax.digamma(a))
+        else:
+            w = tnp.subtract(lax.digamma(bs), lax.digamma(tnp.add(bs, k)))
+        nxt = tnp.multiply(term, tnp.divide(tnp.multiply(tnp.divide(tnp.add(a, k), tnp.add(bs, k)), x), tnp.add(k, 1.0)))
+        return tnp.add(serie, tnp.multiply(term, w)), nxt
+
+    return _series(tnp.zeros_like(x), tnp.multiply(tnp.divide(a, bs), x), tnp.ones_like(x, dtype=bool), step)
+
+
+@custom_jvp
+def _hyp1f1(a: Array, b: Array, x: Array) -> Array:
+    return _hyp1f1_value(a, b, x)
+
+
+@_hyp1f1.defjvp
+def _hyp1f1_jvp(primals: tuple[Array, Array, Array], tangents: tuple[Array, Array, Array]) -> tuple[Array, Array]:
+    (a, b, x), (da, db, dx) = primals, tangents
+    d_x = tnp.multiply(tnp.divide(a, b), _hyp1f1(tnp.add(a, 1.0), tnp.add(b, 1.0), x))
+    out = tnp.add(tnp.add(tnp.multiply(_hyp1f1_param_derivative(a, b, x, True), da),
+                          tnp.multiply(_hyp1f1_param_derivative(a, b, x, False), db)), tnp.multiply(d_x, dx))
+    return _hyp1f1(a, b, x), out
+
+
+def hyp1f1(a: ArrayLike, b: ArrayLike, x: ArrayLike) -> Array:
+    """The confluent hypergeometric function ``1F1(a; b; x) = sum_k (a)_k / (b)_k x^k / k!``
+    (Pearson, Olver and Porter's Taylor series below ``|x| = 100``, the
+    asymptotic expansion above, as JAX's; ``1`` for ``a = b = 0``); its
+    derivatives are JAX's series."""
+    aa, bb, xx = _real("hyp1f1", a, b, x)
+    return _hyp1f1(aa, bb, xx)
