@@ -23,7 +23,7 @@ from .array import ArrayImpl, DeviceBuffer, _installed
 from .avals import ShapedArray
 from .explicit import propagate, with_type
 from .ir import NDArray, Params, Primitive
-from .sharding import EXPLICIT_SEEN, Index, NamedSharding, Shard, Sharding, SingleDeviceSharding
+from .sharding import EXPLICIT_SEEN, Index, NamedSharding, PartitionSpec, Shard, Sharding, SingleDeviceSharding
 
 if TYPE_CHECKING:
     from ..lowering.jaxlib_api import Device
@@ -145,11 +145,16 @@ def eval_typed(
 ) -> list[object]:
     """An eager operation on arrays with explicit sharding types (JAX's
     explicit mode): the value as any eager operation's (``process``, on the
-    operands' host values), laid out as the sharding rule types it."""
+    operands' host values), laid out as the sharding rule types it. A
+    scalar result (untyped) is replicated over the operands' mesh, as
+    JAX's (``x.sum()``, a ``shard_map`` with ``out_specs=P()``)."""
     typed = propagate(prim.name, avals, params, list(prim.abstract_eval(avals, params)))
     plain = [a.to_numpy() if type(a) is ShardedArrayImpl else a for a in args]
     outs = list(process(prim, plain, params))
+    mesh = next((a.sharding.mesh for a in avals if a.sharding is not None), None)
     for i, (o, t) in enumerate(zip(outs, typed)):
         if t.sharding is not None and isinstance(o, ArrayImpl):
             outs[i] = ShardedArrayImpl(o.aval, o.to_numpy(), None, NamedSharding(t.sharding.mesh, t.sharding.spec))
+        elif not t.ndim and mesh is not None and mesh.explicit_axes and isinstance(o, ArrayImpl):
+            outs[i] = ShardedArrayImpl(o.aval, o.to_numpy(), None, NamedSharding(mesh, PartitionSpec()))
     return outs

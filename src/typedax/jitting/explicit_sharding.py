@@ -17,7 +17,7 @@ from ..core.explicit import abstract_mesh, current_mesh, set_current_mesh, using
 from ..core.sharding import AbstractMesh, AxisType, Mesh, NamedSharding, PartitionSpec
 from ..core.errors import ShardingError
 from ..core.trace import EVAL_TRACE, aval_of, current_trace
-from ..lowering.sharding import device_put, mesh_sharding, with_sharding_constraint
+from ..lowering.sharding import constrain, device_put, mesh_sharding
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -114,9 +114,9 @@ def reshard(xs: object, out_shardings: object) -> object:
         sharding = _sharding(s, "reshard")
         if current_trace() is EVAL_TRACE:
             sharding.check(aval_of(x).shape, "reshard")
-            out.append(device_put(x, sharding))  # type: ignore[arg-type]  # a leaf of an array pytree
+            out.append(device_put(x, sharding))  # type: ignore[call-overload]  # a leaf of an array pytree (an ArrayLike)
         else:
-            out.append(with_sharding_constraint(x, sharding))
+            out.append(constrain(x, sharding, "reshard"))
     return tree.unflatten(treedef, out)
 
 

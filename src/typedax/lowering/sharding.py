@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TypeVar, cast, overload
 
 import numpy as np
 
@@ -21,7 +21,7 @@ from ..core.errors import PrimitiveTypeError, ShardingError
 from ..core.ir import Jaxpr, NDArray
 from ..core.array import DeviceBuffer
 from ..core.sharded import ShardedArrayImpl, ShardRuntime, install_shard_runtime
-from ..core.explicit import current_mesh  # explicit sharding
+from ..core.explicit import abstract_mesh, current_mesh  # explicit sharding
 from ..core.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding
 from ..core.array import aval_key
 from ..core.trace import Tracer, Value, aval_of, bind1
@@ -102,11 +102,38 @@ def mesh_sharding(spec: PartitionSpec, what: str) -> NamedSharding:
     return NamedSharding(mesh, spec)
 
 
-def device_put(x: ArrayLike, device: Sharding | PartitionSpec | jx.Device | None = None) -> ArrayImpl:
+#: Where ``device_put`` puts one array: a device, a sharding, a spec over
+#: the current mesh, or ``None`` (the default device).
+Placement = Sharding | PartitionSpec | jx.Device | None
+#: A pytree of arrays ``device_put`` maps over (issue 25: the parallel guide's
+#: ``device_put((x, weights, bias), (sharded_s, sharded_s, rep_s))``).
+_PLACEMENTS = (NamedSharding, SingleDeviceSharding, PartitionSpec, jx.Device, type(None))
+_TreeT = TypeVar("_TreeT", bound=Sequence[object] | Mapping[str, object])
+
+
+@overload
+def device_put(x: ArrayLike, device: Placement = None) -> ArrayImpl: ...
+@overload
+def device_put(x: _TreeT, device: Placement | Sequence[object] | Mapping[str, object] = None) -> _TreeT: ...
+def device_put(x: object, device: object = None) -> object:
     """``jax.device_put(x, device)``: ``x`` on the device (the default one
     for ``None``), or laid out over devices by a sharding. A typedax array
     already there is returned as it is; otherwise the value is copied
-    (gathered to the host first when it is sharded differently)."""
+    (gathered to the host first when it is sharded differently). ``x`` may
+    be a pytree of arrays and ``device`` one placement for all its leaves
+    or a pytree prefix of ``x`` of them, as JAX's."""
+    if isinstance(x, (tuple, list, dict)) or not isinstance(device, _PLACEMENTS):
+        leaves, treedef = tree.flatten(x)
+        placements = _prefix(device, x, "device_put")
+        for p in placements:
+            if not isinstance(p, _PLACEMENTS):
+                raise ShardingError(f"device_put: expected a device or a sharding, got {p!r}")
+        return tree.unflatten(treedef, [_device_put(leaf, p) for leaf, p in zip(leaves, placements)])  # type: ignore[arg-type]  # the leaves of an array pytree, checked by _device_put
+    return _device_put(x, device)  # type: ignore[arg-type]  # an ArrayLike (checked by aval_of) and a placement (checked above)
+
+
+def _device_put(x: ArrayLike, device: Placement) -> ArrayImpl:
+    """``device_put`` of one array."""
     from .runtime import device_put as put_default
 
     if isinstance(x, Tracer):
@@ -270,29 +297,97 @@ def with_sharding_constraint(x: T, shardings: object) -> T:
     """``jax.lax.with_sharding_constraint``: ``x`` (a pytree of arrays) laid
     out by ``shardings`` (a ``NamedSharding``, or a pytree prefix of ``x`` of
     them). Inside ``jit`` it binds ``sharding_constraint`` for XLA's
-    partitioner; on concrete arrays it is ``device_put``."""
+    partitioner; on concrete arrays it is ``device_put``. JAX's checks on
+    explicit sharding: under a current mesh whose axes are all Explicit it
+    only asserts each array is typed as asked (``AssertionError``) and
+    returns it; elsewhere the shardings may name Auto axes only (a
+    ``ValueError``: ``reshard`` moves arrays between Explicit splits)."""
+    return _constrain(x, shardings, "with_sharding_constraint", checked=True)
+
+
+def constrain(x: T, shardings: object, what: str) -> T:
+    """``with_sharding_constraint`` without JAX's checks on Explicit axes:
+    ``reshard``'s way to lay arrays out inside ``jit``."""
+    return _constrain(x, shardings, what, checked=False)
+
+
+def _constrain(x: T, shardings: object, what: str, checked: bool) -> T:
     leaves, treedef = tree.flatten(x)
-    per_leaf = _prefix(shardings, x)
+    per_leaf = _prefix(shardings, x, what)
+    context = abstract_mesh()
+    all_explicit = bool(context.axis_types) and all(t is AxisType.Explicit for t in context.axis_types)
     out: list[object] = []
     for leaf, s in zip(leaves, per_leaf):
         if isinstance(s, PartitionSpec):  # explicit sharding: over the current mesh
-            s = mesh_sharding(s, "with_sharding_constraint")
+            s = mesh_sharding(s, what)
         if not isinstance(s, NamedSharding):
-            raise ShardingError(f"with_sharding_constraint: expected a NamedSharding, got {s!r}")
+            raise ShardingError(f"{what}: expected a NamedSharding, got {s!r}")
         aval = aval_of(leaf)
-        s.check(aval.shape, "with_sharding_constraint")
+        s.check(aval.shape, what)
+        if checked and all_explicit:
+            _assert_typed_as(aval, s)
+            out.append(leaf)
+            continue
+        if checked:
+            _check_auto(s)
+            s = _keeping_type(aval, s)
         if isinstance(leaf, Tracer):
             out.append(bind1(sharding_constraint_p, (leaf,), constraint_params(s, len(aval.shape))))
         else:
-            out.append(device_put(leaf, s))  # type: ignore[arg-type]  # a leaf of an array pytree
+            out.append(_device_put(leaf, s))  # type: ignore[arg-type]  # a leaf of an array pytree
     return cast(T, tree.unflatten(treedef, out))  # the structure of x, leaves laid out
 
 
-def _prefix(spec: object, value: object) -> list[object]:
+def _axes(entry: object) -> tuple[str, ...]:
+    """The mesh axes one spec entry names."""
+    if isinstance(entry, str):
+        return (entry,)
+    return tuple(n for n in entry if isinstance(n, str)) if isinstance(entry, tuple) else ()
+
+
+def _check_auto(s: NamedSharding) -> None:
+    """JAX's ``check_shardings_are_auto``: a constraint names Auto axes only."""
+    types = dict(zip(s.mesh.axis_names, s.mesh.axis_types))
+    if any(types[n] is not AxisType.Auto for p in s.spec.partitions for n in _axes(p)):
+        raise ShardingError(
+            "The spec of NamedSharding passed to with_sharding_constraint can only refer to Auto axes of the "
+            f"mesh. Got spec={s.spec} and mesh={s.mesh.abstract_mesh}. You probably meant to use `reshard` API?")
+
+
+def _keeping_type(aval: ShapedArray, s: NamedSharding) -> NamedSharding:
+    """A constraint (on Auto axes) of an array typed on Explicit ones keeps
+    the type: each dimension split over its type's axes, then the
+    constraint's (JAX's lowering of ``sharding_constraint``)."""
+    if aval.sharding is None or not any(aval.sharding.spec.partitions):
+        return s
+    typed = aval.sharding.spec.partitions
+    asked = s.spec.partitions
+    merged = []
+    for d in range(len(aval.shape)):
+        names = (*_axes(typed[d] if d < len(typed) else None), *_axes(asked[d] if d < len(asked) else None))
+        merged.append(None if not names else names[0] if len(names) == 1 else names)
+    return NamedSharding(s.mesh, PartitionSpec(*merged))
+
+
+def _assert_typed_as(aval: ShapedArray, s: NamedSharding) -> None:
+    """JAX's ``assert_shardings_equal``: on an all-Explicit mesh the
+    constraint is an assertion on the array's type."""
+    ndim = len(aval.shape)
+    parts = aval.sharding.spec.partitions if aval.sharding is not None else ()
+    have = tuple(parts[i] if i < len(parts) else None for i in range(ndim))
+    asked = tuple(s.spec.partitions[i] if i < len(s.spec.partitions) else None for i in range(ndim))
+    if any(_axes(a) != _axes(b) for a, b in zip(have, asked)):
+        raise AssertionError(
+            "`with_sharding_constraint` acts as an assert when all axes of mesh are of type `Explicit`. "
+            f"The array sharding: {PartitionSpec(*have)} did not match the sharding provided: "
+            f"{PartitionSpec(*asked)}. Please use `jax.sharding.reshard` to shard your input to the sharding you want.")
+
+
+def _prefix(spec: object, value: object, what: str = "with_sharding_constraint") -> list[object]:
     if not isinstance(spec, (tuple, list, dict)):
         return [spec] * len(tree.leaves(value))
     if isinstance(spec, (tuple, list)) and isinstance(value, (tuple, list)) and len(spec) == len(value):
-        return [s for sp, v in zip(spec, value) for s in _prefix(sp, v)]
+        return [s for sp, v in zip(spec, value) for s in _prefix(sp, v, what)]
     if isinstance(spec, dict) and isinstance(value, dict) and sorted(spec) == sorted(value):
-        return [s for k in sorted(value) for s in _prefix(spec[k], value[k])]
-    raise ShardingError(f"with_sharding_constraint: shardings {spec!r} are not a pytree prefix of the value")
+        return [s for k in sorted(value) for s in _prefix(spec[k], value[k], what)]
+    raise ShardingError(f"{what}: shardings {spec!r} are not a pytree prefix of the value")
