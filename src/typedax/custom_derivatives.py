@@ -1,19 +1,32 @@
 """``custom_jvp`` and ``custom_vjp``: functions with derivative rules of the
 user's own, as ``jax.custom_jvp`` / ``jax.custom_vjp``.
 
-Called eagerly (no transformation running), a custom function is its
-Python function. Under a transformation or staging it traces the function
-and its rules to jaxprs and binds ``custom_jvp_call`` / ``custom_vjp_call``
-(``control_flow/custom_calls.py``, where the rules of those primitives say
-what each transformation does with them).
+A call runs the way JAX's does (its ``process_custom_jvp_call`` per
+interpreter), so the function and its rules run as many times as JAX's,
+and Python control flow on concrete primal values works in them:
 
-The rules are traced when the function is called, not when it is
-differentiated (JAX traces them lazily; a typedax equation holds jaxprs
-only, so it prints, parses and compares like the others). A rule usually
-calls the function itself (``primal_out = f(x)``), which would trace the
-rule again without end; so rules nest ``MAX_RULE_DEPTH`` deep, and a call
-deeper than that is its plain function, differentiated as written.
-Derivatives up to that order use the custom rules at every level, as JAX's.
+* evaluation (no transformation) calls the function;
+* ``jvp`` and ``grad`` (``linearize``) call the JVP rule -- or ``fwd`` --
+  on the primals as the interpreter below sees them (concrete when nothing
+  below stages), and never the function itself; ``grad`` of a
+  ``custom_vjp`` traces ``bwd`` once, to the jaxpr of ``custom_lin``
+  (``control_flow/custom_calls.py``) that transposition evaluates;
+* ``vmap`` passes the function and its rules, batched, to the interpreter
+  below, so whichever of them that one calls runs once;
+* partial evaluation passes a call on known values to the interpreter below.
+
+Where something below stages (``jit``, ``make_jaxpr``, a call on unknown
+values under partial evaluation), the call is staged where it is made: the
+function and its rules are traced to jaxprs and ``custom_jvp_call`` /
+``custom_vjp_call`` is bound (the rules of those primitives say what each
+transformation does with the equation). Unlike JAX, which keeps the rules as
+Python thunks and traces them only if the staged equation is differentiated,
+a typedax equation holds jaxprs only (so it prints, parses and compares like
+the others): staging traces the rules too. A rule usually calls the
+function itself (``primal_out = f(x)``), which would stage the rule again
+without end; so staged rules nest ``MAX_RULE_DEPTH`` deep, and a call deeper
+than that is its plain function, differentiated as written. Derivatives up
+to that order use the custom rules at every level, as JAX's.
 """
 
 from __future__ import annotations
@@ -29,16 +42,23 @@ from . import lax
 from . import tree
 from .control_flow.common import join_consts
 from .control_flow.custom_calls import (
-    CustomJvpParams, CustomVjpParams, custom_jvp_call_p, custom_vjp_call_p,
+    CustomJvpParams, CustomLinParams, CustomVjpParams, custom_jvp_call_p, custom_lin_p,
+    custom_vjp_call_p,
 )
 from .core.avals import ShapedArray
 from .core.dtypes import is_float, is_inexact
 from .core.errors import CustomDerivativeError, MissingCustomRuleError
 from .core.ir import ClosedJaxpr
 from .core.names import fun_name
-from .core.trace import EVAL_TRACE, Tracer, Value, as_value, aval_of, bind, current_trace
+from .core.rules import BatchDim, Tangent, Zero
+from .core.trace import (
+    EVAL_TRACE, EvalTrace, Trace, Tracer, Value, as_value, aval_of, bind, current_trace, using_trace,
+)
+from .interpreters.batching import BatchTrace, BatchTracer, vmap_flat
+from .interpreters.jvp import JVPTrace, JVPTracer
+from .interpreters.partial_eval import PartialEvalTrace
 from .interpreters.staging import trace_to_jaxpr_flat
-from .primitives.structural import zeros_like_aval
+from .primitives.structural import move_batch_axis, reduce_sum, zeros_like_aval
 
 __all__ = ["MAX_RULE_DEPTH", "custom_jvp", "custom_vjp"]
 
@@ -151,12 +171,6 @@ def _fit(v: Value, want: ShapedArray) -> Value | None:
     return None
 
 
-def _stage(
-    run: Callable[[list[Value]], list[Value]], avals: Sequence[ShapedArray], name: str
-) -> ClosedJaxpr:
-    return trace_to_jaxpr_flat(run, avals, name)
-
-
 def _consts(closed: Sequence[ClosedJaxpr]) -> list[Value]:
     return [as_value(c, "constants") for c in (x for cj in closed for x in cj.consts)]
 
@@ -165,24 +179,226 @@ def _strong(avals: Sequence[ShapedArray]) -> list[ShapedArray]:
     return [a.weakened(False) for a in avals]
 
 
-class _Primal:
-    """The traced primal function: its jaxpr, output structure and types."""
+FlatFun = Callable[[list[Value]], list[Value]]
+"""A function or rule on flat lists of values (its pytrees flattened)."""
+FlatRule = Callable[[list[Value], list[Value]], list[Value]]
+"""A JVP rule on flat primals and tangents, giving the primal then the tangent outputs."""
 
-    def __init__(self, kind: str, fun: Callable[..., object], name: str, nondiff: tuple[int, ...],
-                 statics: Sequence[object], in_tree: tree.TreeDef, avals: Sequence[ShapedArray]) -> None:
-        trees: list[tree.TreeDef] = []
 
-        def run(xs: list[Value]) -> list[Value]:
-            dyn = tree.unflatten(in_tree, xs)
-            assert isinstance(dyn, tuple)
-            out = fun(*_merge(nondiff, statics, dyn))
-            flat, out_tree = tree.flatten(out)
-            trees.append(out_tree)
-            return _values(flat, f"the outputs of the {kind} function {name}")
+class _Out:
+    """What a call learns of its outputs from whichever of the function and
+    its rules runs: the output structure; the output types once the function
+    is traced (staging); for a ``custom_vjp``, the residuals' structure."""
 
-        self.closed = _stage(run, avals, name)
-        self.out_tree = trees[0]
-        self.out_avals = list(self.closed.jaxpr.out_avals)
+    __slots__ = ("tree", "avals", "res_tree", "n_res")
+
+    def __init__(self) -> None:
+        self.tree: tree.TreeDef | None = None
+        self.avals: list[ShapedArray] | None = None
+        self.res_tree: tree.TreeDef | None = None
+        self.n_res = 0
+
+    def out_tree(self) -> tree.TreeDef:
+        if self.tree is None:  # the function or a rule has run by now
+            raise AssertionError("custom function: no output structure recorded")
+        return self.tree
+
+
+def _flat_fun(kind: str, fun: Callable[..., object], name: str, nondiff: tuple[int, ...],
+              statics: Sequence[object], in_tree: tree.TreeDef, out: _Out) -> FlatFun:
+    def run(xs: list[Value]) -> list[Value]:
+        dyn = tree.unflatten(in_tree, xs)
+        assert isinstance(dyn, tuple)
+        flat, out_tree = tree.flatten(fun(*_merge(nondiff, statics, dyn)))
+        out.tree = out_tree
+        return _values(flat, f"the outputs of the {kind} function {name}")
+
+    return run
+
+
+# -- how a call runs under each interpreter (JAX's process_custom_*_call) -------------
+def _own_jvp(trace: Trace, v: Value) -> bool:
+    return type(v) is JVPTracer and v._trace is trace
+
+
+def _own_batch(trace: Trace, v: Value) -> bool:
+    return type(v) is BatchTracer and v._trace is trace
+
+
+def _runs_below(trace: Trace, vals: Sequence[Value]) -> bool:
+    """Whether a call on ``vals`` under ``trace`` reaches evaluation, or a
+    JVP interpreter that calls the rule, through interpreters that only hand
+    it down (``vmap``; partial evaluation of known values; a JVP perturbing
+    none of them): then each passes the function and its rules to the one
+    below, as JAX's interpreters do, and only the one called runs. Otherwise
+    (staging below) the call is staged where it is made."""
+    t: Trace | None = trace
+    vs = list(vals)
+    while t is not None:
+        if isinstance(t, EvalTrace):
+            return True
+        if isinstance(t, JVPTrace):
+            if any(_own_jvp(t, v) for v in vs):
+                return True
+        elif isinstance(t, PartialEvalTrace):
+            if any(t.is_unknown(v) for v in vs):
+                return False
+        elif isinstance(t, BatchTrace):
+            vs = [v.val if type(v) is BatchTracer and v._trace is t else v for v in vs]
+        else:
+            return False
+        t = t.parent
+    return False
+
+
+def _parent(trace: Trace) -> Trace:
+    parent = trace.parent
+    assert parent is not None  # only evaluation has none
+    return parent
+
+
+def _primals_tangents(trace: JVPTrace, vals: Sequence[Value]) -> tuple[list[Value], list[Value]]:
+    """The primals and tangents (zeros where none: a constant, an integer)
+    of ``trace``'s operands, as values of the interpreter below."""
+    primals: list[Value] = []
+    dots: list[Value] = []
+    with using_trace(_parent(trace)):
+        for v in vals:
+            p, t = (v.primal, v.tangent) if type(v) is JVPTracer and v._trace is trace else (v, None)
+            primals.append(p)
+            dots.append(zeros_like_aval(aval_of(p).weakened(False)) if t is None or isinstance(t, Zero) else t)
+    return primals, dots
+
+
+def _jvp_out(trace: JVPTrace, primal: Value, tangent: Value) -> Value:
+    return JVPTracer(trace, primal, tangent) if is_inexact(aval_of(primal).dtype) else primal
+
+
+def _unbatch(trace: BatchTrace, vals: Sequence[Value]) -> tuple[list[Value], list[BatchDim]]:
+    out: list[Value] = []
+    dims: list[BatchDim] = []
+    for v in vals:
+        if type(v) is BatchTracer and v._trace is trace:
+            out.append(v.val)
+            dims.append(v.batch_dim)
+        else:
+            out.append(v)
+            dims.append(None)
+    return out, dims
+
+
+def _batch(trace: BatchTrace, vals: Sequence[Value], dims: Sequence[BatchDim]) -> list[Value]:
+    return [v if d is None else BatchTracer(trace, v, d) for v, d in zip(vals, dims)]
+
+
+def _to_front(trace: BatchTrace, outs: Sequence[Value], together: int = 0) -> tuple[list[Value], list[BatchDim]]:
+    """``trace``'s outputs as values below it, batched along axis 0 (None:
+    unbatched). With ``together`` = n, the outputs are n (primal, tangent)
+    pairs, ``outs[:n]`` and ``outs[n:]``, batched alike."""
+    vals, dims = _unbatch(trace, outs)
+    want = [d is not None for d in dims]
+    for i in range(together):
+        if want[i] or want[together + i]:
+            want[i] = want[together + i] = True
+    with using_trace(_parent(trace)):  # (an unbatched one of a batched pair is broadcast)
+        moved = [move_batch_axis(trace.axis_size, d, 0, v) if w else v for v, d, w in zip(vals, dims, want)]
+    return moved, [0 if w else None for w in want]
+
+
+def _jvp_call(trace: Trace, fun: FlatFun, rule: FlatRule, vals: Sequence[Value]) -> list[Value]:
+    """A ``custom_jvp`` call handed down from interpreter to interpreter
+    (where ``_runs_below``)."""
+    if isinstance(trace, EvalTrace):
+        with using_trace(trace):
+            return fun(list(vals))
+    parent = _parent(trace)
+    if isinstance(trace, JVPTrace):
+        if not any(_own_jvp(trace, v) for v in vals):
+            return _jvp_call(parent, fun, rule, vals)
+        primals, dots = _primals_tangents(trace, vals)
+        with using_trace(parent):
+            outs = rule(primals, dots)  # the primals as the interpreter below has them
+        n = len(outs) // 2
+        return [_jvp_out(trace, p, t) for p, t in zip(outs[:n], outs[n:])]
+    if isinstance(trace, BatchTrace):
+        ins, dims = _unbatch(trace, vals)
+        out_dims: list[list[BatchDim]] = []
+
+        def fun_b(xs: list[Value]) -> list[Value]:
+            with using_trace(trace):
+                outs = fun(_batch(trace, xs, dims))
+            moved, d = _to_front(trace, outs)
+            out_dims.append(d)
+            return moved
+
+        def rule_b(ps: list[Value], ts: list[Value]) -> list[Value]:
+            with using_trace(trace):
+                outs = rule(_batch(trace, ps, dims), _batch(trace, ts, dims))
+            moved, d = _to_front(trace, outs, len(outs) // 2)
+            out_dims.append(d[: len(d) // 2])
+            return moved
+
+        outs = _jvp_call(parent, fun_b, rule_b, ins)
+        return _batch(trace, outs, out_dims[-1])
+    return _jvp_call(parent, fun, rule, vals)  # partial evaluation: the values are known
+
+
+def _vjp_call(trace: Trace, fun: FlatFun, fwd: FlatFun, bwd: FlatFun, out: _Out, name: str,
+              vals: Sequence[Value]) -> list[Value]:
+    """A ``custom_vjp`` call handed down from interpreter to interpreter
+    (where ``_runs_below``). Under a JVP interpreter ``fwd`` runs on the
+    primals and ``bwd`` is traced, once, to the jaxpr of ``custom_lin``."""
+    if isinstance(trace, EvalTrace):
+        with using_trace(trace):
+            return fun(list(vals))
+    parent = _parent(trace)
+    if isinstance(trace, JVPTrace):
+        if not any(_own_jvp(trace, v) for v in vals):
+            return _vjp_call(parent, fun, fwd, bwd, out, name, vals)
+        primals, dots = _primals_tangents(trace, vals)
+        with using_trace(parent):
+            res_out = fwd(primals)
+            n = len(res_out) - out.n_res
+            outs, res = res_out[:n], res_out[n:]
+            avals = [*(aval_of(r) for r in res), *_strong([aval_of(o) for o in outs])]
+            bwd_closed = trace_to_jaxpr_flat(bwd, avals, f"{name}_bwd")
+            consts = _consts([bwd_closed])
+            lin = CustomLinParams(bwd_closed.jaxpr, len(consts), len(res), name).to_params()
+            t_out = bind(custom_lin_p, [*consts, *res, *dots], lin)
+        return [_jvp_out(trace, p, t) for p, t in zip(outs, t_out)]
+    if isinstance(trace, BatchTrace):
+        ins, dims = _unbatch(trace, vals)
+        out_dims: list[list[BatchDim]] = []
+        res_dims: list[list[BatchDim]] = []
+        size = trace.axis_size
+
+        def fun_b(xs: list[Value]) -> list[Value]:
+            with using_trace(trace):
+                outs = fun(_batch(trace, xs, dims))
+            moved, d = _to_front(trace, outs)
+            out_dims.append(d)
+            return moved
+
+        def fwd_b(xs: list[Value]) -> list[Value]:
+            with using_trace(trace):
+                outs = fwd(_batch(trace, xs, dims))
+            moved, d = _to_front(trace, outs)
+            n = len(outs) - out.n_res
+            out_dims.append(d[:n])
+            res_dims.append(d[n:])
+            return moved
+
+        def bwd_b(xs: list[Value]) -> list[Value]:
+            # traced under a trace of its own: a vmap of bwd on what fwd_b gave
+            cts = vmap_flat(lambda ys: bwd(list(ys)), size, [*res_dims[-1], *out_dims[-1]], xs,
+                            [0] * len(dims), trace.axis_name)
+            # an argument shared by the examples gets the sum of their cotangents
+            return [reduce_sum(c, (0,)) if d is None else move_batch_axis(size, 0, d, c)
+                    for c, d in zip(cts, dims)]
+
+        outs = _vjp_call(parent, fun_b, fwd_b, bwd_b, out, name, ins)
+        return _batch(trace, outs, out_dims[-1])
+    return _vjp_call(parent, fun, fwd, bwd, out, name, vals)  # partial evaluation: known values
 
 
 # -- custom_jvp ----------------------------------------------------------------------
@@ -277,93 +493,111 @@ class custom_jvp(Generic[P, R]):  # noqa: N801 - JAX's name
         dyn = tuple(x for i, x in enumerate(full) if i not in nondiff)
         leaves, in_tree = tree.flatten(dyn)
         vals = _values(leaves, f"the arguments of the custom_jvp function {name}")
-        avals = [aval_of(v) for v in vals]
-        primal = _Primal("custom_jvp", self._call, name, nondiff, statics, in_tree, avals)
-        with _rule_level():
-            jvp_closed = self._trace_rule(rule, name, statics, in_tree, avals, primal)
-        call, jvp = join_consts(
-            [primal.closed.jaxpr, jvp_closed.jaxpr], [len(primal.closed.consts), len(jvp_closed.consts)]
-        )
-        consts = _consts([primal.closed, jvp_closed])
-        params = CustomJvpParams(call, jvp, len(consts), name).to_params()
-        outs = bind(custom_jvp_call_p, [*consts, *vals], params)
-        return cast(R, tree.unflatten(primal.out_tree, outs))  # the function's own output structure
+        out = _Out()
+        fun = _flat_fun("custom_jvp", self._call, name, nondiff, statics, in_tree, out)
+        jvp = _flat_jvp_rule(rule, name, statics, in_tree, out)
+        trace = current_trace()
+        if _runs_below(trace, vals):
+            outs = _jvp_call(trace, fun, jvp, vals)
+        else:
+            outs = _stage_jvp(fun, jvp, out, vals, name)
+        return cast(R, tree.unflatten(out.out_tree(), outs))  # the function's own output structure
 
-    def _trace_rule(self, rule: Callable[..., object], name: str,
-                    statics: Sequence[object], in_tree: tree.TreeDef,
-                    avals: Sequence[ShapedArray], primal: _Primal) -> ClosedJaxpr:
-        n = len(avals)
-        rule_name = fun_name(rule)
-        want = primal.out_avals
 
-        def run(xs: list[Value]) -> list[Value]:
-            primals = tree.unflatten(in_tree, xs[:n])
-            tangents = tree.unflatten(in_tree, xs[n:])
-            pair = rule(*statics, primals, tangents)
-            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-                raise CustomDerivativeError(
-                    f"Custom JVP rule {rule_name} for function {name} must produce a pair "
-                    "(list or tuple of length two) representing primal and tangent outputs, "
-                    f"but got {pair!r}."
-                )
-            p_leaves, p_tree = tree.flatten(pair[0])
-            t_leaves, t_tree = tree.flatten(pair[1])
-            if p_tree != t_tree:
-                raise CustomDerivativeError(
-                    f"Custom JVP rule {rule_name} for function {name} must produce primal and "
-                    "tangent outputs with equal container (pytree) structures, but got "
-                    f"{p_tree} and {t_tree} respectively."
-                )
-            p_vals = _values(p_leaves, f"the primal outputs of the JVP rule {rule_name}")
-            p_avals = [aval_of(v) for v in p_vals]
-            if p_tree != primal.out_tree:
-                raise CustomDerivativeError(
-                    f"Custom JVP rule {rule_name} for function {name} must produce a pair (list "
-                    "or tuple of length two) where the first element represents the primal "
-                    f"output (equal in value to the output of the custom_jvp-decorated function "
-                    f"{name}, and in particular of the same container/pytree structure), but "
-                    "instead the JVP rule output's first element had container/pytree "
-                    f"structure:\n    {_types(p_avals, p_tree)}\nwhile the custom_jvp-decorated "
-                    f"function {name} had output container/pytree structure:\n"
-                    f"    {_types(want, primal.out_tree)}."
-                )
-            fitted = [_fit(v, w) for v, w in zip(p_vals, want)]
-            if any(f is None for f in fitted):
-                raise CustomDerivativeError(
-                    f"Custom JVP rule {rule_name} for function {name} must produce a pair (list "
-                    "or tuple of length two) where the first element represents the primal "
-                    f"output (equal in value to the output of the custom_jvp-decorated function "
-                    f"{name}, and in particular with leaves of the same shape/dtype), but "
-                    "instead the JVP rule output's first element had shapes/dtypes of:\n"
-                    f"    {_types(p_avals, p_tree)}\nwhile the custom_jvp-decorated function "
-                    f"{name} had output shapes/dtypes of:\n    {_types(want, p_tree)}"
-                )
-            p_out = [f for f in fitted if f is not None]
-            t_vals = _values(t_leaves, f"the tangent outputs of the JVP rule {rule_name}")
-            t_out: list[Value] = []
-            bad: list[str] = []
-            for t, w in zip(t_vals, want):
-                ta = aval_of(t)
-                if not is_inexact(w.dtype):  # no derivative (JAX's float0): zeros of its own type
-                    if ta.shape != w.shape:
-                        bad.append(f"primal {w.str_short()} with tangent {ta.str_short()}")
-                    t_out.append(zeros_like_aval(w.weakened(False)))
-                    continue
-                ft = _fit(t, w)
-                if ft is None:
-                    bad.append(f"primal {w.str_short()} with tangent {ta.str_short()}, "
-                               f"expecting tangent {w.weakened(False).str_short()}")
-                else:
-                    t_out.append(ft)
-            if bad:
-                raise CustomDerivativeError(
-                    f"Custom JVP rule {rule_name} for function {name} must produce primal and "
-                    "tangent outputs with corresponding shapes and dtypes, but got:\n  "
-                    + "\n  ".join(bad)
-                )
-            return [*p_out, *t_out]
+def _stage_jvp(fun: FlatFun, rule: FlatRule, out: _Out, vals: Sequence[Value], name: str) -> list[Value]:
+    """Trace the function and its rule, and bind ``custom_jvp_call``."""
+    avals = [aval_of(v) for v in vals]
+    primal = trace_to_jaxpr_flat(fun, avals, name)
+    out.avals = list(primal.jaxpr.out_avals)
+    n = len(avals)
+    with _rule_level():
+        jvp_closed = trace_to_jaxpr_flat(lambda xs: rule(xs[:n], xs[n:]), [*avals, *_strong(avals)], f"{name}_jvp")
+    call, jvp = join_consts(
+        [primal.jaxpr, jvp_closed.jaxpr], [len(primal.consts), len(jvp_closed.consts)]
+    )
+    consts = _consts([primal, jvp_closed])
+    params = CustomJvpParams(call, jvp, len(consts), name).to_params()
+    return list(bind(custom_jvp_call_p, [*consts, *vals], params))
 
-        return _stage(run, [*avals, *_strong(avals)], f"{name}_jvp")
+
+def _flat_jvp_rule(rule: Callable[..., object], name: str, statics: Sequence[object],
+                   in_tree: tree.TreeDef, out: _Out) -> FlatRule:
+    """The JVP rule on flat values, checking what it gives (against the
+    function's output types once the function is traced, else against its
+    own primal outputs, as JAX's)."""
+    rule_name = fun_name(rule)
+
+    def run(ps: list[Value], ts: list[Value]) -> list[Value]:
+        primals = tree.unflatten(in_tree, ps)
+        tangents = tree.unflatten(in_tree, ts)
+        pair = rule(*statics, primals, tangents)
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise CustomDerivativeError(
+                f"Custom JVP rule {rule_name} for function {name} must produce a pair "
+                "(list or tuple of length two) representing primal and tangent outputs, "
+                f"but got {pair!r}."
+            )
+        p_leaves, p_tree = tree.flatten(pair[0])
+        t_leaves, t_tree = tree.flatten(pair[1])
+        if p_tree != t_tree:
+            raise CustomDerivativeError(
+                f"Custom JVP rule {rule_name} for function {name} must produce primal and "
+                "tangent outputs with equal container (pytree) structures, but got "
+                f"{p_tree} and {t_tree} respectively."
+            )
+        p_vals = _values(p_leaves, f"the primal outputs of the JVP rule {rule_name}")
+        p_avals = [aval_of(v) for v in p_vals]
+        if out.tree is None:  # the function has not run: the rule says what it returns
+            out.tree = p_tree
+        want = out.avals if out.avals is not None else p_avals
+        if p_tree != out.tree:
+            raise CustomDerivativeError(
+                f"Custom JVP rule {rule_name} for function {name} must produce a pair (list "
+                "or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_jvp-decorated function "
+                f"{name}, and in particular of the same container/pytree structure), but "
+                "instead the JVP rule output's first element had container/pytree "
+                f"structure:\n    {_types(p_avals, p_tree)}\nwhile the custom_jvp-decorated "
+                f"function {name} had output container/pytree structure:\n"
+                f"    {_types(want, out.tree)}."
+            )
+        fitted = [_fit(v, w) for v, w in zip(p_vals, want)]
+        if any(f is None for f in fitted):
+            raise CustomDerivativeError(
+                f"Custom JVP rule {rule_name} for function {name} must produce a pair (list "
+                "or tuple of length two) where the first element represents the primal "
+                f"output (equal in value to the output of the custom_jvp-decorated function "
+                f"{name}, and in particular with leaves of the same shape/dtype), but "
+                "instead the JVP rule output's first element had shapes/dtypes of:\n"
+                f"    {_types(p_avals, p_tree)}\nwhile the custom_jvp-decorated function "
+                f"{name} had output shapes/dtypes of:\n    {_types(want, p_tree)}"
+            )
+        p_out = [f for f in fitted if f is not None]
+        t_vals = _values(t_leaves, f"the tangent outputs of the JVP rule {rule_name}")
+        t_out: list[Value] = []
+        bad: list[str] = []
+        for t, w in zip(t_vals, want):
+            ta = aval_of(t)
+            if not is_inexact(w.dtype):  # no derivative (JAX's float0): zeros of its own type
+                if ta.shape != w.shape:
+                    bad.append(f"primal {w.str_short()} with tangent {ta.str_short()}")
+                t_out.append(zeros_like_aval(w.weakened(False)))
+                continue
+            ft = _fit(t, w)
+            if ft is None:
+                bad.append(f"primal {w.str_short()} with tangent {ta.str_short()}, "
+                           f"expecting tangent {w.weakened(False).str_short()}")
+            else:
+                t_out.append(ft)
+        if bad:
+            raise CustomDerivativeError(
+                f"Custom JVP rule {rule_name} for function {name} must produce primal and "
+                "tangent outputs with corresponding shapes and dtypes, but got:\n  "
+                + "\n  ".join(bad)
+            )
+        return [*p_out, *t_out]
+
+    return run
 
 
 # -- custom_vjp ----------------------------------------------------------------------
@@ -436,119 +670,138 @@ class custom_vjp(Generic[P, R]):  # noqa: N801 - JAX's name
         dyn = tuple(x for i, x in enumerate(full) if i not in nondiff)
         leaves, in_tree = tree.flatten(dyn)
         vals = _values(leaves, f"the arguments of the custom_vjp function {name}")
-        avals = [aval_of(v) for v in vals]
-        primal = _Primal("custom_vjp", self._call, name, nondiff, statics, in_tree, avals)
-        with _rule_level():
-            fwd_closed, res_tree = self._trace_fwd(fwd, name, statics, in_tree, avals, primal)
-            n_out = len(primal.out_avals)
-            res_avals = list(fwd_closed.jaxpr.out_avals[n_out:])
-            bwd_closed = self._trace_bwd(bwd, name, statics, dyn, res_tree, res_avals, primal)
-        call, fwd_j, bwd_j = join_consts(
-            [primal.closed.jaxpr, fwd_closed.jaxpr, bwd_closed.jaxpr],
-            [len(primal.closed.consts), len(fwd_closed.consts), len(bwd_closed.consts)],
-        )
-        consts = _consts([primal.closed, fwd_closed, bwd_closed])
-        params = CustomVjpParams(call, fwd_j, bwd_j, len(consts), name).to_params()
-        outs = bind(custom_vjp_call_p, [*consts, *vals], params)
-        return cast(R, tree.unflatten(primal.out_tree, outs))  # the function's own output structure
+        out = _Out()
+        fun = _flat_fun("custom_vjp", self._call, name, nondiff, statics, in_tree, out)
+        fwd_f = _flat_fwd(fwd, name, nondiff, statics, in_tree, out)
+        bwd_f = _flat_bwd(bwd, name, statics, dyn, out)
+        trace = current_trace()
+        if _runs_below(trace, vals):
+            outs = _vjp_call(trace, fun, fwd_f, bwd_f, out, name, vals)
+        else:
+            outs = _stage_vjp(fun, fwd_f, bwd_f, out, vals, name)
+        return cast(R, tree.unflatten(out.out_tree(), outs))  # the function's own output structure
 
-    def _trace_fwd(self, fwd: Callable[..., object], name: str,
-                   statics: Sequence[object], in_tree: tree.TreeDef,
-                   avals: Sequence[ShapedArray], primal: _Primal) -> tuple[ClosedJaxpr, tree.TreeDef]:
-        fwd_name = fun_name(fwd)
-        nondiff = self.nondiff_argnums
-        want = primal.out_avals
-        res_trees: list[tree.TreeDef] = []
 
-        def run(xs: list[Value]) -> list[Value]:
-            dyn = tree.unflatten(in_tree, xs)
-            assert isinstance(dyn, tuple)
-            pair = fwd(*_merge(nondiff, statics, dyn))
-            if not isinstance(pair, (list, tuple)) or len(pair) != 2:
-                raise CustomDerivativeError(
-                    f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
-                    "(list or tuple of length two) where the first element represents the "
-                    f"primal output (equal to those of the custom_vjp-decorated function {name}) "
-                    "and the second element represents residuals (i.e. values stored from the "
-                    "forward pass for use on the backward pass), but instead of a pair the fwd "
-                    f"rule {fwd_name} produced {pair!r}."
-                )
-            p_leaves, p_tree = tree.flatten(pair[0])
-            r_leaves, r_tree = tree.flatten(pair[1])
-            res_trees.append(r_tree)
-            p_vals = _values(p_leaves, f"the primal outputs of the fwd rule {fwd_name}")
-            p_avals = [aval_of(v) for v in p_vals]
-            if p_tree != primal.out_tree:
-                raise CustomDerivativeError(
-                    f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
-                    "(list or tuple of length two) where the first element represents the "
-                    f"primal output (equal to the output of the custom_vjp-decorated function "
-                    f"{name}) and the second element represents residuals, but instead the fwd "
-                    "rule output's first element had container/pytree structure:\n"
-                    f"    {_types(p_avals, p_tree)}\nwhile the custom_vjp-decorated function "
-                    f"{name} had output container/pytree structure:\n"
-                    f"    {_types(want, primal.out_tree)}."
-                )
-            fitted = [_fit(v, w) for v, w in zip(p_vals, want)]
-            if any(f is None for f in fitted):
-                raise CustomDerivativeError(
-                    f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
-                    "(list or tuple of length two) where the first element represents the "
-                    f"primal output (equal to the output of the custom_vjp-decorated function "
-                    f"{name}) and the second element represents residuals, but instead the fwd "
-                    "rule output's first element had shapes/dtypes of:\n"
-                    f"    {_types(p_avals, p_tree)}\nwhile the custom_vjp-decorated function "
-                    f"{name} had output shapes/dtypes of:\n    {_types(want, p_tree)}"
-                )
-            res = _values(r_leaves, f"the residuals of the fwd rule {fwd_name}")
-            return [*(f for f in fitted if f is not None), *res]
+def _stage_vjp(fun: FlatFun, fwd: FlatFun, bwd: FlatFun, out: _Out, vals: Sequence[Value],
+               name: str) -> list[Value]:
+    """Trace the function, ``fwd`` and ``bwd``, and bind ``custom_vjp_call``."""
+    avals = [aval_of(v) for v in vals]
+    primal = trace_to_jaxpr_flat(fun, avals, name)
+    out_avals = list(primal.jaxpr.out_avals)
+    out.avals = out_avals
+    with _rule_level():
+        fwd_closed = trace_to_jaxpr_flat(fwd, avals, f"{name}_fwd")
+        res_avals = list(fwd_closed.jaxpr.out_avals[len(out_avals):])
+        bwd_closed = trace_to_jaxpr_flat(bwd, [*res_avals, *_strong(out_avals)], f"{name}_bwd")
+    call, fwd_j, bwd_j = join_consts(
+        [primal.jaxpr, fwd_closed.jaxpr, bwd_closed.jaxpr],
+        [len(primal.consts), len(fwd_closed.consts), len(bwd_closed.consts)],
+    )
+    consts = _consts([primal, fwd_closed, bwd_closed])
+    params = CustomVjpParams(call, fwd_j, bwd_j, len(consts), name).to_params()
+    return list(bind(custom_vjp_call_p, [*consts, *vals], params))
 
-        closed = _stage(run, avals, f"{name}_fwd")
-        return closed, res_trees[0]
 
-    def _trace_bwd(self, bwd: Callable[..., object], name: str, statics: Sequence[object],
-                   dyn: tuple[object, ...], res_tree: tree.TreeDef,
-                   res_avals: Sequence[ShapedArray], primal: _Primal) -> ClosedJaxpr:
-        bwd_name = fun_name(bwd)
-        n_res = len(res_avals)
-        arg_trees = [tree.structure(a) for a in dyn]
-        arg_avals = [[aval_of(x) for x in tree.leaves(a)] for a in dyn]
-        in_tree = tree.structure(dyn)
+def _flat_fwd(fwd: Callable[..., object], name: str, nondiff: tuple[int, ...],
+              statics: Sequence[object], in_tree: tree.TreeDef, out: _Out) -> FlatFun:
+    """``fwd`` on flat values, giving the outputs then the residuals, checked."""
+    fwd_name = fun_name(fwd)
 
-        def run(xs: list[Value]) -> list[Value]:
-            res = tree.unflatten(res_tree, xs[:n_res])
-            ct = tree.unflatten(primal.out_tree, xs[n_res:])
-            cts_in = bwd(*statics, res, ct)
-            if isinstance(cts_in, list) and len(cts_in) == len(dyn):
-                cts_in = tuple(cts_in)
-            if not isinstance(cts_in, tuple) or len(cts_in) != len(dyn):
+    def run(xs: list[Value]) -> list[Value]:
+        dyn = tree.unflatten(in_tree, xs)
+        assert isinstance(dyn, tuple)
+        pair = fwd(*_merge(nondiff, statics, dyn))
+        if not isinstance(pair, (list, tuple)) or len(pair) != 2:
+            raise CustomDerivativeError(
+                f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the "
+                f"primal output (equal to those of the custom_vjp-decorated function {name}) "
+                "and the second element represents residuals (i.e. values stored from the "
+                "forward pass for use on the backward pass), but instead of a pair the fwd "
+                f"rule {fwd_name} produced {pair!r}."
+            )
+        p_leaves, p_tree = tree.flatten(pair[0])
+        r_leaves, r_tree = tree.flatten(pair[1])
+        out.res_tree = r_tree
+        out.n_res = len(r_leaves)
+        p_vals = _values(p_leaves, f"the primal outputs of the fwd rule {fwd_name}")
+        p_avals = [aval_of(v) for v in p_vals]
+        if out.tree is None:  # the function has not run: fwd says what it returns
+            out.tree = p_tree
+        want = out.avals if out.avals is not None else p_avals
+        if p_tree != out.tree:
+            raise CustomDerivativeError(
+                f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the "
+                f"primal output (equal to the output of the custom_vjp-decorated function "
+                f"{name}) and the second element represents residuals, but instead the fwd "
+                "rule output's first element had container/pytree structure:\n"
+                f"    {_types(p_avals, p_tree)}\nwhile the custom_vjp-decorated function "
+                f"{name} had output container/pytree structure:\n"
+                f"    {_types(want, out.tree)}."
+            )
+        fitted = [_fit(v, w) for v, w in zip(p_vals, want)]
+        if any(f is None for f in fitted):
+            raise CustomDerivativeError(
+                f"Custom VJP fwd rule {fwd_name} for function {name} must produce a pair "
+                "(list or tuple of length two) where the first element represents the "
+                f"primal output (equal to the output of the custom_vjp-decorated function "
+                f"{name}) and the second element represents residuals, but instead the fwd "
+                "rule output's first element had shapes/dtypes of:\n"
+                f"    {_types(p_avals, p_tree)}\nwhile the custom_vjp-decorated function "
+                f"{name} had output shapes/dtypes of:\n    {_types(want, p_tree)}"
+            )
+        res = _values(r_leaves, f"the residuals of the fwd rule {fwd_name}")
+        return [*(f for f in fitted if f is not None), *res]
+
+    return run
+
+
+def _flat_bwd(bwd: Callable[..., object], name: str, statics: Sequence[object],
+              dyn: tuple[object, ...], out: _Out) -> FlatFun:
+    """``bwd`` on flat residuals and output cotangents, giving the flat
+    cotangents of the arguments, checked (zeros for None)."""
+    bwd_name = fun_name(bwd)
+    arg_trees = [tree.structure(a) for a in dyn]
+    arg_avals = [[aval_of(x) for x in tree.leaves(a)] for a in dyn]
+    in_tree = tree.structure(dyn)
+
+    def run(xs: list[Value]) -> list[Value]:
+        if out.res_tree is None:  # fwd has run by now
+            raise AssertionError(f"custom_vjp function {name}: bwd before fwd")
+        n_res = out.n_res
+        res = tree.unflatten(out.res_tree, xs[:n_res])
+        ct = tree.unflatten(out.out_tree(), xs[n_res:])
+        cts_in = bwd(*statics, res, ct)
+        if isinstance(cts_in, list) and len(cts_in) == len(dyn):
+            cts_in = tuple(cts_in)
+        if not isinstance(cts_in, tuple) or len(cts_in) != len(dyn):
+            raise CustomDerivativeError(
+                "Custom VJP bwd rule must produce an output with the same container "
+                "(pytree) structure as the args tuple of the primal function, and in "
+                "particular must produce a tuple of length equal to the number of "
+                f"arguments to the primal function, but got bwd output structure "
+                f"{tree.structure(cts_in)} for primal input structure {in_tree} "
+                f"(bwd rule {bwd_name} of the custom_vjp function {name})."
+            )
+        flat: list[Value] = []
+        for i, (ct_i, t_i, avals_i) in enumerate(zip(cts_in, arg_trees, arg_avals)):
+            if ct_i is None:
+                flat.extend(zeros_like_aval(a.weakened(False)) for a in avals_i)
+                continue
+            leaves, t = tree.flatten(ct_i, is_leaf=lambda x: x is None)
+            if t != t_i:
                 raise CustomDerivativeError(
                     "Custom VJP bwd rule must produce an output with the same container "
-                    "(pytree) structure as the args tuple of the primal function, and in "
-                    "particular must produce a tuple of length equal to the number of "
-                    f"arguments to the primal function, but got bwd output structure "
-                    f"{tree.structure(cts_in)} for primal input structure {in_tree} "
-                    f"(bwd rule {bwd_name} of the custom_vjp function {name})."
+                    "(pytree) structure as the args tuple of the primal function, but "
+                    f"for argument {i} the bwd rule {bwd_name} of the custom_vjp function "
+                    f"{name} produced structure {t} for an argument of structure {t_i}."
                 )
-            out: list[Value] = []
-            for i, (ct_i, t_i, avals_i) in enumerate(zip(cts_in, arg_trees, arg_avals)):
-                if ct_i is None:
-                    out.extend(zeros_like_aval(a.weakened(False)) for a in avals_i)
-                    continue
-                leaves, t = tree.flatten(ct_i, is_leaf=lambda x: x is None)
-                if t != t_i:
-                    raise CustomDerivativeError(
-                        "Custom VJP bwd rule must produce an output with the same container "
-                        "(pytree) structure as the args tuple of the primal function, but "
-                        f"for argument {i} the bwd rule {bwd_name} of the custom_vjp function "
-                        f"{name} produced structure {t} for an argument of structure {t_i}."
-                    )
-                for leaf, a in zip(leaves, avals_i):
-                    out.append(_bwd_leaf(leaf, a, i, bwd_name, name))
-            return out
+            for leaf, a in zip(leaves, avals_i):
+                flat.append(_bwd_leaf(leaf, a, i, bwd_name, name))
+        return flat
 
-        ct_avals = _strong(primal.out_avals)
-        return _stage(run, [*res_avals, *ct_avals], f"{name}_bwd")
+    return run
 
 
 def _bwd_leaf(leaf: object, a: ShapedArray, i: int, bwd_name: str, name: str) -> Value:
