@@ -22,7 +22,8 @@ Changes to the guide's text:
 - ``jax.debug.visualize_array_sharding`` needs ``rich``, which is not
   installed (JAX raises without it): both libraries call ``layout`` in its
   place, which prints which devices hold which index of the array -- the
-  picture's content, as text;
+  picture's content, as text (typedax's own, a plain-text table, is
+  checked against JAX's device placement below);
 - 32-bit types, JAX's default, for typedax (``enable_x64=False``).
 
 ``make_mesh`` makes Explicit axes in JAX 0.10 and Auto axes in typedax
@@ -519,3 +520,31 @@ def test_jit_output_on_a_mixed_mesh_as_jax() -> None:
         print(out.sharding.spec, jax.typeof(out))
     """)
     assert ours == theirs
+
+
+def test_visualize_array_sharding_draws_the_layout(capsys: pytest.CaptureFixture[str]) -> None:
+    """typedax's ``visualize_array_sharding`` (JAX's needs ``rich``): a row
+    of the table per block row, each block naming the devices holding it,
+    as JAX's ``devices_indices_map`` places them (cells 5, 7 and 9)."""
+    x = np.arange(32.0, dtype=np.float32).reshape(4, 8)
+    mesh, jmesh = tdx.make_mesh((2, 4), ("x", "y")), jax.make_mesh((2, 4), ("x", "y"))
+    for spec, f in [(P(), None), (P("x", "y"), None), (P("x", "y"), lambda v: v.sum(axis=0)), (P(None, "y"), None),
+                    (P("y"), None)]:
+        ours = tdx.device_put(x, NamedSharding(mesh, spec))
+        theirs = jax.device_put(x, jax.NamedSharding(jmesh, jax.P(*spec)))  # type: ignore[no-untyped-call]  # jax's P is untyped
+        if f is not None:
+            ours, theirs = tdx.jit(f)(ours), jax.jit(f)(theirs)
+        tdx.debug.visualize_array_sharding(ours)
+        rows = [[c.strip() for c in line.strip("\u2502").split("\u2502")]
+                for line in capsys.readouterr().out.splitlines() if "CPU" in line]
+        grid: dict[tuple[int, ...], list[int]] = {}
+        for d, index in theirs.sharding.devices_indices_map(theirs.shape).items():
+            key = tuple(((s.start or 0) // ((s.stop or n) - (s.start or 0))) for s, n in zip(index, theirs.shape))
+            grid.setdefault(key if len(key) == 2 else (0, *key), []).append(d.id)
+        expected = [["CPU " + ",".join(map(str, sorted(grid[r, c]))) for c in range(1 + max(k[1] for k in grid))]
+                    for r in range(1 + max(k[0] for k in grid))]
+        assert rows == expected, (spec, rows, expected)
+    with pytest.raises(ValueError, match="only works for shapes with 1 and 2 dimensions"):
+        tdx.debug.visualize_array_sharding(tnp.ones((2, 2, 2)))
+    with pytest.raises(TypeError, match="needs a concrete array"):
+        tdx.jit(tdx.debug.visualize_array_sharding)(tnp.ones(2))
