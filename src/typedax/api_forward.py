@@ -17,7 +17,7 @@ from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import BatchingError, BatchingTypeError, GradOutputError, TangentTypeError
 from .core.names import check_callable
-from .core.trace import Tracer, Value, as_value, aval_of, exact
+from .core.trace import EVAL_TRACE, Tracer, Value, as_value, aval_of, current_trace, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
 
@@ -104,8 +104,22 @@ def _tangent_out(primal: Value, tangent: Tangent) -> object:
     for an integer or bool output, which has no derivative (float0 names)."""
     pa = aval_of(primal)
     if not is_inexact(pa.dtype):
-        return np.zeros(pa.shape, float0)
+        return int_zero_tangent(pa)
     return instantiate_zeros(tangent)
+
+
+def int_zero_tangent(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
+    """The derivative of an integer or bool value of type ``a``, as ``jvp``,
+    ``vjp`` and ``grad(allow_int=True)`` return it: zeros of JAX's
+    ``float0`` when called at the top level. Inside a trace (``jit``,
+    ``vmap``, an outer ``jvp``) zeros of ``a``'s own dtype instead, as
+    typedax did before float0: its ``jit`` and ``vmap`` cannot carry float0
+    values yet, where JAX's can (a known gap; the zeros are the same
+    numbers, in another dtype), and a float0 there was an error
+    (``jit(jvp(argmax-like f))``)."""
+    if current_trace() is EVAL_TRACE:
+        return np.zeros(a.shape, float0)
+    return np.zeros(a.shape, a.dtype)
 
 
 _LEAF_TYPES: frozenset[type] = frozenset(

@@ -21,7 +21,7 @@ import numpy as np
 from . import lax, tree
 from ._lax.lax import _convert_weak
 from .api import argnum_positions, flat_fun
-from .api_forward import _values, jacfwd
+from .api_forward import _values, int_zero_tangent, jacfwd
 from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import GradOutputError, TangentTypeError, TangentValueError
@@ -166,10 +166,11 @@ def vjp(
     return primal_out, f_vjp, tree.unflatten(aux_tree, outs[n_out:])
 
 
-def _float0_zeros(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.void]]:
+def _float0_zeros(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
     """The gradient of an integer or bool value: zeros of JAX's ``float0``,
-    a NumPy array as JAX's (float0 names)."""
-    return np.zeros(a.shape, float0)
+    a NumPy array as JAX's, at the top level (``int_zero_tangent``: inside
+    ``jit``/``vmap``, zeros of its own dtype) (float0 names)."""
+    return int_zero_tangent(a)
 
 
 def _kind(x: object) -> str:
