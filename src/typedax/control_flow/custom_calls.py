@@ -24,6 +24,8 @@ tangents: a primitive linear in those tangents whose transpose evaluates
 ``bwd_jaxpr`` (so ``grad``/``vjp`` use the user's backward pass), and whose
 evaluation, JVP and lowering raise JAX's "can't apply forward-mode autodiff
 (jvp) to a custom_vjp function" -- only reverse mode reaches ``bwd``.
+(A call that is not staged binds ``custom_lin`` itself: under ``grad``,
+``custom_derivatives.py`` runs ``fwd`` on the primals and traces ``bwd``.)
 
 Differentiating with respect to a value the function closes over (a
 constant with a nonzero tangent) is refused, as JAX refuses it.
