@@ -394,6 +394,7 @@ def test_every_first_order_primitive_is_tested_here() -> None:
         "sign", "is_finite", "nextafter", "sinc_maclaurin",  # sinc_maclaurin: tests/test_audit2_grad.py
         "not", "and", "or", "xor", "shift_left", "shift_right_logical", "shift_right_arithmetic",
         "population_count",
+        "clz",  # in tests/test_lax_extra_names.py
         "conv_general_dilated",  # in tests/test_convolution.py
         "threefry2x32",  # in tests/test_random.py
     }
