@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 import typedax as tdx
+import typedax.numpy as tnp
 import typedax.scipy.special as ss
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
@@ -26,7 +27,8 @@ X = np.asarray([-3.0, -0.5, 0.0, 0.3, 1.0, 1.5, 2.5, 5.0, 10.0, 20.0, 40.0, 70.0
 def close(got: object, want: object, rtol: float, atol: float | None = None) -> None:
     g, w = np.asarray(got), np.asarray(want)
     assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
-    np.testing.assert_allclose(g.astype(np.float64), w.astype(np.float64), rtol=rtol,
+    wide = np.complex128 if g.dtype.kind == "c" else np.float64
+    np.testing.assert_allclose(g.astype(wide), w.astype(wide), rtol=rtol,
                                atol=rtol * 1e-3 if atol is None else atol)
 
 
@@ -165,3 +167,18 @@ def test_hyp1f1_matches_jax() -> None:
               jax.jit(jax.vmap(jax.grad(jss.hyp1f1, arg)))(a[m], b[m], x[m]), 1e-13)
     with pytest.raises(ValueError, match="complex"):
         ss.hyp1f1(1.0, 2.0, np.asarray([1j]))
+
+
+def test_wofz_matches_jax() -> None:
+    z = np.asarray([0.5 + 0.5j, -1.0 + 2.0j, 3.0 - 1.0j, -0.2 - 0.3j, 10.0 + 0.1j, 0.0j, 1e-3 - 5j])
+    want = jax.jit(jss.wofz)(jnp.asarray(z))
+    close(ss.wofz(z), want, 1e-15)
+    close(tdx.jit(ss.wofz)(z), want, 1e-15)
+    # float32: below the real axis 2 exp(-z**2) - w(-z) cancels; within float32's
+    # epsilon of the values' scale (~1)
+    close(ss.wofz(z.astype(np.complex64)), jss.wofz(jnp.asarray(z, jnp.complex64)), 1e-6, 1e-6)
+    r = np.asarray([0.0, 1.0, -2.5], np.float32)  # real arguments: complex64 from float32
+    close(ss.wofz(r), jss.wofz(jnp.asarray(r)), 1e-6, 1e-6)
+    t = np.ones_like(z)
+    close(tdx.jvp(ss.wofz, (z,), (t,))[1], jax.jvp(jss.wofz, (jnp.asarray(z),), (jnp.asarray(t),))[1], 1e-14)
+    close(tdx.grad(lambda x: tnp.real(ss.wofz(x)))(0.7), jax.grad(lambda x: jnp.real(jss.wofz(x)))(0.7), 1e-14)

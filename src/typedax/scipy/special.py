@@ -65,6 +65,7 @@ from ._special_names import loggamma as loggamma
 from ._special_names import owens_t as owens_t
 from ._special_names import sici as sici
 from ._special_names import spence as spence
+from ._special_names import wofz as wofz
 
 __all__ = [
     "digamma", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp", "xlog1py", "xlogy",
@@ -72,5 +73,5 @@ __all__ = [
     "gammainc", "gammaincc", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
     "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax", "zeta",
     # issue 29 item 7: more of jax.scipy.special (_special_names.py)
-    "bernoulli", "bessel_jn", "dawsn", "exp1", "expi", "expn", "hyp1f1", "loggamma", "owens_t", "sici", "spence",
+    "bernoulli", "bessel_jn", "dawsn", "exp1", "expi", "expn", "hyp1f1", "loggamma", "owens_t", "sici", "spence", "wofz",
 ]
