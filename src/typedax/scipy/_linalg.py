@@ -225,17 +225,25 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True
 
 def _pivots_to_permutation(piv: Array, m: int) -> Array:
     """The permutation the row interchanges ``piv`` (``[..., k]``) make of
-    ``range(m)`` (``jax.lax.linalg.lu_pivots_to_permutation``)."""
+    ``range(m)`` (``jax.lax.linalg.lu_pivots_to_permutation``), a
+    ``fori_loop`` over the interchanges."""
     batch = piv.shape[:-1]
-    perm = tnp.broadcast_to(lax.iota(np.dtype(np.int32), m), batch + (m,))
-    for i in range(piv.shape[-1]):
-        j = piv[..., i : i + 1].astype(np.dtype(np.int32))
-        p_i = perm[..., i : i + 1]
-        p_j = tnp.take_along_axis(perm, j, axis=-1)
-        perm = tnp.where(lax.iota(np.dtype(np.int32), m) == i, p_j, perm)
-        hit = lax.iota(np.dtype(np.int32), m) == j
-        perm = tnp.where(hit, p_i, perm)
-    return perm
+    i32 = np.dtype(np.int32)
+    ids = lax.iota(i32, m)
+    perm = tnp.broadcast_to(ids, batch + (m,))
+    piv = piv.astype(i32)
+
+    def swap(i: Value, p: Array) -> Array:
+        ii = tnp.asarray(i).astype(i32)
+        j = tnp.take_along_axis(piv, tnp.broadcast_to(ii, batch + (1,)), axis=-1)
+        p_i = tnp.take_along_axis(p, tnp.broadcast_to(ii, batch + (1,)), axis=-1)
+        p_j = tnp.take_along_axis(p, j, axis=-1)
+        return tnp.where(ids == j, p_i, tnp.where(ids == ii, p_j, p))
+
+    if piv.shape[-1] == 0 or m == 0:
+        return perm
+    out: Array = lax.fori_loop(0, piv.shape[-1], swap, perm)
+    return out
 
 
 def _lu_solve_2d(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
@@ -1095,16 +1103,27 @@ def schur(a: ArrayLike, output: str = "real") -> tuple[Array, Array]:
 
 def _sqrtm_triu(t: Array) -> Array:
     """The upper triangular square root of the upper triangular ``t``
-    (JAX's column-by-column recurrence)."""
+    (JAX's column-by-column recurrence, in ``fori_loop``s; each inner sum
+    one masked dot)."""
     diag = tnp.sqrt(tnp.diag(t))
     n = diag.shape[0]
-    u = tnp.diag(diag)
-    for j in range(n):
-        for i in range(j - 1, -1, -1):
-            s = tnp.sum(u[i, i + 1:j] * u[i + 1:j, j]) if j > i + 1 else tnp.zeros((), u.dtype)
-            value = tnp.where(t[i, j] == s, tnp.zeros((), u.dtype), (t[i, j] - s) / (diag[i] + diag[j]))
-            u = u.at[i, j].set(value)
-    return u
+    ks = tnp.arange(n)
+
+    def i_loop(l: Value, data: tuple[Array, Array]) -> tuple[Array, Array]:
+        j, u = data
+        i = j - 1 - tnp.asarray(l)
+        between = (ks > i) & (ks < j)
+        s = tnp.sum(tnp.where(between, u[i, :] * u[:, j], tnp.zeros((), u.dtype)))
+        value = tnp.where(t[i, j] == s, tnp.zeros((), u.dtype), (t[i, j] - s) / (diag[i] + diag[j]))
+        return j, u.at[i, j].set(value)
+
+    def j_loop(j: Value, u: Array) -> Array:
+        jj = tnp.asarray(j)
+        out: tuple[Array, Array] = lax.fori_loop(0, jj, i_loop, (jj, u))
+        return out[1]
+
+    result: Array = lax.fori_loop(0, n, j_loop, tnp.diag(diag))
+    return result
 
 
 def sqrtm(A: ArrayLike, blocksize: int = 1) -> Array:  # noqa: N803 - JAX's name
@@ -1134,25 +1153,38 @@ def _rsf2csf_2d(t: Array, z: Array) -> tuple[Array, Array]:
     if n == 1:
         return t, z
     cols = tnp.arange(n)
-    for m in range(n - 1, 0, -1):  # JAX's loop: m = N - i for i in 1 .. N-1
-        sub = t[m, m - 1]
-        mu = tnp.linalg.eigvals(t[m - 1:m + 1, m - 1:m + 1]) - t[m, m]
-        r = tnp.linalg.norm(tnp.stack([mu[0], sub])).astype(t.dtype)
-        c, s = mu[0] / r, sub / r
-        g = tnp.stack([tnp.stack([tnp.conj(c), s]), tnp.stack([-s, c])])
-        rows = t[m - 1:m + 1]
-        col_mask = cols >= m - 1
-        new_rows = tnp.where(~col_mask, rows, tnp.matmul(g, tnp.where(col_mask, rows, 0)))
-        t_new = t.at[m - 1:m + 1].set(new_rows)
-        tcols = t_new[:, m - 1:m + 1]
-        row_mask = (cols < m + 1)[:, None]
+
+    def update(m: Array, tt: Array, zz: Array) -> tuple[Array, Array]:
+        mu = tnp.linalg.eigvals(lax.dynamic_slice(tt, (m - 1, m - 1), (2, 2))) - tt[m, m]
+        r = tnp.linalg.norm(tnp.stack([mu[0], tt[m, m - 1]])).astype(tt.dtype)
+        c, s_ = mu[0] / r, tt[m, m - 1] / r
+        g = tnp.stack([tnp.stack([tnp.conj(c), s_]), tnp.stack([-s_, c])])
         gh = tnp.conj(g.T)
-        t_new = t_new.at[:, m - 1:m + 1].set(tnp.where(~row_mask, tcols, tnp.matmul(tnp.where(row_mask, tcols, 0), gh)))
-        z_new = z.at[:, m - 1:m + 1].set(tnp.matmul(z[:, m - 1:m + 1], gh))
-        act = tnp.abs(sub) > eps * (tnp.abs(t[m - 1, m - 1]) + tnp.abs(t[m, m]))
-        t = tnp.where(act, t_new, t).at[m, m - 1].set(0.0)
-        z = tnp.where(act, z_new, z)
-    return t, z
+        rows = lax.dynamic_slice_in_dim(tt, m - 1, 2, axis=0)
+        col_mask = cols >= m - 1
+        zero = tnp.zeros((), tt.dtype)
+        new_rows = tnp.where(~col_mask, rows, tnp.matmul(g, tnp.where(col_mask, rows, zero)))
+        tt = lax.dynamic_update_slice_in_dim(tt, new_rows, m - 1, axis=0)
+        tcols = lax.dynamic_slice_in_dim(tt, m - 1, 2, axis=1)
+        row_mask = (cols < m + 1)[:, None]
+        new_cols = tnp.where(~row_mask, tcols, tnp.matmul(tnp.where(row_mask, tcols, zero), gh))
+        tt = lax.dynamic_update_slice_in_dim(tt, new_cols, m - 1, axis=1)
+        zcols = lax.dynamic_slice_in_dim(zz, m - 1, 2, axis=1)
+        zz = lax.dynamic_update_slice_in_dim(zz, tnp.matmul(zcols, gh), m - 1, axis=1)
+        return tt, zz
+
+    def keep(m: Array, tt: Array, zz: Array) -> tuple[Array, Array]:
+        return tt, zz
+
+    def step(i: Value, tz: tuple[Array, Array]) -> tuple[Array, Array]:
+        m = n - tnp.asarray(i)
+        tt, zz = tz
+        act = tnp.abs(tt[m, m - 1]) > eps * (tnp.abs(tt[m - 1, m - 1]) + tnp.abs(tt[m, m]))
+        tt, zz = lax.cond(act, update, keep, m, tt, zz)
+        return tt.at[m, m - 1].set(0.0), zz
+
+    result: tuple[Array, Array] = lax.fori_loop(1, n, step, (t, z))
+    return result
 
 
 def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Array, Array]:  # noqa: N803
@@ -1173,20 +1205,31 @@ def rsf2csf(T: ArrayLike, Z: ArrayLike, check_finite: bool = True) -> tuple[Arra
 
 def _algorithm_11_1_1(f: Array, t: Array) -> tuple[Array, Array]:
     """Parlett's recurrence (Golub & Van Loan, algorithm 11.1.1) for the
-    off-diagonal entries of ``func(t)``, ``t`` upper triangular."""
+    off-diagonal entries of ``func(t)``, ``t`` upper triangular (JAX's
+    ``fori_loop``s, the inner sums as masked dots)."""
     n = t.shape[0]
-    minden = tnp.abs(t[0, 0])
-    for p in range(1, n):
-        for i in range(1, n - p + 1):
-            j = i + p
-            s = t[i - 1, j - 1] * (f[j - 1, j - 1] - f[i - 1, i - 1])
-            if j - 1 > i:
-                s = s + (tnp.sum(t[i - 1, i:j - 1] * f[i:j - 1, j - 1]) - tnp.sum(f[i - 1, i:j - 1] * t[i:j - 1, j - 1]))
-            den = t[j - 1, j - 1] - t[i - 1, i - 1]
-            s = tnp.where(den != 0, s / tnp.where(den != 0, den, 1), s)
-            f = f.at[i - 1, j - 1].set(s)
-            minden = tnp.minimum(minden, tnp.abs(den))
-    return f, minden
+    idx = tnp.arange(n)
+
+    def inner(i_: Value, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        p, ff, minden = carry
+        i = tnp.asarray(i_)
+        j = i + p
+        s = t[i - 1, j - 1] * (ff[j - 1, j - 1] - ff[i - 1, i - 1])
+        ind = (idx >= i) & (idx < j - 1)
+        zero = tnp.zeros((), ff.dtype)
+        s = s + (tnp.sum(tnp.where(ind, t[i - 1] * ff[:, j - 1], zero))
+                 - tnp.sum(tnp.where(ind, ff[i - 1] * t[:, j - 1], zero)))
+        den = t[j - 1, j - 1] - t[i - 1, i - 1]
+        s = tnp.where(den != 0, s / tnp.where(den != 0, den, tnp.ones_like(den)), s)
+        return p, ff.at[i - 1, j - 1].set(s), tnp.minimum(minden, tnp.abs(den))
+
+    def outer(p_: Value, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+        p = tnp.asarray(p_)
+        out: tuple[Array, Array, Array] = lax.fori_loop(1, n - p + 1, inner, (p, *carry))
+        return out[1], out[2]
+
+    result: tuple[Array, Array] = lax.fori_loop(1, n, outer, (f, tnp.abs(t[0, 0])))
+    return result
 
 
 @overload
@@ -1219,17 +1262,18 @@ def funm(A: ArrayLike, func: Callable[[Array], Array], disp: bool = True) -> Arr
 
 def _sylvester_triangular(r: Array, s: Array, f: Array) -> Array:
     """``Y`` with ``R Y + Y S = F`` for upper triangular ``R`` and lower
-    triangular ``S`` (back substitution, last entry first, as JAX's scan)."""
+    triangular ``S`` (back substitution, last entry first: JAX's scan)."""
     m, n = f.shape
-    y = tnp.zeros((m, n), dtype=f.dtype)
-    for idx in range(m * n - 1, -1, -1):
-        i, j = divmod(idx, n)
-        rhs = f[i, j]
-        if i + 1 < m:
-            rhs = rhs - tnp.sum(r[i, i + 1:] * y[i + 1:, j])
-        if j + 1 < n:
-            rhs = rhs - tnp.sum(y[i, j + 1:] * s[j + 1:, j])
-        y = y.at[i, j].set(rhs / (r[i, i] + s[j, j]))
+    ki, kj = tnp.arange(m), tnp.arange(n)
+
+    def step(y: Array, idx: Array) -> tuple[Array, None]:
+        i, j = idx // n, idx % n
+        zero = tnp.zeros((), f.dtype)
+        row_term = tnp.sum(tnp.where(ki > i, r[i, :] * y[:, j], zero))
+        col_term = tnp.sum(tnp.where(kj > j, y[i, :] * s[:, j], zero))
+        return y.at[i, j].set((f[i, j] - (row_term + col_term)) / (r[i, i] + s[j, j])), None
+
+    y, _ = lax.scan(step, tnp.zeros((m, n), dtype=f.dtype), tnp.arange(m * n - 1, -1, -1))
     return y
 
 
