@@ -182,3 +182,18 @@ def test_wofz_matches_jax() -> None:
     t = np.ones_like(z)
     close(tdx.jvp(ss.wofz, (z,), (t,))[1], jax.jvp(jss.wofz, (jnp.asarray(z),), (jnp.asarray(t),))[1], 1e-14)
     close(tdx.grad(lambda x: tnp.real(ss.wofz(x)))(0.7), jax.grad(lambda x: jnp.real(jss.wofz(x)))(0.7), 1e-14)
+
+
+def test_fresnel_matches_jax() -> None:
+    x = np.asarray([-np.inf, -40000.0, -3.0, -1.0, 0.0, 0.5, 1.6, 1.61, 2.0, 5.5, 100.0, 5e4, np.inf])
+    for xx, rtol in ((x, 1e-15), (x.astype(np.float32), 2e-7)):
+        want = jax.jit(jss.fresnel)(jnp.asarray(xx))
+        for got in (ss.fresnel(xx), tdx.jit(ss.fresnel)(xx)):
+            close(got[0], want[0], rtol, rtol)
+            close(got[1], want[1], rtol, rtol)
+    pts = np.asarray([0.5, 2.0, 3.3])
+    for i in (0, 1):
+        close(tdx.vmap(tdx.grad(lambda v: ss.fresnel(v)[i]))(pts),
+              jax.jit(jax.vmap(jax.grad(lambda v: jss.fresnel(v)[i])))(pts), 1e-15)
+    with pytest.raises(NotImplementedError, match="complex"):
+        ss.fresnel(np.asarray([1j]))

@@ -2,7 +2,7 @@
 7): ``loggamma`` (real arguments), ``bernoulli``, the exponential integrals
 ``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``), ``spence``
 (Cephes' ``spence.c``), ``dawsn`` (Cody, Paciorek and Thacher), ``sici``
-(Cephes' ``sici.c``), ``bessel_jn`` (Miller's backward recurrence) and
+(Cephes' ``sici.c``), ``fresnel`` (Cephes' ``fresnl``), ``bessel_jn`` (Miller's backward recurrence) and
 ``owens_t`` (Patefield and Tandy's T5 quadrature), ``hyp1f1`` (Pearson,
 Olver and Porter's series) and ``wofz`` (Weideman's rational approximation,
 complex-valued).
@@ -789,3 +789,146 @@ def wofz(z: ArrayLike) -> Array:
     if d not in COMPLEX:
         a = tnp.astype(a, np.dtype(np.complex128) if d == np.float64 else np.dtype(np.complex64))
     return _wofz(a)
+
+
+# Cephes' fresnl.c (float64) and fresnlf (float32), as SciPy's and JAX's
+_FRESNEL32_SN = (
+    1.6476294637887e-09, -1.522754752581096e-07, 8.4247488085024e-06, -0.0003120693124703272,
+    0.007244727626597022, -0.09228055941124598, 0.5235987735681432,
+)
+_FRESNEL32_CN = (
+    1.416802502367354e-08, -1.157231412229871e-06, 5.387223446683264e-05, -0.001604381798862293,
+    0.02818489036795073, -0.2467398198317899, 0.9999999760004487,
+)
+_FRESNEL32_FN = (
+    -1903009855649.792, 135594238805.0252, -4158143148.511033, 73438484.63587323,
+    -873235.6681548485, 8560.51546627547, -103.2877601091159, 2.999401847870011,
+)
+_FRESNEL32_GN = (
+    -186084399762.465, 12783506733.93208, -377938771.3202229, 6492611.570598858,
+    -77877.89623358162, 860.2931494734327, -14.93439396592284, 0.9999841934744914,
+)
+_FRESNEL64_SN = (
+    -2991.8191940101983, 708840.0452577386, -62974148.62058625, 2548908805.7337637,
+    -44297951805.96978, 318016297876.5678,
+)
+_FRESNEL64_SD = (
+    1.0, 281.3762688899943, 45584.78108065326, 5173438.887700964,
+    419320245.8981112, 22441179564.534092, 607366389490.0846,
+)
+_FRESNEL64_CN = (
+    -4.9884311457357354e-08, 9.504280628298596e-06, -0.0006451914356839651, 0.018884331939670384,
+    -0.20552590095501388, 1.0,
+)
+_FRESNEL64_CD = (
+    3.99982968972496e-12, 9.154392157746574e-10, 1.2500186247959882e-07, 1.2226278902417902e-05,
+    0.0008680295429417843, 0.04121420907221998, 1.0,
+)
+_FRESNEL64_FN = (
+    0.4215435550436775, 0.1434079197807589, 0.011522095507358577, 0.000345017939782574,
+    4.6361374928786735e-06, 3.055689837902576e-08, 1.0230451416490724e-10, 1.7201074326816183e-13,
+    1.3428327623306275e-16, 3.763297112699879e-20,
+)
+_FRESNEL64_FD = (
+    1.0, 0.7515863983533789, 0.11688892585919138, 0.0064405152650885865,
+    0.00015593440916415301, 1.8462756734893055e-06, 1.1269922476399903e-08, 3.6014002958937136e-11,
+    5.887545336215784e-14, 4.5200143407412973e-17, 1.2544323709001127e-20,
+)
+_FRESNEL64_GN = (
+    0.5044420736433832, 0.1971028335255234, 0.018764858409257526, 0.0006840793809153931,
+    1.1513882611188428e-05, 9.828524436884223e-08, 4.4534441586175015e-10, 1.0826804113902088e-12,
+    1.375554606332618e-15, 8.363544356306774e-19, 1.8695871016278324e-22,
+)
+_FRESNEL64_GD = (
+    1.0, 1.4749575992512833, 0.33774898912002, 0.02536037414203388,
+    0.0008146791071843061, 1.2754507566772912e-05, 1.0431458965757199e-07, 4.6068072814652043e-10,
+    1.1027321506624028e-12, 1.3879653125957886e-15, 8.391588162831187e-19, 1.8695871016278324e-22,
+)
+
+
+def _sincospi_x2_half(x: Array) -> tuple[Array, Array]:
+    """``sin(pi x**2 / 2)`` and ``cos(pi x**2 / 2)`` with the argument reduced
+    mod 2 exactly first (SciPy's ``sinpi``/``cospi``, as JAX's)."""
+    x = tnp.abs(x)
+    s = tnp.fmod(x, 2.0)
+    r = tnp.fmod(tnp.multiply(s, tnp.subtract(x, tnp.divide(s, 2.0))), 2.0)
+    pi = float(np.pi)
+    sinpi = tnp.where(tnp.less(r, 0.5), tnp.sin(tnp.multiply(pi, r)),
+                      tnp.where(tnp.greater(r, 1.5), tnp.sin(tnp.multiply(pi, tnp.subtract(r, 2.0))),
+                                tnp.negative(tnp.sin(tnp.multiply(pi, tnp.subtract(r, 1.0))))))
+    cospi = tnp.where(tnp.equal(r, 0.5), tnp.zeros_like(r),
+                      tnp.where(tnp.less(r, 1.0), tnp.negative(tnp.sin(tnp.multiply(pi, tnp.subtract(r, 0.5)))),
+                                tnp.sin(tnp.multiply(pi, tnp.subtract(r, 1.5)))))
+    return sinpi, cospi
+
+
+def _fresnel_value(xa: Array) -> tuple[Array, Array]:
+    single = aval_of(xa).dtype == np.float32
+    pi = float(np.pi)
+    x = tnp.abs(xa)
+    x2 = tnp.square(x)
+    small = tnp.less(x2, 2.5625)
+    large = tnp.greater(x, 36974.0)
+    xs = _where_safe(small, x, 1.0)
+    t = tnp.square(tnp.square(xs))
+    if single:
+        s_small = tnp.multiply(tnp.multiply(xs, tnp.square(xs)), _polyval(_FRESNEL32_SN, t))
+        c_small = tnp.multiply(xs, _polyval(_FRESNEL32_CN, t))
+    else:
+        s_small = tnp.divide(tnp.multiply(tnp.multiply(xs, tnp.square(xs)), _polyval(_FRESNEL64_SN, t)), _polyval(_FRESNEL64_SD, t))
+        c_small = tnp.divide(tnp.multiply(xs, _polyval(_FRESNEL64_CN, t)), _polyval(_FRESNEL64_CD, t))
+    finite = tnp.isfinite(x)
+    xl = _where_safe(finite, x, 1e6)  # the large and the other forms on finite arguments
+    sinpi, cospi = _sincospi_x2_half(xl)
+    if single:
+        c_large, s_large = tnp.full_like(x, 0.5), tnp.full_like(x, 0.5)
+    else:
+        c_large = tnp.add(0.5, tnp.multiply(tnp.divide(1.0, tnp.multiply(pi, xl)), sinpi))
+        s_large = tnp.subtract(0.5, tnp.multiply(tnp.divide(1.0, tnp.multiply(pi, xl)), cospi))
+    xo = _where_safe(tnp.logical_not(small), xl, 2.0)
+    tt = tnp.multiply(pi, tnp.square(xo))
+    u = tnp.divide(1.0, tnp.square(tt))
+    tt = tnp.divide(1.0, tt)
+    if single:
+        f = tnp.subtract(1.0, tnp.multiply(u, _polyval(_FRESNEL32_FN, u)))
+        g = tnp.multiply(tt, _polyval(_FRESNEL32_GN, u))
+    else:
+        f = tnp.subtract(1.0, tnp.divide(tnp.multiply(u, _polyval(_FRESNEL64_FN, u)), _polyval(_FRESNEL64_FD, u)))
+        g = tnp.divide(tnp.multiply(tt, _polyval(_FRESNEL64_GN, u)), _polyval(_FRESNEL64_GD, u))
+    so, co = _sincospi_x2_half(xo)
+    px = tnp.multiply(pi, xo)
+    c_other = tnp.add(0.5, tnp.divide(tnp.subtract(tnp.multiply(f, so), tnp.multiply(g, co)), px))
+    s_other = tnp.subtract(0.5, tnp.divide(tnp.add(tnp.multiply(f, co), tnp.multiply(g, so)), px))
+    inf = tnp.isinf(xa)
+    half = tnp.full_like(x, 0.5)
+    s = tnp.where(inf, half, tnp.where(small, s_small, tnp.where(large, s_large, s_other)))
+    c = tnp.where(inf, half, tnp.where(small, c_small, tnp.where(large, c_large, c_other)))
+    neg = tnp.less(xa, 0.0)
+    return tnp.where(neg, tnp.negative(s), s), tnp.where(neg, tnp.negative(c), c)
+
+
+@custom_jvp
+def _fresnel(x: Array) -> tuple[Array, Array]:
+    return _fresnel_value(x)
+
+
+@_fresnel.defjvp
+def _fresnel_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
+    (x,), (t,) = primals, tangents
+    sinpi, cospi = _sincospi_x2_half(x)
+    return _fresnel(x), (tnp.multiply(sinpi, t), tnp.multiply(cospi, t))
+
+
+def fresnel(x: ArrayLike) -> tuple[Array, Array]:
+    """The Fresnel integrals ``(S(x), C(x))``: ``int_0^x sin(pi t**2 / 2) dt``
+    and ``int_0^x cos(pi t**2 / 2) dt`` (Cephes' ``fresnl``; ``fresnlf`` in
+    float32, 16-bit floats computed in float32, as JAX's); derivatives
+    ``sin(pi x**2 / 2)`` and ``cos(pi x**2 / 2)``."""
+    (a,) = _promote(x)
+    dtype = aval_of(a).dtype
+    if dtype in COMPLEX:
+        raise NotImplementedError("Support for complex-valued inputs is not implemented yet.")
+    if dtype in HALF:
+        s, c = _fresnel(tnp.astype(a, np.dtype(np.float32)))
+        return tnp.astype(s, dtype), tnp.astype(c, dtype)
+    return _fresnel(a)
