@@ -4,10 +4,11 @@ and ``typedax.numpy.linalg``.
 
 JAX's ``lu`` is a primitive (LAPACK's ``getrf`` on the CPU); here it is
 LAPACK's unblocked algorithm (partial pivoting, the first row of largest
-magnitude as pivot, as ``getrf`` picks it) written out over the static
-matrix size, so its pivots are LAPACK's and its derivative is that of the
-elimination (the same as JAX's rule, which differentiates the factors).
-``hessenberg`` is LAPACK's ``gehd2`` written out the same way.
+magnitude as pivot, as ``getrf`` picks it) as a ``fori_loop`` over the
+columns (JAX's ``_lu_unblocked``), so its pivots are LAPACK's and its
+derivative is that of the elimination (the same as JAX's rule, which
+differentiates the factors). ``hessenberg`` is LAPACK's ``gehd2`` the same
+way.
 ``expm`` is JAX's: a Padé approximant of degree 3 to 13 chosen by the 1-norm
 (``lax.switch``), scaling and squaring (``lax.scan`` of ``lax.cond``), NaN
 past ``max_squarings``; its derivatives are those of that program, as in
@@ -785,46 +786,57 @@ def eigh_tridiagonal(d: ArrayLike, e: ArrayLike, *, eigvals_only: bool = False, 
 
 
 # -- hessenberg -----------------------------------------------------------------------------------
-def _reflector(alpha: Array, x: Array) -> tuple[Array, Array, Array]:
-    """LAPACK's ``xlarfg``: ``(beta, tau, v)`` with ``(I - tau [1 v][1 v]^H)^H
-    [alpha x] = [beta 0]``, ``beta`` real (without LAPACK's rescaling of
-    tiny norms)."""
-    xnorm = tnp.sqrt(tnp.sum(tnp.real(x * tnp.conj(x)))) if x.shape[0] else tnp.zeros((), tnp.real(alpha).dtype)
-    alphr, alphi = tnp.real(alpha), tnp.imag(alpha)
-    keep = (xnorm == 0) & (alphi == 0)
-    size = tnp.sqrt(alphr * alphr + alphi * alphi + xnorm * xnorm)
-    beta = tnp.where(alphr >= 0, -size, size)
-    safe_beta = tnp.where(keep, tnp.ones_like(beta), beta)
-    if is_complex(alpha.dtype):
-        tau = lax.complex((safe_beta - alphr) / safe_beta, -alphi / safe_beta)
-    else:
-        tau = (safe_beta - alphr) / safe_beta
-    denom = alpha - safe_beta.astype(alpha.dtype)
-    v = x / tnp.where(keep, tnp.ones_like(denom), denom)
-    zero = tnp.zeros_like(tau)
-    return (tnp.where(keep, alpha, beta.astype(alpha.dtype)), tnp.where(keep, zero, tau),
-            tnp.where(keep, x, v))
-
-
 def _hessenberg_2d(a: Array, calc_q: bool) -> tuple[Array, Array | None]:
     """LAPACK's unblocked ``xgehd2`` (the reduction ``gehrd`` makes of a
-    small matrix) and, with ``calc_q``, the product of its reflectors."""
+    small matrix) as a ``fori_loop`` over the columns, each reflector
+    ``xlarfg``'s (``beta`` real; without LAPACK's rescaling of tiny norms)
+    held as a full-length vector, zero above row ``i + 1``; with
+    ``calc_q``, the product of the reflectors."""
     n = a.shape[0]
-    q = tnp.eye(n, dtype=a.dtype) if calc_q else None
-    for i in range(n - 1):
-        beta, tau, tail = _reflector(a[i + 1, i], a[i + 2:, i])
-        v = tnp.concatenate([tnp.ones((1,), a.dtype), tail])
-        vh = tnp.conj(v) if is_complex(a.dtype) else v
-        a = a.at[i + 1, i].set(beta).at[i + 2:, i].set(tnp.zeros_like(tail))
-        right = a[:, i + 1:]
-        a = a.at[:, i + 1:].set(right - tau * _dot(right, v)[:, None] * vh[None, :])
-        lower = a[i + 1:, i + 1:]
-        tau_c = tnp.conj(tau) if is_complex(a.dtype) else tau
-        a = a.at[i + 1:, i + 1:].set(lower - tau_c * v[:, None] * _dot(vh, lower)[None, :])
-        if q is not None:
-            block = q[:, i + 1:]
-            q = q.at[:, i + 1:].set(block - tau * _dot(block, v)[:, None] * vh[None, :])
-    return a, q
+    idx = tnp.arange(n)
+    cplx = is_complex(a.dtype)
+
+    def conj(x: Array) -> Array:
+        return tnp.conj(x) if cplx else x
+
+    def step(i_: Value, carry: tuple[Array, Array]) -> tuple[Array, Array]:
+        x, q = carry
+        i = tnp.asarray(i_)
+        col = x[:, i]
+        alpha = col[i + 1]
+        below = idx > i + 1
+        tail = tnp.where(below, col, tnp.zeros_like(col))
+        xnorm = tnp.sqrt(tnp.sum(tnp.real(tail * conj(tail))))
+        alphr, alphi = tnp.real(alpha), tnp.imag(alpha)
+        keep = (xnorm == 0) & (alphi == 0)
+        size = tnp.sqrt(alphr * alphr + alphi * alphi + xnorm * xnorm)
+        beta = tnp.where(alphr >= 0, -size, size)
+        safe_beta = tnp.where(keep, tnp.ones_like(beta), beta)
+        if cplx:
+            tau = lax.complex((safe_beta - alphr) / safe_beta, -alphi / safe_beta)
+        else:
+            tau = (safe_beta - alphr) / safe_beta
+        tau = tnp.where(keep, tnp.zeros_like(tau), tau)
+        denom = alpha - safe_beta.astype(x.dtype)
+        v = tail / tnp.where(keep, tnp.ones_like(denom), denom)
+        v = tnp.where(idx == i + 1, tnp.ones_like(v), v)
+        vh = conj(v)
+        x = x.at[:, i].set(tnp.where(idx == i + 1, tnp.where(keep, alpha, beta.astype(x.dtype)),
+                                     tnp.where(below, tnp.zeros_like(col), col)))
+        right = idx > i
+        update = tau * _dot(x, v)[:, None] * vh[None, :]
+        x = x - tnp.where(right[None, :], update, tnp.zeros_like(update))
+        left = conj(tau) * v[:, None] * _dot(vh, x)[None, :]
+        x = x - tnp.where(right[None, :], left, tnp.zeros_like(left))
+        if calc_q:
+            q = q - tau * _dot(q, v)[:, None] * vh[None, :]
+        return x, q
+
+    start = (a, tnp.eye(n, dtype=a.dtype))
+    if n < 2:
+        return a, start[1] if calc_q else None
+    h, q = lax.fori_loop(0, n - 1, step, start)
+    return h, q if calc_q else None
 
 
 @overload
