@@ -118,3 +118,15 @@ def test_eager_runs_the_jit_kernels_where_the_platform_says_gpu() -> None:
         linalg_primitives.PLATFORM[0] = saved
     for x, y in zip(got, expected):
         np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (40, 35)])
+def test_complex_svd_for_cuda_conjugates_v_as_jax(cuda_lowering: None, shape: tuple[int, int]) -> None:
+    """gesvdj gives ``v``; the result is its conjugate transpose (an H200 run
+    found typedax's complex ``vt`` conjugated wrong: its transpose alone)."""
+    x = np.ones(shape, np.complex64)
+    ours = tdx.jit(lambda a: tll.svd(a)).lower(x).as_text()
+    theirs = jax.jit(lambda a: jax.lax.linalg.svd(a)).trace(x).lower(lowering_platforms=("cuda",)).as_text()
+    ops = ("stablehlo.transpose", "stablehlo.negate", "stablehlo.imag", "stablehlo.complex")
+    assert [sum(op in ln for ln in ours.splitlines()) for op in ops] == \
+        [sum(op in ln for ln in theirs.splitlines()) for op in ops] != [0, 0, 0, 0]

@@ -820,6 +820,8 @@ def _svd_cusolver(
         vt = v
         if compute_uv:
             vt = hlo.transpose(v, list(range(nb)) + [nb + 1, nb])
+            if a_aval.dtype in COMPLEX:  # vt is v's conjugate transpose (found on an H200: v's transpose alone was conj(vt))
+                vt = hlo.complex(hlo.real(vt), hlo.negate(hlo.imag(vt)))
             if not full_matrices and not econ:
                 nd = nb + 2
                 u = hlo.slice(u, [0] * nd, list(batch) + [m, k], [1] * nd)
