@@ -25,6 +25,10 @@ from typedax import lax_linalg as tll
 from typedax.core.errors import PrimitiveTypeError
 from typedax.core.parse import parse_jaxpr
 
+#: eig lowers only for the CPU (jaxlib's LAPACK geev); JAX's GPU eig (cuSOLVER
+#: Xgeev) is not ported yet: on a GPU run these tests have nothing to test.
+CPU_EIG = pytest.mark.skipif(tdx.default_backend() != "cpu", reason="typedax lowers eig for the CPU only (a known gap on GPUs)")
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 RNG = np.random.default_rng(28)
@@ -136,6 +140,7 @@ def _loss(mod: Any) -> Callable[[Any], Any]:
     return f
 
 
+@CPU_EIG
 def test_grad_of_real_loss_against_jax_and_finite_differences() -> None:
     """``grad`` against JAX's; and the directional derivative along a complex
     ``d`` is ``Re(sum(g * d))`` for JAX's gradient ``g`` (``df/dx - i df/dy``)."""
@@ -155,6 +160,7 @@ def _sorted(w: object) -> np.ndarray[Any, Any]:
     return np.take_along_axis(v, np.lexsort((np.round(v.imag, 6), np.round(v.real, 6)), axis=-1), -1)
 
 
+@CPU_EIG
 @pytest.mark.parametrize("dtype", [np.complex128, np.float32])  # (float64: below; complex64: x64 off)
 def test_eig_against_jax(dtype: type) -> None:
     a: np.ndarray[Any, Any] = (A if np.dtype(dtype).kind == "c" else A.real).astype(dtype)
@@ -169,6 +175,7 @@ def test_eig_against_jax(dtype: type) -> None:
     np.testing.assert_allclose(_sorted(tnp.linalg.eigvals(a)), _sorted(jnp.linalg.eigvals(a)), rtol=tol, atol=tol)
 
 
+@CPU_EIG
 def test_eig_left_vectors_and_lax_api() -> None:
     a = A.real
     w, vl, vr = tll.eig(a)
@@ -181,6 +188,7 @@ def test_eig_left_vectors_and_lax_api() -> None:
     _close(w_only, w, 1e-10)
 
 
+@CPU_EIG
 def test_eig_vmap_and_conjugate_pairs() -> None:
     rot = np.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 2.0]])  # eigenvalues +-1j, 2
     w = tnp.linalg.eigvals(rot)
@@ -189,6 +197,7 @@ def test_eig_vmap_and_conjugate_pairs() -> None:
     _close(tdx.vmap(tnp.linalg.eigvals)(batch), tnp.linalg.eigvals(batch), 1e-12)
 
 
+@CPU_EIG
 def test_eigenvector_derivatives_with_enable_eigvec_derivs_as_jax() -> None:
     """JAX's eigenvector JVP (LAPACK's normalization kept), left and right,
     of a complex matrix, under ``jit``."""
@@ -206,6 +215,7 @@ def test_eigenvector_derivatives_with_enable_eigvec_derivs_as_jax() -> None:
         _close(g, w, 1e-9)
 
 
+@CPU_EIG
 def test_eig_x64_off(x64_off: None) -> None:
     w, v = tnp.linalg.eig(A[0].real)
     assert w.dtype == np.complex64 and v.dtype == np.complex64
@@ -217,6 +227,7 @@ def test_eig_x64_off(x64_off: None) -> None:
     assert tnp.linalg.eigvals(np.eye(2, dtype=np.int32)).dtype == np.complex64
 
 
+@CPU_EIG
 def test_eig_jaxpr_text_round_trips() -> None:
     text = str(tdx.make_jaxpr(lambda x: tnp.linalg.eig(x * 2.0))(A.real))
     assert "eig[" in text.replace(" ", "") and "compute_left_eigenvectors=False" in text
