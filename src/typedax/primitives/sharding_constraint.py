@@ -27,7 +27,7 @@ from ..core.errors import PrimitiveTypeError
 from ..core.ir import Eqn, Jaxpr, NDArray, Param, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, UndefPrimal
 from ..core.sharding import Mesh, NamedSharding
-from ..core.trace import Value, bind1
+from ..core.trace import Value, aval_of, bind1
 from ..hlo import HloValue, LoweringContext
 from ._params import get_ints
 from .structural import check_arity, linear_jvp, move_batch_axis
