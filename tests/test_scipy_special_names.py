@@ -213,3 +213,19 @@ def test_fresnel_matches_jax() -> None:
               jax.jit(jax.vmap(jax.grad(lambda v: jss.fresnel(v)[i])))(pts), 1e-15)
     with pytest.raises(NotImplementedError, match="complex"):
         ss.fresnel(np.asarray([1j]))
+
+
+def test_hyp2f1_matches_jax() -> None:
+    # the series, a terminating sum (a = -3), the digamma form near x = 1
+    # (c - a - b an integer), and JAX's special cases (x = 1, c = -1, x > 1, a = 0)
+    a = np.asarray([0.5, 1.0, -3.0, 2.0, 0.0, 1.5, 1.0, 0.3, 2.5, 1.0, 0.5, -2.0, 1.2])
+    b = np.asarray([1.5, 2.0, 2.0, 3.0, 1.0, 0.5, 1.0, 0.7, 1.5, 2.0, 0.5, 1.5, 0.8])
+    c = np.asarray([2.0, 3.5, 1.5, 4.0, 1.0, 2.0, 2.0, 1.0, 2.0, -1.0, 1.5, 2.5, 3.0])
+    x = np.asarray([0.3, -0.5, 0.7, 0.95, 0.5, 0.99, 1.0, 0.95, 0.92, 0.2, 0.5, 0.4, 1.5])
+    want = jax.jit(jss.hyp2f1)(a, b, c, x)
+    close(ss.hyp2f1(a, b, c, x), want, 1e-13)
+    close(tdx.jit(ss.hyp2f1)(a, b, c, x), want, 1e-13)
+    m = [0, 1, 3]
+    for arg in range(4) if FULL else (3,):
+        close(tdx.vmap(tdx.grad(ss.hyp2f1, arg))(a[m], b[m], c[m], x[m]),
+              jax.jit(jax.vmap(jax.grad(jss.hyp2f1, arg)))(a[m], b[m], c[m], x[m]), 1e-13)

@@ -3,8 +3,8 @@
 ``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``), ``spence``
 (Cephes' ``spence.c``), ``dawsn`` (Cody, Paciorek and Thacher), ``sici``
 (Cephes' ``sici.c``), ``fresnel`` (Cephes' ``fresnl``), ``bessel_jn`` (Miller's backward recurrence) and
-``owens_t`` (Patefield and Tandy's T5 quadrature), ``hyp1f1`` (Pearson,
-Olver and Porter's series) and ``wofz`` (Weideman's rational approximation,
+``owens_t`` (Patefield and Tandy's T5 quadrature), ``hyp1f1`` and ``hyp2f1`` (Pearson,
+Olver and Porter's series, terminating sums and transformations) and ``wofz`` (Weideman's rational approximation,
 complex-valued).
 
 JAX's functions choose a branch per element (``jnp.piecewise``, ``vectorize``);
@@ -932,3 +932,182 @@ def fresnel(x: ArrayLike) -> tuple[Array, Array]:
         s, c = _fresnel(tnp.astype(a, np.dtype(np.float32)))
         return tnp.astype(s, dtype), tnp.astype(c, dtype)
     return _fresnel(a)
+
+
+# -- hyp2f1 ------------------------------------------------------------------------------
+def _hyp2f1_terminal(a: Array, b: Array, c: Array, x: Array, live: Array) -> Array:
+    """The terminating sum when ``a`` or ``b`` is a non-positive integer
+    (Pearson, Olver and Porter's (4.1)): ``|a|`` terms (every element its own)."""
+    eps = float(tnp.finfo(aval_of(x).dtype).eps) * 50
+    ib = tnp.round(b)
+    keep = tnp.logical_not(tnp.logical_and(tnp.equal(tnp.remainder(c, 1.0), 0.0), tnp.logical_and(tnp.less_equal(c, 0.0), tnp.greater(c, b))))
+    swap = tnp.logical_and(tnp.less(b, a), tnp.logical_and(tnp.less(tnp.abs(tnp.subtract(b, ib)), eps), keep))
+    a, b = tnp.where(swap, b, a), tnp.where(swap, a, b)
+    n = tnp.where(live, tnp.abs(a), tnp.zeros_like(a))
+
+    def cond(st: tuple[Array, Array, Array]) -> Array:
+        return tnp.any(tnp.less(st[0], tnp.add(n, 1.0)))
+
+    def body(st: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        i, serie, term = st
+        go = tnp.less(i, tnp.add(n, 1.0))
+        t2 = tnp.multiply(term, tnp.multiply(tnp.divide(tnp.multiply(tnp.divide(tnp.negative(tnp.add(tnp.subtract(n, i), 1.0)), tnp.subtract(tnp.add(c, i), 1.0)), tnp.subtract(tnp.add(b, i), 1.0)), i), x))
+        return tnp.add(i, 1.0), tnp.where(go, tnp.add(serie, t2), serie), tnp.where(go, t2, term)
+
+    return lax.while_loop(cond, body, (tnp.ones_like(x), tnp.ones_like(x), tnp.ones_like(x)))[1]
+
+
+def _hyp2f1_serie(a: Array, b: Array, c: Array, x: Array, live: Array) -> Array:
+    def step(serie: Array, k: Array, term: Array) -> tuple[Array, Array]:
+        f = tnp.multiply(tnp.divide(tnp.divide(tnp.multiply(tnp.subtract(tnp.add(a, k), 1.0), tnp.subtract(tnp.add(b, k), 1.0)), tnp.subtract(tnp.add(c, k), 1.0)), k), x)
+        return tnp.add(serie, term), tnp.multiply(term, f)
+
+    return _series(tnp.zeros_like(x), tnp.ones_like(x), live, step)
+
+
+def _hyp2f1_digamma_transform(a: Array, b: Array, c: Array, x: Array, live: Array) -> Array:
+    """Near ``x = 1`` with ``c - a - b`` an integer: the digamma form of the
+    ``1 - x`` transformation (JAX's, after Cephes' hyp2f1.c)."""
+    rtol = float(tnp.finfo(aval_of(x).dtype).eps)
+    d = tnp.subtract(tnp.subtract(c, a), b)
+    s = tnp.subtract(1.0, x)
+    rd = tnp.round(d)
+    pos = tnp.greater_equal(rd, 0.0)
+    e = tnp.where(pos, d, tnp.negative(d))
+    d1 = tnp.where(pos, d, tnp.zeros_like(d))
+    d2 = tnp.where(pos, tnp.zeros_like(d), d)
+    ard = tnp.where(live, tnp.abs(rd), tnp.zeros_like(rd))
+    ax = tnp.log(s)
+    dg = lax.digamma
+    y = tnp.subtract(tnp.subtract(tnp.subtract(tnp.add(dg(tnp.ones_like(x)), dg(tnp.add(1.0, e))), dg(tnp.add(a, d1))), dg(tnp.add(b, d1))), ax)
+    y = tnp.divide(y, _gamma(tnp.add(e, 1.0)))
+    p = tnp.divide(tnp.multiply(tnp.multiply(tnp.add(a, d1), tnp.add(b, d1)), s), _gamma(tnp.add(e, 2.0)))
+
+    def cond(st: tuple[Array, Array, Array, Array, Array]) -> Array:
+        return tnp.any(st[4])
+
+    def body(st: tuple[Array, Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array, Array]:
+        p, q, t, y, go = st
+        r = tnp.subtract(tnp.subtract(tnp.subtract(tnp.add(dg(tnp.add(1.0, t)), dg(tnp.add(tnp.add(1.0, t), e))), dg(tnp.add(tnp.add(a, t), d1))), dg(tnp.add(tnp.add(b, t), d1))), ax)
+        q2 = tnp.multiply(p, r)
+        y2 = tnp.add(y, q2)
+        p2 = tnp.multiply(p, tnp.divide(tnp.multiply(s, tnp.add(tnp.add(a, t), d1)), tnp.add(t, 1.0)))
+        p2 = tnp.multiply(p2, tnp.divide(tnp.add(tnp.add(b, t), d1), tnp.add(tnp.add(t, 1.0), e)))
+        t2 = tnp.add(t, 1.0)
+        p, q, t, y = (tnp.where(go, n_, o) for n_, o in ((p2, p), (q2, q), (t2, t), (y2, y)))
+        return p, q, t, y, tnp.logical_and(go, tnp.logical_and(tnp.less(t, 250.0), tnp.greater_equal(tnp.abs(q), tnp.multiply(rtol, tnp.abs(y)))))
+
+    go0 = tnp.logical_and(live, tnp.greater_equal(tnp.abs(y), tnp.multiply(rtol, tnp.abs(y))))
+    _, _, _, y, _ = lax.while_loop(cond, body, (p, y, tnp.ones_like(x), y, go0))
+
+    # the finite sum over ard - 1 terms (every element its own count)
+    def cond2(st: tuple[Array, Array, Array, Array]) -> Array:
+        return tnp.any(tnp.less(st[0], ard))
+
+    def body2(st: tuple[Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array]:
+        i, p1, t1, y1 = st
+        go = tnp.less(i, ard)
+        r = tnp.add(tnp.subtract(1.0, e), t1)
+        p2 = tnp.divide(tnp.multiply(tnp.multiply(tnp.multiply(p1, s), tnp.add(tnp.add(a, t1), d2)), tnp.add(tnp.add(b, t1), d2)), r)
+        t2 = tnp.add(t1, 1.0)
+        p2 = tnp.divide(p2, t2)
+        return tnp.add(i, 1.0), tnp.where(go, p2, p1), tnp.where(go, t2, t1), tnp.where(go, tnp.add(y1, p2), y1)
+
+    _, _, _, y1 = lax.while_loop(cond2, body2, (tnp.ones_like(x), tnp.ones_like(x), tnp.zeros_like(x), tnp.ones_like(x)))
+    gc = _gamma(c)
+    y1 = tnp.multiply(y1, tnp.divide(tnp.multiply(_gamma(e), gc), tnp.multiply(_gamma(tnp.add(a, d1)), _gamma(tnp.add(b, d1)))))
+    ys = tnp.multiply(y, tnp.divide(gc, tnp.multiply(_gamma(tnp.add(a, d2)), _gamma(tnp.add(b, d2)))))
+    odd = tnp.equal(tnp.remainder(ard, 2.0), 1.0)
+    ys = tnp.where(odd, tnp.negative(ys), ys)
+    q = tnp.power(s, rd)
+    summed = tnp.where(tnp.greater(rd, 0.0), tnp.add(tnp.multiply(ys, q), y1), tnp.add(ys, tnp.multiply(y1, q)))
+    return tnp.where(tnp.equal(rd, 0.0), tnp.divide(tnp.multiply(y, gc), tnp.multiply(_gamma(a), _gamma(b))), summed)
+
+
+def _hyp2f1_terminal_or_serie(a: Array, b: Array, c: Array, x: Array, live: Array) -> Array:
+    eps = float(tnp.finfo(aval_of(x).dtype).eps) * 50
+    d = tnp.subtract(tnp.subtract(c, a), b)
+    neg_int_a = tnp.logical_and(tnp.less_equal(a, 0.0), tnp.less(tnp.abs(tnp.subtract(a, tnp.round(a))), eps))
+    neg_int_b = tnp.logical_and(tnp.less_equal(b, 0.0), tnp.less(tnp.abs(tnp.subtract(b, tnp.round(b))), eps))
+    neg_int = tnp.logical_or(neg_int_a, neg_int_b)
+    near_one = tnp.logical_and(tnp.greater(x, 0.9), tnp.logical_not(neg_int))
+    d_int = tnp.less(tnp.abs(tnp.subtract(d, tnp.round(d))), eps)
+    use_dg = tnp.logical_and(near_one, d_int)
+    use_term = tnp.logical_and(tnp.logical_not(near_one), neg_int)
+    use_serie = tnp.logical_not(tnp.logical_or(use_dg, use_term))
+    xs = _where_safe(use_dg, x, 0.5)
+    out = _hyp2f1_serie(a, b, c, x, tnp.logical_and(live, use_serie))
+    out = tnp.where(use_dg, _hyp2f1_digamma_transform(a, b, c, xs, tnp.logical_and(live, use_dg)), out)
+    return tnp.where(use_term, _hyp2f1_terminal(a, b, c, x, tnp.logical_and(live, use_term)), out)
+
+
+def _hyp2f1_value(a: Array, b: Array, c: Array, x: Array) -> Array:
+    eps = float(tnp.finfo(aval_of(x).dtype).eps) * 50
+    d = tnp.subtract(tnp.subtract(c, a), b)
+    s = tnp.subtract(1.0, x)
+    ca, cb = tnp.subtract(c, a), tnp.subtract(c, b)
+    idd = tnp.round(d)
+    conds = [  # JAX's nested where: the first true wins
+        tnp.logical_or(tnp.equal(x, 0.0), tnp.logical_and(tnp.logical_or(tnp.equal(a, 0.0), tnp.equal(b, 0.0)), tnp.not_equal(c, 0.0))),
+        tnp.logical_or(tnp.equal(c, 0.0), tnp.logical_and(tnp.less(c, 0.0), tnp.equal(tnp.remainder(c, 1.0), 0.0))),
+        tnp.logical_and(tnp.less_equal(d, -1.0), tnp.logical_not(tnp.logical_and(tnp.greater_equal(tnp.abs(tnp.subtract(d, idd)), eps), tnp.less(s, 0.0)))),
+        tnp.logical_and(tnp.less_equal(d, 0.0), tnp.equal(x, 1.0)),
+        tnp.logical_and(tnp.less(x, 1.0), tnp.equal(b, c)),
+        tnp.logical_and(tnp.less(x, 1.0), tnp.equal(a, c)),
+        tnp.greater(x, 1.0),
+        tnp.equal(x, 1.0),
+    ]
+    index_of = [0, 1, 2, 1, 3, 4, 1, 5]
+    which = tnp.full(tnp.shape(x), 6, dtype=np.int32)
+    for cnd, k in reversed(list(zip(conds, index_of))):
+        which = tnp.where(cnd, k, which)
+    live2, live6 = tnp.equal(which, 2), tnp.equal(which, 6)
+    xt = _where_safe(tnp.logical_or(live2, live6), x, 0.0)
+    v2 = tnp.multiply(tnp.power(tnp.subtract(1.0, xt), d), _hyp2f1_terminal_or_serie(ca, cb, c, xt, live2))
+    v6 = _hyp2f1_terminal_or_serie(a, b, c, xt, live6)
+    ss_ = _where_safe(tnp.logical_or(tnp.equal(which, 3), tnp.equal(which, 4)), s, 1.0)
+    vals = [tnp.ones_like(x), tnp.full_like(x, np.inf), v2, tnp.power(ss_, tnp.negative(a)), tnp.power(ss_, tnp.negative(b)),
+            tnp.divide(tnp.multiply(_gamma(c), _gamma(d)), tnp.multiply(_gamma(ca), _gamma(cb))), v6]
+    out = vals[6]
+    for k in range(6):
+        out = tnp.where(tnp.equal(which, k), vals[k], out)
+    return out
+
+
+def _hyp2f1_param_derivative(a: Array, b: Array, c: Array, x: Array, wrt: int) -> Array:
+    def step(serie: Array, k: Array, term: Array) -> tuple[Array, Array]:
+        if wrt == 0:
+            w = tnp.subtract(lax.digamma(tnp.add(a, k)), lax.digamma(a))
+        elif wrt == 1:
+            w = tnp.subtract(lax.digamma(tnp.add(b, k)), lax.digamma(b))
+        else:
+            w = tnp.subtract(lax.digamma(c), lax.digamma(tnp.add(c, k)))
+        f = tnp.multiply(tnp.divide(tnp.divide(tnp.multiply(tnp.add(a, k), tnp.add(b, k)), tnp.add(c, k)), tnp.add(k, 1.0)), x)
+        return tnp.add(serie, tnp.multiply(term, w)), tnp.multiply(term, f)
+
+    term0 = tnp.multiply(tnp.divide(tnp.multiply(a, b), c), x)
+    return _series(tnp.zeros_like(x), term0, tnp.ones_like(x, dtype=bool), step)
+
+
+@custom_jvp
+def _hyp2f1(a: Array, b: Array, c: Array, x: Array) -> Array:
+    return _hyp2f1_value(a, b, c, x)
+
+
+@_hyp2f1.defjvp
+def _hyp2f1_jvp(primals: tuple[Array, Array, Array, Array], tangents: tuple[Array, Array, Array, Array]) -> tuple[Array, Array]:
+    (a, b, c, x), dots = primals, tangents
+    d_x = tnp.multiply(tnp.divide(tnp.multiply(a, b), c), _hyp2f1(tnp.add(a, 1.0), tnp.add(b, 1.0), tnp.add(c, 1.0), x))
+    out = tnp.multiply(d_x, dots[3])
+    for i in range(3):
+        out = tnp.add(out, tnp.multiply(_hyp2f1_param_derivative(a, b, c, x, i), dots[i]))
+    return _hyp2f1(a, b, c, x), out
+
+
+def hyp2f1(a: ArrayLike, b: ArrayLike, c: ArrayLike, x: ArrayLike) -> Array:
+    """The Gauss hypergeometric function ``2F1(a, b; c; x)`` (Pearson, Olver
+    and Porter's series, terminating sums and the digamma form of the
+    ``1 - x`` transformation near ``x = 1``, JAX's special cases; real
+    arguments); its derivatives are JAX's series."""
+    aa, bb, cc, xx = _real("hyp2f1", a, b, c, x)
+    return _hyp2f1(aa, bb, cc, xx)

@@ -62,6 +62,7 @@ from ._special_names import expi as expi
 from ._special_names import expn as expn
 from ._special_names import fresnel as fresnel
 from ._special_names import hyp1f1 as hyp1f1
+from ._special_names import hyp2f1 as hyp2f1
 from ._special_names import loggamma as loggamma
 from ._special_names import owens_t as owens_t
 from ._special_names import sici as sici
@@ -74,5 +75,5 @@ __all__ = [
     "gammainc", "gammaincc", "gammasgn", "i0", "i0e", "i1", "i1e", "kl_div", "log_ndtr", "log_softmax",
     "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax", "zeta",
     # issue 29 item 7: more of jax.scipy.special (_special_names.py)
-    "bernoulli", "bessel_jn", "dawsn", "exp1", "expi", "expn", "fresnel", "hyp1f1", "loggamma", "owens_t", "sici", "spence", "wofz",
+    "bernoulli", "bessel_jn", "dawsn", "exp1", "expi", "expn", "fresnel", "hyp1f1", "hyp2f1", "loggamma", "owens_t", "sici", "spence", "wofz",
 ]
