@@ -1,18 +1,22 @@
-"""More of ``jax.scipy.special``, named and computed as JAX's (issue 29 item
-7): ``loggamma`` (real arguments), ``bernoulli``, the exponential integrals
-``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``), ``spence``
-(Cephes' ``spence.c``), ``dawsn`` (Cody, Paciorek and Thacher), ``sici``
-(Cephes' ``sici.c``), ``fresnel`` (Cephes' ``fresnl``), ``bessel_jn`` (Miller's backward recurrence) and
-``owens_t`` (Patefield and Tandy's T5 quadrature), ``hyp1f1`` and ``hyp2f1`` (Pearson,
-Olver and Porter's series, terminating sums and transformations) and ``wofz`` (Weideman's rational approximation,
-complex-valued).
+"""More of ``jax.scipy.special``, named and computed as JAX's (issue 29
+item 7): ``loggamma`` (real arguments), ``bernoulli``, the exponential
+integrals ``expi``, ``exp1`` and ``expn`` (Cephes' ``ei.c`` and ``expn.c``),
+``spence`` (Cephes' ``spence.c``), ``dawsn`` (Cody, Paciorek and Thacher),
+``sici`` (Cephes' ``sici.c``), ``fresnel`` (Cephes' ``fresnl``),
+``bessel_jn`` (Miller's backward recurrence), ``owens_t`` (Patefield and
+Tandy's T5 quadrature), ``hyp1f1`` and ``hyp2f1`` (Pearson, Olver and
+Porter's series, terminating sums and transformations) and ``wofz``
+(Weideman's rational approximation, complex-valued).
 
-JAX's functions choose a branch per element (``jnp.piecewise``, ``vectorize``);
-here every branch runs on the whole array with safe arguments where it is
-not chosen, and the iterations of ``expn`` run until every element chosen
-for them has converged. The derivatives are JAX's rules (``custom_jvp``):
-``expi' = exp(x) / x``, ``d expn(n, x) / dx = -expn(n - 1, x)``,
-``dawsn' = 1 - 2 x dawsn(x)``.
+JAX's functions choose a branch per element (``jnp.piecewise``,
+``vectorize``, ``lax.cond``); here every branch runs on the whole array with
+safe arguments where it is not chosen, and each iteration runs until every
+element chosen for it has met its own stopping rule. The derivatives are
+JAX's rules (``custom_jvp``), e.g. ``expi' = exp(x) / x``,
+``d expn(n, x) / dx = -expn(n - 1, x)``, ``dawsn' = 1 - 2 x dawsn(x)``.
+Known differences: ``spence``'s derivative is ``log(x) / (1 - x)`` where
+JAX's gives NaN; ``owens_t`` of float32 stays float32 (JAX's float64
+weights make it float64 with x64 on); ``loggamma`` refuses complex arguments.
 """
 
 from __future__ import annotations
