@@ -13,6 +13,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from _examples import ci_examples
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -48,7 +49,7 @@ def same(got: object, want: object) -> None:
     np.testing.assert_array_equal(g, w)
 
 
-@settings(max_examples=60, deadline=None)
+@ci_examples(30, otherwise=60, deadline=None)
 @given(st.sampled_from(sorted(BINARY)), st.sampled_from(["int32", "int64"]), st.data())
 def test_binary_integer_operations_match_jax_eagerly_and_under_jit(name: str, dtype: str, data: st.DataObject) -> None:
     shape = data.draw(hnp.array_shapes(max_dims=2, max_side=5))

@@ -175,13 +175,14 @@ def test_the_sweep_itself_tells_signed_zeros_and_nans_apart() -> None:
 
 # -- every first-order primitive, in generated programs -----------------------------------
 from hypothesis import given, settings  # noqa: E402
+from _examples import ci_examples  # noqa: E402
 
 from typedax.core import Jaxpr, eval_jaxpr  # noqa: E402
 from typedax.core.ir import NDArray  # noqa: E402
 from typedax.testing import jaxprs_with_args  # noqa: E402
 
 
-@settings(max_examples=60)
+@ci_examples(30, otherwise=60)
 @given(jaxprs_with_args(max_eqns=6))
 def test_generated_programs_give_the_same_values_eagerly_and_under_jit(case: tuple[Jaxpr, list[NDArray]]) -> None:
     """The structural primitives (broadcast, reshape, transpose, reductions,

@@ -22,7 +22,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 import scipy.special  # type: ignore[import-untyped]  # scipy ships no type stubs
-from hypothesis import assume, given, settings
+from hypothesis import Phase, assume, given, settings
 
 from typedax.core import (
     Atom,
@@ -564,22 +564,30 @@ def test_generator_emits_every_covered_primitive(mode: str) -> None:
     fo, diff = mode == "float_only", mode == "differentiable"
     seen: set[str] = set()
     dtypes_seen: set[str] = set()
+    want_prims = covered_primitives(float_only=fo, differentiable=diff)
+    # the five wrap-free dtypes, and threefry2x32's uint32 (testing/_prng.py)
+    want_dtypes = {d.name for d in GENERATED} | {"uint32"} if mode == "default" else {"float64"}
+
+    class _AllSeen(Exception):
+        """Raised once every primitive and dtype has appeared: the search stops there."""
 
     # ~60 primitives, some needing operands (integer index arrays, positive
-    # values) that not every jaxpr has: 1500 jaxprs see each (a few seconds)
-    @settings(max_examples=1500, database=None, derandomize=True)  # 1000 left scatter-mul out once the windowed builders came, 1200 once binary operands could be rank-0
+    # values) that not every jaxpr has: up to 1500 jaxprs see each; the
+    # search stops as soon as all have appeared (no shrinking: generate only)
+    @settings(max_examples=1500, database=None, derandomize=True, phases=(Phase.generate,))  # 1000 left scatter-mul out once the windowed builders came, 1200 once binary operands could be rank-0
     @given(jaxprs(max_eqns=10, float_only=fo, differentiable=diff))
     def collect(j: Jaxpr) -> None:
         seen.update(e.primitive.name for e in j.eqns)
         dtypes_seen.update(v.aval.dtype.name for e in j.eqns for v in e.out_binders)
+        if seen >= want_prims and dtypes_seen >= want_dtypes:
+            raise _AllSeen
 
-    collect()
-    assert seen == covered_primitives(float_only=fo, differentiable=diff)
-    if mode == "default":
-        # the five wrap-free dtypes, and threefry2x32's uint32 (testing/_prng.py)
-        assert dtypes_seen == {d.name for d in GENERATED} | {"uint32"}
-    else:
-        assert dtypes_seen == {"float64"}
+    try:
+        collect()
+    except _AllSeen:
+        pass
+    assert seen == want_prims
+    assert dtypes_seen == want_dtypes
 
 
 @given(jaxprs(max_eqns=6, dtypes=(np.dtype(np.float32),), primitives=("sin", "add")))

@@ -64,7 +64,7 @@ def draw_args(data: st.DataObject, name: str, dtype: str) -> list[np.ndarray]:
     return [data.draw(hnp.arrays(dtype, (8,), elements=floats(dtype, lo, hi))) for lo, hi in DOMAINS[name]]
 
 
-@settings(max_examples=50, deadline=None)
+@ci_examples(25, otherwise=50, deadline=None)
 @given(st.sampled_from(sorted(DOMAINS)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax(name: str, dtype: str, data: st.DataObject) -> None:
     args = draw_args(data, name, dtype)
