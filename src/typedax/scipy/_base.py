@@ -43,15 +43,19 @@ def _promote(*xs: ArrayLike) -> list[Array]:
     Python scalars, weakly typed arrays, e.g. ``xlogy(0.5, 2)``; also
     ``int32`` beside a Python float, as ``jnp.int32(1) + 0.5`` is), so that
     ``f32_array + norm.logpdf(0.5)`` stays float32, as in JAX; else strong."""
+    return [tnp.asarray(v) for v in _lax_numpy._prepare(*_promote_dtypes(*xs))]
+
+
+def _promote_dtypes(*xs: ArrayLike) -> list[Array]:
+    """``_promote`` without the broadcast: JAX's ``promote_dtypes_inexact``
+    (one float dtype, weak when the common type is; shapes kept)."""
     dtype = tnp.result_type(*xs)
     dtype = dtype if is_float(dtype) else _lax_numpy._inexact(dtype)
     node = functools.reduce(join, (_lax_numpy._node(x) for x in xs))
     if node in _WEAK_NODES:
-        vs = [_convert_weak(x, dtype) if aval_of(x).dtype != dtype or not aval_of(x).weak_type else x
-              for x in xs]
-    else:
-        vs = [tnp.astype(x, dtype) for x in xs]
-    return [tnp.asarray(v) for v in _lax_numpy._prepare(*vs)]
+        return [tnp.asarray(_convert_weak(x, dtype) if aval_of(x).dtype != dtype or not aval_of(x).weak_type else x)
+                for x in xs]
+    return [tnp.asarray(tnp.astype(x, dtype)) for x in xs]
 
 
 _WEAK_NODES = frozenset({"i*", "f*"})

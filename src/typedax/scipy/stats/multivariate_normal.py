@@ -12,24 +12,16 @@ import math
 from ... import lax_linalg
 from ... import numpy as tnp
 from ...core.array import Array, ArrayLike
-from ...core.dtypes import is_inexact
+from .._base import _promote_dtypes
 
 __all__ = ["logpdf", "pdf"]
-
-
-def _promote_inexact(*xs: ArrayLike) -> list[Array]:
-    """JAX's ``promote_dtypes_inexact``: one inexact dtype, shapes kept."""
-    dtype = tnp.result_type(*xs)
-    if not is_inexact(dtype):
-        dtype = tnp.result_type(dtype, 1.0)
-    return [tnp.asarray(x, dtype=dtype) for x in xs]
 
 
 def logpdf(x: ArrayLike, mean: ArrayLike, cov: ArrayLike, allow_singular: None = None) -> Array:
     """The log density at ``x`` (``allow_singular`` is refused, as JAX's)."""
     if allow_singular is not None:
         raise NotImplementedError("allow_singular argument of multivariate_normal.logpdf")
-    xv, mv, cv = _promote_inexact(x, mean, cov)
+    xv, mv, cv = _promote_dtypes(x, mean, cov)
     log2pi = math.log(2 * math.pi)
     if not mv.shape:
         return -0.5 * tnp.square(xv - mv) / cv - 0.5 * (log2pi + tnp.log(cv))
