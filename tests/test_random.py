@@ -23,6 +23,8 @@ from typedax.core.errors import ConcretizationError, PrimitiveTypeError, RandomK
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 SEEDS = [0, 1, 42, 2**31 - 1, 2**40 + 12345]
+#: the streams' seeds (each runs JAX's sampler eagerly): small, the 32-bit edge, past 32 bits
+STREAM_SEEDS = [0, 2**31 - 1, 2**40 + 12345]
 
 Sampler = Callable[[Any], Any]  # either library's key in, either library's array out
 
@@ -88,7 +90,7 @@ def test_keys_match_jax(seed: int) -> None:
 def test_streams_match_jax_eager_and_jit(name: str) -> None:
     ours, theirs, exact = SAMPLERS[name]
     jitted = tdx.jit(ours)
-    for seed in SEEDS:
+    for seed in STREAM_SEEDS:
         k, jk = tr.PRNGKey(seed), jax.random.PRNGKey(seed)
         want = theirs(jk)
         same(ours(k), want, exact)

@@ -23,7 +23,7 @@ from typedax.core.errors import RandomKeyError
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
-SEEDS = [0, 42, 2**40 + 12345]
+SEEDS = [0, 2**40 + 12345]  # a raw key, then a typed one (_keys); small and past 32 bits
 
 Sampler = Callable[[Any], Any]  # either library's key in, either library's array out
 NDArray = np.ndarray[Any, Any]
@@ -134,7 +134,7 @@ def test_samplers_match_jax_under_vmap(name: str) -> None:
 # these tests under vmap.
 def test_poisson_matches_jax_under_vmap() -> None:
     # keys and rates batched together (the loops' predicates per batch element)
-    keys = np.stack([np.asarray(tr.PRNGKey(s)) for s in SEEDS])
+    keys = np.stack([np.asarray(tr.PRNGKey(s)) for s in [*SEEDS, 42]])  # three keys for three rate rows
     lams = np.stack([LAM, LAM * 2, LAM / 3])
     got = tdx.vmap(lambda k, la: tr.poisson(k, la, (3, 8)))(keys, lams)
     same(got, jax.vmap(lambda k, la: jax.random.poisson(k, la, (3, 8)))(keys, lams), 0)

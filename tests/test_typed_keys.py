@@ -30,6 +30,8 @@ from _examples import ci_examples
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 SEEDS = [0, 1, 42, 2**31 - 1, 2**40 + 12345, -7]
+#: the streams' seeds (each runs JAX's sampler eagerly): small, past 32 bits, negative
+STREAM_SEEDS = [0, 2**40 + 12345, -7]
 
 
 def words(x: object) -> np.ndarray:
@@ -119,7 +121,7 @@ def close(ours: object, theirs: object, exact: bool) -> None:
 
 @pytest.mark.parametrize("name,f,exact", SAMPLERS, ids=[n for n, _, _ in SAMPLERS])
 def test_streams_match_jax_eager_jit_and_vmap(name: str, f: Callable[[Any, Any], Any], exact: bool) -> None:
-    for seed in SEEDS:
+    for seed in STREAM_SEEDS:
         k, jk = tr.key(seed), jax.random.key(seed)
         want = f(jax.random, jk)
         close(f(tr, k), want, exact)
