@@ -76,7 +76,7 @@ def test_values_match_jax(dist: str) -> None:
                     f: Callable[..., tdx.Array] = getattr(getattr(tst, dist), name)
                     eager_rtol = rtol * (1e3 if dist in LOOPS and dtype == np.float64 else 5 if dist in LOOPS else 1)
                     check(f(*a), want, eager_rtol, f"{dist}.{name} {dtype.__name__} eager")
-                    if not (loops and dtype == np.float32):
+                    if dtype == np.float64:  # under jit once (float32 eagerly above: the same rules)
                         check(tdx.jit(f)(*a), want, rtol, f"{dist}.{name} {dtype.__name__} jit")
 
 
