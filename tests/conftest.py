@@ -16,7 +16,9 @@ fewer examples under ``ci`` alone: ``tests/_examples.py``'s ``ci_examples``.
 """
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -30,3 +32,20 @@ settings.register_profile(
     "dev", max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def x64_off() -> Iterator[None]:
+    """Both libraries with x64 off for the test (restored after): typedax's
+    and JAX's 32-bit mode. Imported here, when a test asks for it."""
+    import jax
+
+    import typedax as tdx
+
+    jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
+    tdx.config.update("jax_enable_x64", False)
+    try:
+        yield
+    finally:
+        tdx.config.update("jax_enable_x64", True)
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above

@@ -11,7 +11,7 @@ the jaxpr text, and the errors."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -43,18 +43,6 @@ SPD = A @ np.conj(np.swapaxes(A, -1, -2)) + 3 * np.eye(3)  # Hermitian positive 
 TALL = _c(4, 3)
 WIDE = _c(3, 4)
 B = _c(2, 3, 2)
-
-
-@pytest.fixture
-def x64_off() -> Iterator[None]:
-    """Both libraries with x64 off (restored after)."""
-    jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
-    tdx.config.update("jax_enable_x64", False)
-    try:
-        yield
-    finally:
-        tdx.config.update("jax_enable_x64", True)
-        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
 
 
 def _close(got: object, want: object, tol: float | None = None) -> None:

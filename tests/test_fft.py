@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -34,18 +34,6 @@ jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # ja
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4, 6))
 Z = X + 1j * RNG.standard_normal((3, 4, 6))
-
-
-@pytest.fixture
-def x64_off() -> Iterator[None]:
-    """Both libraries with x64 off (restored after)."""
-    jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
-    tdx.config.update("jax_enable_x64", False)
-    try:
-        yield
-    finally:
-        tdx.config.update("jax_enable_x64", True)
-        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
 
 
 def _close(got: object, want: object) -> None:

@@ -7,7 +7,7 @@ complex inputs, either input the larger, ``axes``, ``jit``, x64 off;
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -33,18 +33,6 @@ A = RNG.standard_normal((5, 7))
 K = RNG.standard_normal((3, 2))
 AC = A + 1j * RNG.standard_normal(A.shape)
 KC = K - 2j * RNG.standard_normal(K.shape)
-
-
-@pytest.fixture
-def x64_off() -> Iterator[None]:
-    """Both libraries with x64 off (restored after)."""
-    jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
-    tdx.config.update("jax_enable_x64", False)
-    try:
-        yield
-    finally:
-        tdx.config.update("jax_enable_x64", True)
-        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
 
 
 def _close(got: object, want: object, tol: float = 1e-12) -> None:
