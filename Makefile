@@ -32,7 +32,10 @@ unit: $(STAMP)
 test-long: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(PY) -m pytest -n auto
 
-test: typecheck unit
+# mypy (one core, ~30 s) runs beside the tests, not before them, where it
+# would leave the second core idle for its whole run
+test: $(STAMP)
+	$(MAKE) --no-print-directory -j2 typecheck unit
 
 # the suite with typedax on the GPU (JAX, the oracle, picks its own default:
 # the same GPU where its CUDA plugin is installed). Several workers share the

@@ -49,3 +49,17 @@ def x64_off() -> Iterator[None]:
     finally:
         tdx.config.update("jax_enable_x64", True)
         jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "first: a long test run in a process of its own; the suite starts with these, so "
+        "that at the end no pytest worker waits alone on one (make test's wall time)",
+    )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The ``first`` tests at the front of the run (pytest-xdist hands each
+    worker a contiguous share of this order and steals from its end)."""
+    items.sort(key=lambda item: item.get_closest_marker("first") is None)

@@ -79,6 +79,7 @@ def _run_processes() -> list[dict[str, object]]:
 Reports = list[dict[str, object]]
 
 
+@pytest.mark.first
 def test_two_processes_on_loopback() -> None:
     """One test, so that the processes start once (a module fixture would
     start them in each pytest-xdist worker that runs one of its tests)."""

@@ -59,7 +59,7 @@ shapes = st.one_of(
     hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
     hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=2),
 )
-FEW = ci_examples(20, otherwise=40)  # 20 under make test's ci profile (tests/_examples.py)
+FEW = ci_examples(10, otherwise=40)  # 10 under make test's ci profile (tests/_examples.py)
 
 
 def values(op: str, shape: tuple[int, ...]) -> st.SearchStrategy[NDArray]:

@@ -112,8 +112,8 @@ BINARY_NAMES = {
 SHAPES = st.sampled_from([(1,), (3,), (2, 3), (2, 1, 2)])
 SIDES = ("scalar_left", "scalar_right")
 # fewer examples under make test's ci profile (tests/_examples.py), the same elsewhere
-FEW = ci_examples(12, otherwise=25)  # each example compiles, or differentiates numerically
-SOME = ci_examples(25, otherwise=50)  # each example traces (and 82 cases)
+FEW = ci_examples(8, otherwise=25)  # each example compiles, or differentiates numerically
+SOME = ci_examples(12, otherwise=50)  # each example traces (and 82 cases)
 
 
 def test_every_binary_elementwise_primitive_is_covered() -> None:

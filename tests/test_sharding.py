@@ -26,6 +26,7 @@ from typedax.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.first
 def test_eight_devices_in_their_own_process() -> None:
     # host devices: the CPU platform, also where the suite itself runs on a GPU (make test-gpu)
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", HYPOTHESIS_PROFILE="ci",

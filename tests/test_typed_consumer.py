@@ -35,6 +35,7 @@ def mypy_errors() -> list[tuple[str, int, str]]:
     return errors
 
 
+@pytest.mark.first
 def test_consumer_passes_strict_with_no_any(mypy_errors: list[tuple[str, int, str]]) -> None:
     assert [e for e in mypy_errors if e[0] == OK.name] == []
 

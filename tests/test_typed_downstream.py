@@ -95,6 +95,7 @@ def test_downstream_source_has_no_cast_ignore_or_any() -> None:
     assert found == []
 
 
+@pytest.mark.first
 def test_downstream_passes_mypy_strict(mypy_cache: Path) -> None:
     errors = [m for m in run_mypy(mypy_cache, DOWNSTREAM) if m.kind == "error"]
     assert errors == []
