@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import jax
@@ -24,18 +24,6 @@ import typedax.numpy as tnp
 from typedax import lax
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
-
-
-@pytest.fixture
-def x32() -> Iterator[None]:
-    """Both libraries in their 32-bit mode for the test, restored after."""
-    jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # jax's config is untyped
-    tdx.config.update("jax_enable_x64", False)
-    try:
-        yield
-    finally:
-        tdx.config.update("jax_enable_x64", True)
-        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # as above
 
 
 def outcome(f: Callable[[], object]) -> tuple[str, list[str]]:
@@ -189,7 +177,7 @@ CASES: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
 ]
 
 
-@pytest.mark.usefixtures("x32")
+@pytest.mark.usefixtures("x64_off")  # (tests/conftest.py)
 @pytest.mark.parametrize("name", [c[0] for c in CASES])
 def test_x32_matches_jax(name: str) -> None:
     _, ours, theirs = next(c for c in CASES if c[0] == name)
@@ -217,7 +205,7 @@ OPERANDS: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.usefixtures("x32")
+@pytest.mark.usefixtures("x64_off")  # (tests/conftest.py)
 @given(op=st.integers(0, len(BINARY) - 1), a=st.integers(0, len(OPERANDS) - 1),
        b=st.integers(0, len(OPERANDS) - 1), jitted=st.booleans())
 def test_x32_promotion_sweep_matches_jax(op: int, a: int, b: int, jitted: bool) -> None:
