@@ -5,8 +5,8 @@ process with ``XLA_FLAGS`` set).
 The examples of JAX's guides "Explicit sharding" and "Distributed arrays
 and automatic parallelization" (its explicit-mode sections) run as text
 under each library's imports, and print the same lines. Changes from the
-guides: meshes pass ``axis_types=`` (typedax's ``make_mesh`` defaults to
-Auto axes, JAX 0.10's to Explicit: docs/scale-out.md), ``auto_axes`` takes
+guides: meshes pass ``axis_types=`` (as the guides did before JAX 0.10
+made Explicit ``make_mesh``'s default, typedax's too), ``auto_axes`` takes
 JAX 0.10's ``out_sharding``, and the lines using what typedax lacks
 (``out_sharding=`` of ``jnp.dot`` and ``random.normal``, unreduced axes,
 ``visualize_array_sharding``) are left out.
@@ -410,7 +410,8 @@ def test_types_follow_the_layout_and_retrace() -> None:
     assert seen == ["float32[8@a,4]", "float32[8,4@b]"]
     assert str(tdx.typeof(a)) == "float32[8@a,4]" and str(tdx.typeof(b)) == "float32[8,4@b]"
     assert a.sharding.spec == P("a", None)  # type: ignore[union-attr]  # a NamedSharding here
-    auto = tdx.make_mesh((4, 2), ("a", "b"))
+    assert tdx.make_mesh((4, 2), ("a", "b")) == mesh  # Explicit axes by default, as JAX 0.10's
+    auto = tdx.make_mesh((4, 2), ("a", "b"), (AxisType.Auto, AxisType.Auto))
     assert auto != mesh and auto.axis_types == (AxisType.Auto, AxisType.Auto)
     c = tdx.device_put(np.ones((8, 4), np.float32), tdx.NamedSharding(auto, P("a")))
     assert tdx.typeof(c).sharding is None and str(tdx.typeof(c)) == "float32[8,4]"
