@@ -561,6 +561,8 @@ PRIMITIVE_CASES: list[tuple[str, list[tuple[tuple[int, ...], tuple[object, ...],
      lambda n, l, r: lambda x, i, u: x.at[i].set(u)),
     ("scatter-max of split indices", [((8, 4), (None, None), F32), ((4,), ("a",), I32), ((4, 4), (None, None), F32)],
      lambda n, l, r: lambda x, i, u: x.at[i].max(u)),
+    ("scatter-add of a constant", [((8, 4), ("a", None), F32), ((2,), (None,), I32)],
+     lambda n, l, r: lambda x, i: x.at[:, i].add(1.0)),
     ("scatter-mul on a split dimension", [((8, 4), ("a", None), F32), ((3,), (None,), I32), ((3, 4), (None, None), F32)],
      lambda n, l, r: lambda x, i, u: x.at[i].mul(u)),
     ("cumsum, cummax, cumprod, cumlogsumexp", [((8, 4), ("a", None), F32)],
@@ -634,3 +636,31 @@ def result_types(lib: str, args: list[tuple[tuple[int, ...], tuple[object, ...],
 def test_primitive_rules_as_jax(case: tuple[str, list[tuple[tuple[int, ...], tuple[object, ...], type]], Callable[..., Callable[..., object]]]) -> None:
     _, args, build = case
     assert result_types("typedax", args, build) == result_types("jax", args, build)
+
+
+def test_typed_primitives_compile_and_run_as_jax() -> None:
+    """A few of the rules above, compiled (and two eagerly): the values,
+    types and layouts JAX's give."""
+    x = np.arange(32, dtype=np.float32).reshape(8, 4) / 7
+    w = np.linspace(-1, 1, 2 * 1 * 3 * 1, dtype=np.float32).reshape(2, 1, 3, 1)
+    cols = np.array([3, 1], np.int32)
+    cases: list[tuple[str, Callable[..., Callable[[object], object]]]] = [
+        ("cumsum", lambda t, l, n: lambda v: l.cumsum(v, 1)),
+        ("argsort", lambda t, l, n: lambda v: n.argsort(-v, axis=1)),
+        ("pad", lambda t, l, n: lambda v: l.pad(v, np.float32(0), ((0, 0, 0), (1, 1, 0)))),
+        ("gather, scatter", lambda t, l, n: lambda v: v[:, cols] + v.at[:, cols].add(1.0)[:, :2]),
+        ("conv", lambda t, l, n: lambda v: l.conv(v.reshape(8, 1, 4, 1), w, (1, 1), "SAME")),
+        ("grad of max pooling", lambda t, l, n: t.grad(
+            lambda v: l.reduce_window(v, -np.float32(np.inf), l.max, (1, 2), (1, 2), "VALID").sum())),
+        ("zeros_like", lambda t, l, n: lambda v: n.zeros_like(v) + v),
+    ]
+    mesh, jmesh = tdx.make_mesh((4, 2), ("a", "b")), jax.make_mesh((4, 2), ("a", "b"))
+    with tdx.config.context(enable_x64=False), set_mesh(mesh), jax.set_mesh(jmesh):
+        ours, theirs = reshard(x, P("a", None)), jax.reshard(x, jax.P("a", None))  # type: ignore[no-untyped-call]  # jax's P is untyped
+        for name, build in cases:
+            f, g = build(tdx, lax, tnp), build(jax, jax.lax, jax.numpy)
+            for a, b in [(tdx.jit(f)(ours), jax.jit(g)(theirs)), *([(f(ours), g(theirs))] if name in ("cumsum", "pad") else [])]:
+                assert isinstance(a, tdx.Array) and isinstance(b, jax.Array)
+                assert str(tdx.typeof(a)) == str(jax.typeof(b)), name
+                assert repr(a.sharding.spec) == repr(b.sharding.spec), name  # type: ignore[union-attr]  # NamedShardings here
+                np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, err_msg=name)

@@ -712,6 +712,9 @@ def _scatter(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequen
         return [(None,) * operand.ndim]
     window, inserted = _ints(params["update_window_dims"]), set(_ints(params["inserted_window_dims"]))
     owindow = [i for i in range(operand.ndim) if i not in inserted]
+    if updates.sharding is None:  # made from constants (``x.at[i].add(1.0)``): JAX types them as the operand's windows
+        split = {u: ospec[o] for u, o in zip(window, owindow) if updates.shape[u] == operand.shape[o]}
+        uspec = tuple(split.get(d) for d in range(updates.ndim))
     ok = (
         all((updates.shape[u] == operand.shape[o] and uspec[u] == ospec[o]) or (uspec[u] is None and ospec[o] is None)
             for u, o in zip(window, owindow))
