@@ -644,7 +644,7 @@ def test_typed_primitives_compile_and_run_as_jax() -> None:
     x = np.arange(32, dtype=np.float32).reshape(8, 4) / 7
     w = np.linspace(-1, 1, 2 * 1 * 3 * 1, dtype=np.float32).reshape(2, 1, 3, 1)
     cols = np.array([3, 1], np.int32)
-    cases: list[tuple[str, Callable[..., Callable[[object], object]]]] = [
+    cases: list[tuple[str, Callable[..., Callable[..., object]]]] = [
         ("cumsum", lambda t, l, n: lambda v: l.cumsum(v, 1)),
         ("argsort", lambda t, l, n: lambda v: n.argsort(-v, axis=1)),
         ("pad", lambda t, l, n: lambda v: l.pad(v, np.float32(0), ((0, 0, 0), (1, 1, 0)))),
@@ -662,5 +662,5 @@ def test_typed_primitives_compile_and_run_as_jax() -> None:
             for a, b in [(tdx.jit(f)(ours), jax.jit(g)(theirs)), *([(f(ours), g(theirs))] if name in ("cumsum", "pad") else [])]:
                 assert isinstance(a, tdx.Array) and isinstance(b, jax.Array)
                 assert str(tdx.typeof(a)) == str(jax.typeof(b)), name
-                assert repr(a.sharding.spec) == repr(b.sharding.spec), name  # type: ignore[union-attr]  # NamedShardings here
+                assert repr(a.sharding.spec) == repr(b.sharding.spec), name  # type: ignore[union-attr,attr-defined]  # NamedShardings here (ours and JAX's)
                 np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-6, err_msg=name)
