@@ -102,8 +102,8 @@ def measure() -> None:
     from typedax.sharding import NamedSharding, P
 
     assert tdx.device_count() == jax.device_count() == DEVICES, "needs XLA_FLAGS=" + FLAG
-    mesh = tdx.make_mesh((DEVICES,), ("data",))
-    jmesh = jax.sharding.Mesh(np.array(jax.devices()), ("data",))
+    mesh = tdx.make_mesh((DEVICES,), ("data",))  # Explicit axes in both (their default)
+    jmesh = jax.make_mesh((DEVICES,), ("data",))
     rep, data = NamedSharding(mesh, P()), NamedSharding(mesh, P("data"))
     jrep, jdata = JNamed(jmesh, JP()), JNamed(jmesh, JP("data"))  # type: ignore[no-untyped-call]  # jax's PartitionSpec is untyped
     step_t = tdx.jit(_step(tnp, tdx.grad), in_shardings=(rep, data, data), out_shardings=rep)

@@ -21,7 +21,7 @@ from typedax.core.errors import PlatformError, ShardingError
 from typedax.core.ir import Param
 from typedax.lowering import jaxlib_api as jx
 from typedax.primitives.sharding_constraint import hlo_sharding_text, tiling
-from typedax.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
+from typedax.sharding import AxisType, Mesh, NamedSharding, P, SingleDeviceSharding
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -77,7 +77,8 @@ def test_mhlo_sharding_text_is_jaxlibs() -> None:
 
 
 def test_one_device_mesh_and_constraint_rules() -> None:
-    mesh = tdx.make_mesh((1,), ("x",))
+    assert repr(tdx.make_mesh((1,), ("x",))) == "Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Explicit,))"
+    mesh = tdx.make_mesh((1,), ("x",), (AxisType.Auto,))  # a constraint names Auto axes
     s = NamedSharding(mesh, P("x"))
     assert repr(mesh) == "Mesh(axis_sizes=(1,), axis_names=('x',), axis_types=(Auto,))"
     x = np.arange(4.0)

@@ -33,8 +33,8 @@ def JP(*parts: object) -> _JP:
     return _JP(*parts)  # type: ignore[no-untyped-call]  # jax's PartitionSpec is untyped
 
 
-LINE = tdx.make_mesh((8,), ("i",))
-GRID = tdx.make_mesh((4, 2), ("a", "b"))
+LINE = tdx.make_mesh((8,), ("i",), axis_types=(tdx.sharding.AxisType.Auto,))  # Auto: JAX's meshes below
+GRID = tdx.make_mesh((4, 2), ("a", "b"), axis_types=(tdx.sharding.AxisType.Auto,) * 2)
 JLINE = jax.make_mesh((8,), ("i",), axis_types=(AxisType.Auto,))
 JGRID = jax.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Auto,) * 2)
 

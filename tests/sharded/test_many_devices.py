@@ -21,7 +21,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import ShardingError
-from typedax.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
+from typedax.sharding import AxisType, Mesh, NamedSharding, P, SingleDeviceSharding
 
 jax.config.update("jax_use_shardy_partitioner", False)  # type: ignore[no-untyped-call]  # jax's config is untyped; GSPMD's mhlo.sharding text, as typedax emits
 
@@ -55,7 +55,10 @@ def test_mesh_and_sharding_reprs_as_jax() -> None:
     assert repr(SingleDeviceSharding(tdx.devices()[0])) == repr(jax.sharding.SingleDeviceSharding(jax.devices()[0]))
     line = Mesh(np.array(tdx.devices()), ("x",))
     assert str(line) == str(JMesh(np.array(jax.devices()), ("x",)))
-    assert tdx.make_mesh((4, 2), ("a", "b")) == mesh
+    assert tdx.make_mesh((4, 2), ("a", "b"), (AxisType.Auto,) * 2) == mesh
+    made, jmade = tdx.make_mesh((4, 2), ("a", "b")), jax.make_mesh((4, 2), ("a", "b"))  # Explicit axes by default
+    assert repr(made) == repr(jmade) and made.axis_types == (AxisType.Explicit,) * 2
+    assert repr(NamedSharding(made, P("a"))) == repr(JNamed(jmade, JP("a")))
 
 
 @pytest.mark.parametrize("k", range(len(SPECS)))

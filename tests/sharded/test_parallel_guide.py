@@ -26,14 +26,11 @@ Changes to the guide's text:
   checked against JAX's device placement below);
 - 32-bit types, JAX's default, for typedax (``enable_x64=False``).
 
-``make_mesh`` makes Explicit axes in JAX 0.10 and Auto axes in typedax
-(docs/scale-out.md says why), so the guide's ``jax.make_mesh((2, 4), ('x',
-'y'))`` makes different meshes. Two runs compare like with like: typedax
-with those calls given ``axis_types=`` Explicit against the guide verbatim
-in JAX (the guide as JAX 0.10 runs it), and the guide verbatim in typedax
-against JAX with those calls given Auto axes (the code unchanged in
-typedax); the two verbatim runs differ in just the lines that print those
-meshes' axis types and array types (an xfail says so).
+``make_mesh`` makes Explicit axes by default in both (JAX 0.10's
+default), so the guide's bare ``jax.make_mesh((2, 4), ('x', 'y'))`` makes
+the same mesh in both and the guide runs verbatim in each; a second run
+gives those calls Auto axes in both (the guide as written before JAX 0.10,
+when its automatic section's meshes were Auto).
 
 The older revision's "Semi-automated sharding with constraints" cells (the
 guide before its explicit section replaced them, jax-ml/jax 2e808f2836):
@@ -399,23 +396,15 @@ def run_guide(lib: str, axis_types: str | None) -> dict[int, str]:
 
 
 @pytest.mark.parametrize("cell", list(CELLS))
-def test_the_guide_as_jax_0_10_runs_it(cell: int) -> None:
-    """The guide verbatim in JAX; typedax's bare meshes Explicit, as JAX 0.10's."""
-    assert run_guide("typedax", "Explicit")[cell] == run_guide("jax", None)[cell]
+def test_the_guide_verbatim_in_both(cell: int) -> None:
+    """The guide verbatim in both: bare ``make_mesh`` calls make Explicit axes."""
+    assert run_guide("typedax", None)[cell] == run_guide("jax", None)[cell]
 
 
 @pytest.mark.parametrize("cell", list(CELLS))
-def test_the_guide_unchanged_in_typedax(cell: int) -> None:
-    """The guide verbatim in typedax (bare meshes Auto); JAX's bare meshes Auto."""
-    assert run_guide("typedax", None)[cell] == run_guide("jax", "Auto")[cell]
-
-
-@pytest.mark.xfail(strict=True, reason="typedax's make_mesh makes Auto axes by default, JAX 0.10's Explicit "
-                                       "(docs/scale-out.md): the meshes of cells 6, 15 and 21 print other axis types, "
-                                       "arrays on them other types and shardings, and the older revision's "
-                                       "with_sharding_constraint cells raise in JAX on them")
-def test_the_guide_verbatim_in_both() -> None:
-    assert run_guide("typedax", None) == run_guide("jax", None)
+def test_the_guide_on_auto_meshes(cell: int) -> None:
+    """The guide with its bare ``make_mesh`` calls given Auto axes, in both."""
+    assert run_guide("typedax", "Auto")[cell] == run_guide("jax", "Auto")[cell]
 
 
 def failing(outs: dict[int, str]) -> set[int]:
@@ -423,13 +412,13 @@ def failing(outs: dict[int, str]) -> set[int]:
 
 
 def test_the_guide_runs_cleanly() -> None:
-    """Unchanged in typedax no cell fails, and the layer's values are the
-    guide's; with JAX 0.10's Explicit meshes only the older revision's
+    """On Auto meshes no cell fails, and the layer's values are the
+    guide's; verbatim (Explicit meshes) only the older revision's
     ``with_sharding_constraint`` cells fail (as in JAX: a constraint names
     Auto axes only, ``reshard`` moves Explicit ones)."""
-    outs = run_guide("typedax", None)
+    outs = run_guide("typedax", "Auto")
     assert not failing(outs), outs
-    assert failing(run_guide("typedax", "Explicit")) == failing(run_guide("jax", None)) == set(EXTRA_CELLS)
+    assert failing(run_guide("typedax", None)) == failing(run_guide("jax", None)) == set(EXTRA_CELLS)
     assert "Array(496, dtype=int32)" in outs[18] and "device local shape: x.shape=(4,)" in outs[16]
     assert "[0:2, 0:2] on [0] | [0:2, 2:4] on [1]" in outs[7] and "[28:32, :] on [7]" in outs[23]
     assert "[0:2] on [0, 4] | [2:4] on [1, 5]" in outs[9]  # "the first two elements ... on devices 0 and 4"

@@ -20,9 +20,10 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax import Array, lax
 from typedax.core.errors import ShardingError
-from typedax.sharding import Mesh, NamedSharding, P, SingleDeviceSharding
+from typedax.sharding import AxisType, Mesh, NamedSharding, P, SingleDeviceSharding
 
 Params = tuple[Array, Array, Array, Array]
+AUTO = (AxisType.Auto,)
 
 
 def test_the_demo_20_data_parallel_steps_equal_20_single_device_steps(capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,8 +47,9 @@ def _loss(params: Params, x: Array, y: Array) -> Array:
 def test_tensor_parallel_mlp_equals_one_device() -> None:
     """Megatron's split: the first layer's columns and the second's rows on
     'model' (the hidden units), the batch on 'data'; XLA sums the second
-    matmul's partial products over 'model'."""
-    mesh = tdx.make_mesh((4, 2), ("data", "model"))
+    matmul's partial products over 'model' (Auto axes: on Explicit ones the
+    second matmul's contraction over 'model' is ambiguous, as in JAX)."""
+    mesh = tdx.make_mesh((4, 2), ("data", "model"), AUTO * 2)
     assert mesh.shape == {"data": 4, "model": 2}
 
     def ns(*spec: str | None) -> NamedSharding:
@@ -91,7 +93,7 @@ def test_tensor_parallel_mlp_equals_one_device() -> None:
 
 
 def test_shardings_on_devices_the_mesh_lacks() -> None:
-    full = tdx.make_mesh((8,), ("a",))
+    full = tdx.make_mesh((8,), ("a",), AUTO)
     half = Mesh(np.array(tdx.devices()[:4]), ("a",))
     x = tdx.device_put(np.ones(8, np.float32), NamedSharding(full, P("a")))
     # a constraint, or the output, on four devices of eight the argument is on
@@ -140,7 +142,7 @@ def test_a_committed_argument_must_match_its_in_sharding_as_in_jax() -> None:
     def double(v: Array) -> Array:
         return v * 2
 
-    mesh8 = tdx.make_mesh((8,), ("a",))
+    mesh8 = tdx.make_mesh((8,), ("a",), AUTO)  # (JAX's Mesh below: Auto)
     mesh4 = Mesh(np.array(tdx.devices()[:4]), ("a",))
     jmesh8 = jax.sharding.Mesh(np.array(jax.devices()), ("a",))
     jmesh4 = jax.sharding.Mesh(np.array(jax.devices()[:4]), ("a",))

@@ -384,6 +384,15 @@ def _out_sharding(
     return reshard(out, out_sharding)
 
 
+def typed_like(out: Array, like: ShapedArray) -> Array:
+    """``out`` (made from constants: untyped) laid out and typed as ``like``
+    when ``like`` is split over Explicit mesh axes: JAX's ``full_like``
+    passes ``x``'s sharding to ``full``."""
+    if like.sharding is None or not like.ndim:
+        return out
+    return reshard(out, like.sharding)
+
+
 def transpose(x: ArrayLike, permutation: Sequence[int]) -> Array:
     return bind1(transpose_p, (x,), _params(("perm", _indices("transpose", "permutation", permutation))))
 

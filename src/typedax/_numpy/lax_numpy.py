@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, ParamSpec, TypeAlias, cast, overload
 import numpy as np
 
 from .. import lax
-from .._lax.lax import _binop, _broadcast_in_dim_params, _convert_weak
+from .._lax.lax import _binop, _broadcast_in_dim_params, _convert_weak, typed_like
 from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
 from ..core.avals import ShapedArray
 from ..core.dtypes import DType
@@ -1157,8 +1157,8 @@ def full_like(x: ArrayLike, fill_value: ArrayLike, dtype: DType | type | None = 
         return full(shape, fill_value, aval_of(x).dtype if dtype is None else dtype)
     a = aval_of(x)
     if dtype is None and a.weak_type and type(fill_value) in _SCALAR_TYPES:
-        return full(a.shape, scalar_as(fill_value, a))  # type: ignore[arg-type]  # a Python scalar, checked above
-    return full(a.shape, fill_value, a.dtype if dtype is None else dtype)
+        return typed_like(full(a.shape, scalar_as(fill_value, a)), a)  # type: ignore[arg-type]  # a Python scalar, checked above
+    return typed_like(full(a.shape, fill_value, a.dtype if dtype is None else dtype), a)
 
 
 def zeros_like(x: ArrayLike, dtype: DType | type | None = None, shape: int | Sequence[int] | None = None, *,

@@ -554,17 +554,304 @@ def _ints(p: object) -> tuple[int, ...]:
     return tuple(int(i) for i in p)
 
 
+# -- JAX 0.10's rules for the other primitives (lax.py, slicing.py, convolution.py,
+#    windowed_reductions.py, control_flow/loops.py, linalg.py, random/prng.py) --
+
+
+def _split_size(a: ShapedArray, p: AxisEntry) -> int:
+    sizes = a.sharding.mesh.shape if a.sharding is not None else {}
+    out = 1
+    for n in _names(p):
+        out *= sizes[n]
+    return out
+
+
+def _varying(what: str, x: ShapedArray, shape: tuple[int, ...]) -> Spec:
+    """JAX's ``_get_sharding_for_varying_out_shape``: ``x``'s split, where a
+    split dimension whose size changes still divides among its devices
+    (uneven pieces are not implemented, as in JAX)."""
+    spec = _spec(x)
+    for n, m, p in zip(x.shape, shape, spec):
+        if n != m and p is not None and m % _split_size(x, p):
+            raise ShardingTypeError(
+                f"{what} on sharded dims where out dim ({m}) is not divisible by mesh axes "
+                f"({_split_size(x, p)}) with spec ({_shown(p)}) is not implemented. Got input "
+                f"type={x.str_short(short_dtypes=True)} and output shape={shape}"
+            )
+    return spec
+
+
+def _shown(p: AxisEntry) -> str:
+    return ", ".join(_names(p))
+
+
+def _varying_rule(what: str) -> Rule:
+    def rule(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+        """The first operand's split (``pad``, ``dynamic_slice``, the
+        windowed reductions): JAX's rule for a result whose size may differ."""
+        return [_varying(what, ins[0], o.shape) for o in outs]
+    return rule
+
+
+def _bitcast(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """A wider dtype loses the last dimension, a narrower gains one (unsplit)."""
+    (x,), (out,) = ins, outs
+    old, new = x.dtype.itemsize, out.dtype.itemsize
+    spec = _spec(x)
+    return [spec if old == new else (*spec, None) if old > new else spec[:-1]]
+
+
+def _select(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: the typed cases split alike, ``which`` a scalar or split as they are."""
+    which, cases = ins[0], ins[1:]
+    typed = [c for c in cases if c.sharding is not None]
+    if not typed:  # (constants, which JAX would type as their context: as ``which``)
+        return [_spec(which) if which.shape else (None,) * outs[0].ndim]
+    first = _spec(typed[0])
+    if any(_spec(c) != first for c in typed[1:]):
+        shown = ", ".join(_type_repr(c) for c in cases)
+        raise ShardingTypeError(f"select cases must have the same shardings, got [{shown}].")
+    if which.shape and which.sharding is not None and _spec(which) != first:
+        raise ShardingTypeError(
+            "select `which` must be scalar or have the same sharding as cases, got `which` sharding "
+            f"{_type_repr(which)} but case sharding {_type_repr(typed[0])}."
+        )
+    return [first]
+
+
+def _clamp(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: the operand's split (``min``/``max`` as they come)."""
+    return [_spec(ins[1])]
+
+
+def _cumulative(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """``cumsum`` and the like: the scanned axis unsplit."""
+    (x,) = ins
+    axis = _int(params["axis"])
+    if _spec(x)[axis] is not None:
+        raise ShardingTypeError(
+            f"Input should be unsharded over the axis being reduced. Got input type={x.str_short()} and axis={axis}"
+        )
+    return [_spec(x)]
+
+
+def _sort(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's (in ``sort``'s abstract evaluation): every typed operand
+    unsplit on the sorted dimension and split alike; every result split so.
+    (JAX keeps an untyped operand's result untyped, but its operands made
+    from constants -- ``argsort``'s iota -- are typed by ``out_sharding``,
+    which typedax's creation functions lack: their results take the typed
+    operands' split, as JAX's ``argsort`` gives.)"""
+    dim = _int(params["dimension"])
+    typed = [a for a in ins if a.sharding is not None]
+    for a in typed:
+        if _spec(a)[dim] is not None:
+            raise ShardingTypeError(
+                "Arguments to sort must be unsharded over the sorting dimension. "
+                f"Got arg sharding={_type_repr(a)} and sorting dimension={dim}"
+            )
+        if _spec(a) != _spec(typed[0]):
+            shown = " ".join(_type_repr(b) for b in typed)
+            raise ShardingTypeError(f"Arguments to sort must have equal shardings, got: {shown}")
+    return [_spec(typed[0])] * len(outs)
+
+
+def _top_k(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    (x,) = ins
+    axis = _int(params["axis"])
+    if _spec(x)[axis] is not None:
+        raise ShardingTypeError(
+            "The input should be unsharded over the axis along which to compute the top_k values. "
+            f"Got input type={x.str_short()} and axis={axis}"
+        )
+    return [_spec(x)] * 2
+
+
+def _dynamic_update_slice(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    operand, update = ins[0], ins[1]
+    if _spec(operand) != _spec(update):
+        raise ShardingTypeError(
+            "dynamic_update_slice operand sharding must be equal to update sharding, got operand sharding "
+            f"{operand.str_short()} and update sharding {update.str_short()}."
+        )
+    return [_spec(operand)]
+
+
+def _gather(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's ``_gather_spec_computation`` (typedax's gathers have no batching
+    dimensions): a dimension sliced into must be taken whole or be unsplit,
+    the indices unsplit but for their batch of queries, whose splits the
+    result takes; the offset dimensions keep the operand's. Otherwise
+    ambiguous: JAX's ``ShardingTypeError``."""
+    operand, indices = ins
+    ospec, ispec = _spec(operand), _spec(indices)
+    if all(p is None for p in ospec) and all(p is None for p in ispec):
+        return [(None,) * outs[0].ndim]
+    offset, collapsed = set(_ints(params["offset_dims"])), set(_ints(params["collapsed_slice_dims"]))
+    sizes = _ints(params["slice_sizes"])
+    whole = all(sizes[i] == operand.shape[i] or ospec[i] is None for i in _ints(params["start_index_map"]))
+    if not whole or any(p is not None for p in ispec[:-1]) or ispec[-1] is not None:
+        raise ShardingTypeError(
+            "Use `.at[...].get(out_sharding=)` to provide output PartitionSpec for the gather indexing as out "
+            "sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            f"operand={operand.str_short()}, indices={indices.str_short()}"
+        )
+    kept = iter(ospec[i] for i in range(operand.ndim) if i not in collapsed)
+    queries = iter(ispec[:-1])
+    return [tuple(next(kept) if d in offset else next(queries) for d in range(outs[0].ndim))]
+
+
+def _scatter(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's ``_scatter_spec_computation`` (no batching dimensions): the
+    operand's window dimensions split as the updates' (or both unsplit),
+    the inserted ones unsplit, the indices and the updates' query dimensions
+    unsplit; the result takes the operand's split, else the updates'."""
+    operand, indices, updates = ins
+    ospec, ispec, uspec = _spec(operand), _spec(indices), _spec(updates)
+    if all(p is None for p in (*ospec, *ispec, *uspec)):
+        return [(None,) * operand.ndim]
+    window, inserted = _ints(params["update_window_dims"]), set(_ints(params["inserted_window_dims"]))
+    owindow = [i for i in range(operand.ndim) if i not in inserted]
+    if updates.sharding is None:  # made from constants (``x.at[i].add(1.0)``): JAX types them as the operand's windows
+        split = {u: ospec[o] for u, o in zip(window, owindow) if updates.shape[u] == operand.shape[o]}
+        uspec = tuple(split.get(d) for d in range(updates.ndim))
+    ok = (
+        all((updates.shape[u] == operand.shape[o] and uspec[u] == ospec[o]) or (uspec[u] is None and ospec[o] is None)
+            for u, o in zip(window, owindow))
+        and all(ospec[i] is None for i in inserted)
+        and all(p is None for i, p in enumerate(uspec) if i not in window)
+        and all(p is None for p in ispec)
+    )
+    if not ok:
+        raise ShardingTypeError(
+            "Use `.at[...].set/add/mul/...(out_sharding=)` to provide output PartitionSpec for the scatter update "
+            "as out sharding could not be resolved unambiguously (or would require collectives on inputs). Got "
+            f"operand={operand.str_short()}, indices={indices.str_short()}, updates={updates.str_short()}"
+        )
+    out = list(ospec)
+    for u, o in zip(window, owindow):
+        if out[o] is None:
+            out[o] = uspec[u]
+    return [tuple(out)]
+
+
+def _select_and_gather_add(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    tangents, operand = ins
+    if _spec(tangents) != _spec(operand):
+        raise ShardingTypeError(
+            "select_and_gather_add tangents and operand shardings must match, got "
+            f"{_type_repr(tangents)} and {_type_repr(operand)}."
+        )
+    return [_varying("reduce_window", operand, outs[0].shape)]
+
+
+def _second(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """``select_and_scatter_add`` (cotangents, operand): the operand's split."""
+    return [_spec(ins[1])]
+
+
+def _conv(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: only with the kernel unsplit and the input's feature dimension
+    unsplit; the result then split as the input, position by position (as
+    JAX's rule returns the input's sharding)."""
+    lhs, rhs = ins
+    dn = params["dimension_numbers"]
+    assert isinstance(dn, tuple) and isinstance(dn[0], tuple)
+    feature = _ints(dn[0])[1]  # (lhs_spec: batch, feature, spatial...)
+    if all(p is None for p in _spec(rhs)) and _spec(lhs)[feature] is None:
+        return [_varying("conv_general_dilated", lhs, outs[0].shape)]
+    raise ShardingTypeError("Please specify the output sharding via `out_sharding` parameter of `conv_general_dilated`")
+
+
+def _linalg(rank: int) -> Rule:
+    def rule(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+        """JAX's ``linalg_sharding_rule``: the matrix dimensions unsplit,
+        every operand's batch dimensions split alike; each result split so
+        on its batch dimensions."""
+        batches = []
+        for i, a in enumerate(ins):
+            spec = _spec(a)
+            if any(p is not None for p in spec[len(spec) - rank:]):
+                raise ShardingTypeError(
+                    f"Input {i} to {name} must be unsharded on non-batch dimensions, but got {PartitionSpec(*spec)!r}."
+                )
+            batches.append(spec[:len(spec) - rank])
+        if any(b != batches[0] for b in batches[1:]):
+            raise ShardingTypeError(f"All inputs to {name} must have the same batch sharding, but got {batches}.")
+        batch = batches[0]
+        return [batch + (None,) * (o.ndim - len(batch)) for o in outs]
+    return rule
+
+
+def _triangular_solve(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's ``_tri_solve_sharding``: the batches split alike, the
+    contracted dimensions unsplit."""
+    a, b = (_spec(v) for v in ins)
+    left, trans = bool(params["left_side"]), bool(params["transpose_a"])
+    if a[:-2] != b[:-2]:
+        raise ShardingTypeError(
+            f"All inputs to triangular_solve must have the same batch sharding, but got {a[:-2]} and {b[:-2]}."
+        )
+    (a0, a1), (b0, b1) = a[-2:], b[-2:]
+    if (a0, a1)[left ^ trans] is not None:
+        raise ShardingTypeError(
+            "triangular solve input `a` must be unsharded on the contracting axis, but got "
+            f"{PartitionSpec(*a)!r} with left_side={left} and transpose_a={trans}."
+        )
+    if (b0, b1)[not left] is not None:
+        raise ShardingTypeError(
+            "triangular solve input `b` must be unsharded on the contracting axis, but got "
+            f"{PartitionSpec(*b)!r} with left_side={left} and transpose_a={trans}."
+        )
+    return [(*a[:-2], (a0, a1)[trans], b1) if left else (*a[:-2], b0, (a0, a1)[not trans])]
+
+
+def _padded(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """The first operand's split, then unsplit new trailing dimensions
+    (``random_split``, ``random_bits``, ``random_unwrap``); or its leading
+    part where the result has fewer (``random_wrap``: the key words' last
+    dimension goes)."""
+    spec = _spec(ins[0])
+    return [(*spec, *(None,) * (o.ndim - len(spec)))[:o.ndim] for o in outs]
+
+
+def _each(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """Each result its operand's type (``optimization_barrier``)."""
+    return [_spec(a) for a in ins]
+
+
+def _last(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """The results typed as the last operands (``linear_solve``: as ``b``)."""
+    return [_spec(a) for a in ins[len(ins) - len(outs):]]
+
+
+def _unsplit(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """Results replicated over the mesh: a host callback's (JAX: typed by
+    the current mesh, unsplit)."""
+    return [(None,) * o.ndim for o in outs]
+
+
+def _rng_bit_generator(name: str, ins: Sequence[ShapedArray], params: Params, outs: Sequence[ShapedArray]) -> list[Spec]:
+    """JAX's: the new key as the key, the bits unsplit (no ``out_sharding``)."""
+    return [_spec(ins[0]), (None,) * outs[1].ndim]
+
+
+def _int(p: object) -> int:
+    assert isinstance(p, int)
+    return int(p)
+
+
 _ELEMENTWISE = (
-    "abs acos acosh add and asin asinh atan atan2 atanh ceil clamp clz complex conj convert_element_type "
+    "abs acos acosh add and asin asinh atan atan2 atanh ceil clz complex conj convert_element_type "
     "cos cosh digamma div eq erf erf_inv erfc exp exp2 expm1 floor ge greater imag integer_pow is_finite le "
     "less lgamma log log1p logistic max min mul ne neg nextafter not or population_count pow real "
-    "reduce_precision rem round select_n shift_left shift_right_arithmetic shift_right_logical sign "
-    "sin sinc_maclaurin sinh sqrt stop_gradient sub tan tanh xor"
+    "reduce_precision rem round shift_left shift_right_arithmetic shift_right_logical sign "
+    "sin sinc_maclaurin sinh sqrt stop_gradient sub tan tanh xor threefry2x32 random_fold_in random_seed"
 ).split()
 
 #: Higher-order primitives: their abstract evaluation types the results
 #: from the traced body, which was traced on typed operands.
-_FROM_BODY = ("jit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "name")
+_FROM_BODY = ("jit", "custom_jvp_call", "custom_vjp_call", "checkpoint", "name", "custom_lin")
 
 RULES: dict[str, Rule] = {
     **{n: _broadcasting for n in _ELEMENTWISE},
@@ -583,6 +870,30 @@ RULES: dict[str, Rule] = {
     "sharding_constraint": _constraint,
     **{n: _reduce("axis") for n in ("reduce_sum", "reduce_max", "reduce_min", "reduce_prod", "reduce_and", "reduce_or")},
     **{n: _reduce("axes") for n in ("argmax", "argmin")},
+    "select_n": _select,
+    "clamp": _clamp,
+    "bitcast_convert_type": _bitcast,
+    "pad": _varying_rule("padding"),
+    "dynamic_slice": _varying_rule("dynamic_slice"),
+    "dynamic_update_slice": _dynamic_update_slice,
+    "gather": _gather,
+    **{n: _scatter for n in ("scatter", "scatter-add", "scatter-mul", "scatter-min", "scatter-max")},
+    **{n: _cumulative for n in ("cumsum", "cumprod", "cummax", "cummin", "cumlogsumexp")},
+    "sort": _sort,
+    "top_k": _top_k,
+    **{n: _varying_rule("reduce_window")
+       for n in ("reduce_window", "reduce_window_sum", "reduce_window_max", "reduce_window_min")},
+    "select_and_gather_add": _select_and_gather_add,
+    "select_and_scatter_add": _second,
+    "conv_general_dilated": _conv,
+    "fft": _same,
+    **{n: _linalg(2) for n in ("cholesky", "eig", "eigh", "qr", "svd")},
+    "triangular_solve": _triangular_solve,
+    **{n: _padded for n in ("random_split", "random_bits", "random_wrap", "random_unwrap")},
+    "rng_bit_generator": _rng_bit_generator,
+    "optimization_barrier": _each,
+    "linear_solve": _last,
+    **{n: _unsplit for n in ("pure_callback", "io_callback", "debug_callback")},
 }
 
 

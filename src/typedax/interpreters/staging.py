@@ -131,8 +131,14 @@ class JaxprTrace(Trace):
         else:
             if prim.name in ALWAYS_ASK:
                 avals = with_weak(prim.name, in_avals, params, avals)
-        if EXPLICIT_SEEN[0]:  # explicit sharding: the results' sharding types
-            avals = propagate(prim.name, in_avals, params, list(avals))
+        if EXPLICIT_SEEN[0]:  # explicit sharding: the results' sharding types (untyped operands: nothing to do)
+            for a in in_avals:
+                if a.sharding is not None:
+                    avals = propagate(prim.name, in_avals, params, list(avals))
+                    break
+            else:
+                if prim.name == "sharding_constraint":  # (it types an untyped operand too)
+                    avals = propagate(prim.name, in_avals, params, list(avals))
         if len(avals) == 1:
             v = new_var(avals[0])
             self.eqns.append(new_eqn(prim, ins, params, (v,)))

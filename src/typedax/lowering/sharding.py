@@ -194,14 +194,16 @@ def _search(hlo: jx.HloSharding, mesh: Mesh, ndim: int) -> Sharding | None:
 
 def make_mesh(
     axis_shapes: tuple[int, ...] | list[int], axis_names: tuple[str, ...] | list[str] | str,
-    *, devices: list[jx.Device] | tuple[jx.Device, ...] | None = None,
     axis_types: AxisType | Sequence[AxisType] | None = None,
+    *, devices: list[jx.Device] | tuple[jx.Device, ...] | None = None,
 ) -> Mesh:
     """``jax.make_mesh``: the first ``prod(axis_shapes)`` devices (of
     ``devices()`` by default) as a grid of that shape, in order, its axes of
-    ``axis_types``. (JAX 0.10 makes Explicit axes by default; typedax's
-    default stays Auto: explicit sharding has rules for the common
-    operations only, docs/scale-out.md.)"""
+    ``axis_types``, Explicit when not given, as JAX 0.10's: how arrays on
+    the mesh are split is then part of their type (``typeof``); pass
+    ``axis_types=(AxisType.Auto,) * n`` for XLA's propagation alone
+    (docs/scale-out.md). ``Mesh(devices, names)`` itself stays Auto, as
+    JAX's."""
     names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
     shape = tuple(int(s) for s in axis_shapes)
     if len(shape) != len(names):
@@ -212,6 +214,8 @@ def make_mesh(
         raise ShardingError(f"Number of devices {len(pool)} must be >= the product of mesh_shape {shape}")
     grid = np.empty(size, dtype=object)
     grid[:] = pool[:size]
+    if axis_types is None:
+        axis_types = (AxisType.Explicit,) * len(shape)
     return Mesh(grid.reshape(shape), names, axis_types)
 
 
