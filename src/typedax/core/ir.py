@@ -396,10 +396,6 @@ class LazyJaxpr:
     def traced(self) -> bool:
         return bool(self._memo)
 
-    @property
-    def is_untraced_marker(self) -> bool:
-        return self is UNTRACED
-
     def force(self) -> ClosedJaxpr:
         """The rule's closed jaxpr, traced the first time (once, even with
         threads)."""

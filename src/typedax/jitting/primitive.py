@@ -38,7 +38,7 @@ from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.config import DEBUG_CHECKS, debug_infs_on, debug_nans_on
 from ..core.dtypes import is_float
-from ..core.trace import Value, as_value, aval_of, bind
+from ..core.trace import Tracer, Value, as_value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, call_jaxpr
 from ..interpreters.batching import vmap_jaxpr
 from ..interpreters.dce import dce_jaxpr
@@ -187,6 +187,10 @@ def _jit_jvp(
     jaxpr = _jaxpr(params)
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
     new_jaxpr, out_nonzero, consts = _jvp_jaxpr_nonzero(jaxpr, nonzero, weak_flags(jaxpr))
+    if any(isinstance(c, Tracer) for c in consts):
+        # a custom rule traced here closed over a tracer of a transformation
+        # around this one: that result must not be remembered (rare)
+        _jvp_jaxpr_nonzero.cache_clear()
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
     outs = bind(jit_p, [*consts, *primals, *nz_tangents], JitParams(new_jaxpr, f"jvp({JitParams.of(params).name})").to_params())
     n_out = len(jaxpr.outs)
