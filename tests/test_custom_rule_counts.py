@@ -85,6 +85,9 @@ CASES: dict[str, Case] = {
     "vjp": lambda lib, f: lib.vjp(f, X)[1](1.0),
     "vjp_unused": lambda lib, f: lib.vjp(f, X)[0],
     "grad_grad": lambda lib, f: lib.grad(lib.grad(f))(X),
+    "make_jaxpr": lambda lib, f: lib.make_jaxpr(f)(X),
+    "make_jaxpr_grad": lambda lib, f: lib.make_jaxpr(lib.grad(f))(X),
+    "jit_grad_grad": lambda lib, f: lib.jit(lib.grad(lib.grad(f)))(X),
 }
 
 #: The cases where typedax's counts still differ from JAX's, with why (none:
