@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -296,3 +297,73 @@ def test_tutorial_part5_prints_the_tutorials_values(capsys: pytest.CaptureFixtur
         "linearize of jit: 3.14",
         "grad: 2.0",
     ]
+
+
+# -- a JVP rule that stages array constants inside a body ----------------------
+Fn = Callable[[Any, Any], Any]  # typedax's or jax's function of arrays
+
+
+def _sol(lib: object) -> Fn:
+    L = cast(Any, lib)  # typedax or jax
+    return lambda a, v: L.scipy.linalg.lu_solve(L.scipy.linalg.lu_factor(a), v)
+
+
+def _loss(f: Fn) -> Fn:
+    def loss(a: Any, v: Any) -> Any:
+        return (f(a, v) ** 2).sum()
+
+    return loss
+
+
+A_LU = np.array([[4.0, 1.0], [2.0, 3.0]])
+B_LU = np.array([1.0, 2.0])
+DA_LU, DB_LU = np.array([[0.5, -1.0], [0.25, 2.0]]), np.array([1.0, -0.5])
+
+
+def test_jvp_and_grad_through_cond_holding_lu_solve() -> None:
+    """jvp of a branch holding ``lu_solve`` staged the masks of its JVP rule
+    as constants, which the branch's JVP jaxpr now takes as operands (JAX's
+    ``jvp_jaxpr`` gives a closed jaxpr) instead of failing an internal check."""
+    import jax
+    import jax.scipy.linalg  # noqa: F401 - jax.scipy.linalg.lu_solve
+
+    import typedax.scipy.linalg  # noqa: F401 - tdx.scipy.linalg.lu_solve
+
+    jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+    J = cast(Any, jax)
+
+    def of(lib: Any) -> Fn:
+        return lambda a, v: lib.lax.cond(v[0] > 0, _sol(lib), lambda a, v: v * 2.0, a, v)
+
+    got_f, want_f = of(tdx), of(J)
+    for g, w in zip(tdx.jvp(got_f, (A_LU, B_LU), (DA_LU, DB_LU)), J.jvp(want_f, (A_LU, B_LU), (DA_LU, DB_LU))):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)
+    gg = tdx.grad(_loss(got_f), argnums=(0, 1))(A_LU, B_LU)
+    wg = J.grad(_loss(want_f), argnums=(0, 1))(A_LU, B_LU)
+    for g, w in zip(gg, wg):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)
+
+
+@pytest.mark.parametrize("where", ["jit", "while", "scan", "checkpoint"])
+def test_jvp_through_other_bodies_holding_lu_solve(where: str) -> None:
+    """The same under ``jit`` (jvp only: one compile), the loops and
+    ``checkpoint``, against ``lu_solve`` written out in Python."""
+    import typedax.scipy.linalg  # noqa: F401 - tdx.scipy.linalg.lu_solve
+
+    sol = _sol(tdx)
+    f: Fn
+    if where == "jit":
+        f, ref = tdx.jit(sol), sol
+    elif where == "while":
+        f, ref = (lambda a, v: lax.fori_loop(0, 2, lambda i, w: sol(a, w), v)), (lambda a, v: sol(a, sol(a, v)))
+    elif where == "scan":
+        f, ref = (lambda a, v: lax.scan(lambda w, _: (sol(a, w), None), v, None, length=2)[0]), (lambda a, v: sol(a, sol(a, v)))
+    else:
+        f, ref = tdx.checkpoint(sol), sol
+    for g, w in zip(tdx.jvp(f, (A_LU, B_LU), (DA_LU, DB_LU)), tdx.jvp(ref, (A_LU, B_LU), (DA_LU, DB_LU))):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)
+    if where != "jit":
+        gg = tdx.grad(_loss(f), argnums=(0, 1))(A_LU, B_LU)
+        wg = tdx.grad(_loss(ref), argnums=(0, 1))(A_LU, B_LU)
+        for g, w in zip(gg, wg):
+            np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-12)

@@ -270,6 +270,64 @@ def test_eager_jit_and_the_jaxpr() -> None:
     np.testing.assert_array_equal(np.asarray(g), np.ones(3))
 
 
+def _logged_sin(log: list[str], scale: float) -> tdx.custom_jvp[[tdx.ArrayLike], tdx.Array]:
+    @tdx.custom_jvp
+    def f(x: tdx.ArrayLike) -> tdx.Array:
+        log.append("f")
+        return tnp.sin(x)
+
+    @f.defjvp
+    def f_jvp(p: tuple[tdx.Array], t: tuple[tdx.Array]) -> tuple[tdx.Array, tdx.Array]:
+        log.append("jvp")
+        return f(p[0]), tnp.cos(p[0]) * t[0] * scale
+
+    return f
+
+
+def test_staged_rules_are_traced_on_first_need_and_print_one_level() -> None:
+    """A staged call holds its rule as a lazily traced jaxpr (JAX's thunk):
+    staging runs the function only; two stagings of one function compare
+    equal without tracing the rule, and another function's call with the
+    same primal does not. Printing traces the rules of the printed
+    equations (a rule's own calls print theirs as ``untraced``), the text
+    parses back equal, and the parsed rule differentiates; a derivative
+    that needs a rule the text did not hold says so."""
+    log: list[str] = []
+    f, g = _logged_sin(log, 1.0), _logged_sin(log, 5.0)
+    j1, j2, j3 = (tdx.make_jaxpr(h)(1.0).jaxpr for h in (f, f, g))
+    assert log == ["f", "f", "f"]
+    assert j1 == j2 and hash(j1) == hash(j2) and j1 != j3
+    text = str(j1)
+    assert log == ["f", "f", "f", "jvp", "f"]  # the rule, which stages f again (not its rule)
+    assert "jvp_jaxpr={ lambda" in text and "jvp_jaxpr=untraced" in text
+    again = parse_jaxpr(text)
+    assert again == j1 and str(again) == text
+    typecheck_jaxpr(again)
+    run = lambda x: tdx.eval_jaxpr(again, [x])[0]  # noqa: E731
+    assert float(np.asarray(tdx.grad(run)(0.5))) == pytest.approx(np.cos(0.5), rel=1e-15)
+    assert log.count("jvp") == 1  # the parsed rule is a jaxpr: nothing runs again
+    with pytest.raises(CustomDerivativeError, match="untraced"):
+        tdx.grad(tdx.grad(run))(0.5)
+    assert float(np.asarray(tdx.grad(tdx.grad(f))(0.5))) == pytest.approx(-np.sin(0.5), rel=1e-15)
+
+
+def test_a_batched_staged_rule_batching_what_its_function_does_not() -> None:
+    """Under ``jit(vmap(...))`` the staged call is batched by its function
+    (its rule is not traced yet, as in JAX); a rule whose output is batched
+    where the function's is not is refused clearly when it is traced (JAX
+    fails inside ``broadcast_in_dim`` there). Eager ``vmap`` batches the rule itself."""
+
+    @tdx.custom_jvp
+    def f(x: tdx.ArrayLike, y: tdx.ArrayLike) -> tdx.Array:
+        return tnp.multiply(x, 1.0)
+
+    f.defjvp(lambda p, t: (f(*p), t[0] * p[1]))
+    ys = np.arange(3.0)
+    assert float(np.asarray(tdx.grad(lambda x: tdx.vmap(f, (None, 0))(x, ys).sum())(2.0))) == 3.0
+    with pytest.raises(CustomDerivativeError, match="batched output where the function's own output is not"):
+        tdx.grad(lambda x: tdx.jit(tdx.vmap(f, (None, 0)))(x, ys).sum())(2.0)
+
+
 def test_dce_prunes_unused_outputs_and_operands() -> None:
     from typedax.interpreters.dce import dce_jaxpr
 
@@ -281,10 +339,12 @@ def test_dce_prunes_unused_outputs_and_operands() -> None:
     jaxpr = tdx.make_jaxpr(two)(1.0, 2.0).jaxpr
     pruned, used_in = dce_jaxpr(jaxpr, [True, False])
     (eqn,) = pruned.eqns
-    assert used_in == [True, False] and len(eqn.inputs) == 1 and len(eqn.out_binders) == 1
+    # the rule is not traced yet (it may read any argument): every one stays, as in JAX
+    assert used_in == [True, True] and len(eqn.inputs) == 2 and len(eqn.out_binders) == 1
     typecheck_jaxpr(pruned)
-    g = tdx.grad(lambda x: tdx.eval_jaxpr(pruned, [x])[0])(1.0)
+    g = tdx.grad(lambda x: tdx.eval_jaxpr(pruned, [x, 2.0])[0])(1.0)
     assert float(np.asarray(g)) == 3.0
+
     assert np.allclose(np.asarray(tdx.jit(lambda x: two(x, 2.0)[0])(1.0)), np.sin(1.0))
 
 

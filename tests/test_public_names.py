@@ -169,6 +169,15 @@ INTERNAL.update({
     ("typedax.scipy.special", "lax"): _SPECIAL_OWN_IMPORTS,
     ("typedax.scipy.special", "tnp"): _SPECIAL_OWN_IMPORTS,
 })
+INTERNAL.update({
+    ("typedax.custom_derivatives", "MAX_RULE_DEPTH"): (
+        "how deep staged custom rules nested when staging traced them: they are lazily traced now "
+        "(core.ir.LazyJaxpr, JAX's thunks) and nest to any depth, as JAX's; JAX has no such name"
+    ),
+    ("typedax.custom_derivatives", "join_consts"): (
+        "an import the module used (control_flow.common.join_consts), not a name of jax.custom_derivatives"
+    ),
+})
 INTERNAL[("typedax", "nn_initializers")] = (
     "the submodule typedax/nn_initializers.py, now typedax/nn/initializers.py: typedax.nn is a package, "
     "so `from typedax.nn.initializers import glorot_normal` works as JAX's (issue 29 item 6)"

@@ -17,38 +17,30 @@ and Python control flow on concrete primal values works in them:
 
 Where something below stages (``jit``, ``make_jaxpr``, a call on unknown
 values under partial evaluation), the call is staged where it is made: the
-function and its rules are traced to jaxprs and ``custom_jvp_call`` /
-``custom_vjp_call`` is bound (the rules of those primitives say what each
-transformation does with the equation). Unlike JAX, which keeps the rules as
-Python thunks and traces them only if the staged equation is differentiated,
-a typedax equation holds jaxprs only (so it prints, parses and compares like
-the others): staging traces the rules too. A rule usually calls the
-function itself (``primal_out = f(x)``), which would stage the rule again
-without end; so staged rules nest ``MAX_RULE_DEPTH`` deep, and a call deeper
-than that is its plain function, differentiated as written. Derivatives up
-to that order use the custom rules at every level, as JAX's.
+function is traced to a jaxpr and ``custom_jvp_call`` / ``custom_vjp_call``
+is bound with its rules as lazily traced jaxprs (``core.ir.LazyJaxpr``, JAX's
+Python thunks), traced only when a transformation of the equation needs
+them (the rules of those primitives say what each transformation does with
+the equation). A rule that calls its own function (``primal_out = f(x)``)
+stages that call the same way, so rules nest to any depth, as JAX's.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Hashable, Sequence
 from typing import Generic, ParamSpec, TypeVar, cast
 
 from . import lax
 from . import tree
-from .control_flow.common import join_consts
 from .control_flow.custom_calls import (
-    CustomJvpParams, CustomLinParams, CustomVjpParams, custom_jvp_call_p, custom_lin_p,
-    custom_vjp_call_p,
+    CustomJvpParams, CustomVjpParams, custom_jvp_call_p, custom_lin_p, custom_vjp_call_p, lin_params,
 )
 from .core.avals import ShapedArray
 from .core.dtypes import is_float, is_inexact
 from .core.errors import CustomDerivativeError, MissingCustomRuleError
-from .core.ir import ClosedJaxpr
+from .core.ir import ClosedJaxpr, LazyJaxpr
 from .core.names import fun_name
 from .core.rules import BatchDim, Tangent, Zero
 from .core.trace import (
@@ -60,28 +52,11 @@ from .interpreters.partial_eval import PartialEvalTrace
 from .interpreters.staging import trace_to_jaxpr_flat
 from .primitives.structural import move_batch_axis, reduce_sum, zeros_like_aval
 
-__all__ = ["MAX_RULE_DEPTH", "custom_jvp", "custom_vjp"]
+__all__ = ["custom_jvp", "custom_vjp"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
 JvpFn = TypeVar("JvpFn", bound=Callable[..., tuple[object, object]])
-
-#: How deep custom rules nest inside the rules that call their own function
-#: (``f``'s JVP rule calling ``f``): derivatives up to this order use the
-#: custom rules everywhere.
-MAX_RULE_DEPTH = 2
-
-_DEPTH: ContextVar[int] = ContextVar("typedax_custom_rule_depth", default=0)
-
-
-@contextmanager
-def _rule_level() -> Iterator[None]:
-    token = _DEPTH.set(_DEPTH.get() + 1)
-    try:
-        yield
-    finally:
-        _DEPTH.reset(token)
-
 
 # -- what both share ------------------------------------------------------------------
 def _nondiff_argnums(
@@ -171,8 +146,34 @@ def _fit(v: Value, want: ShapedArray) -> Value | None:
     return None
 
 
-def _consts(closed: Sequence[ClosedJaxpr]) -> list[Value]:
-    return [as_value(c, "constants") for c in (x for cj in closed for x in cj.consts)]
+def _consts(closed: ClosedJaxpr) -> list[Value]:
+    return [as_value(c, "constants") for c in closed.consts]
+
+
+class _Same:
+    """An object in a key, compared by identity (a function, a
+    non-differentiable argument: what a rule is traced from)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: object) -> None:
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Same) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
+
+
+def _origin(kind: str, fns: Sequence[object], statics: Sequence[object], in_tree: tree.TreeDef,
+            avals: Sequence[ShapedArray]) -> Hashable:
+    """What a staged rule is, without tracing it: the user's functions and
+    non-differentiable arguments (by identity, as JAX's caches key on
+    functions), the arguments' structure and types. Equal keys trace equal
+    rules, so a function staged twice compares equal (``LazyJaxpr``)."""
+    return (kind, tuple(_Same(f) for f in fns), tuple(_Same(x) for x in statics), in_tree,
+            tuple((a, a.weak_type) for a in avals))
 
 
 def _strong(avals: Sequence[ShapedArray]) -> list[ShapedArray]:
@@ -360,11 +361,11 @@ def _vjp_call(trace: Trace, fun: FlatFun, fwd: FlatFun, bwd: FlatFun, out: _Out,
             res_out = fwd(primals)
             n = len(res_out) - out.n_res
             outs, res = res_out[:n], res_out[n:]
-            avals = [*(aval_of(r) for r in res), *_strong([aval_of(o) for o in outs])]
-            bwd_closed = trace_to_jaxpr_flat(bwd, avals, f"{name}_bwd")
-            consts = _consts([bwd_closed])
-            lin = CustomLinParams(bwd_closed.jaxpr, len(consts), len(res), name).to_params()
-            t_out = bind(custom_lin_p, [*consts, *res, *dots], lin)
+            out_avals = [aval_of(o) for o in outs]
+            avals = [*(aval_of(r) for r in res), *_strong(out_avals)]
+            # bwd is traced when custom_lin is transposed, as JAX calls it only then
+            bwd_lazy = LazyJaxpr(lambda: trace_to_jaxpr_flat(bwd, avals, f"{name}_bwd"))
+            t_out = bind(custom_lin_p, [*res, *dots], lin_params(bwd_lazy, len(res), out_avals, name))
         return [_jvp_out(trace, p, t) for p, t in zip(outs, t_out)]
     if isinstance(trace, BatchTrace):
         ins, dims = _unbatch(trace, vals)
@@ -487,9 +488,10 @@ class custom_jvp(Generic[P, R]):  # noqa: N801 - JAX's name
         full = _resolve_args("custom_jvp", self.fun, tuple(args), dict(kwargs))
         nondiff = self.nondiff_argnums
         _check_argnums("custom_jvp", name, nondiff, len(full))
-        if current_trace() is EVAL_TRACE or _DEPTH.get() >= MAX_RULE_DEPTH:
+        if current_trace() is EVAL_TRACE:
             return cast(R, self._call(*full))  # the caller's own arguments, resolved to positions
-        statics = [lax.stop_gradient(full[i]) for i in nondiff]
+        raw_statics = [full[i] for i in nondiff]
+        statics = [lax.stop_gradient(x) for x in raw_statics]
         dyn = tuple(x for i, x in enumerate(full) if i not in nondiff)
         leaves, in_tree = tree.flatten(dyn)
         vals = _values(leaves, f"the arguments of the custom_jvp function {name}")
@@ -500,23 +502,23 @@ class custom_jvp(Generic[P, R]):  # noqa: N801 - JAX's name
         if _runs_below(trace, vals):
             outs = _jvp_call(trace, fun, jvp, vals)
         else:
-            outs = _stage_jvp(fun, jvp, out, vals, name)
+            origin = _origin("custom_jvp", (self._call, rule), raw_statics, in_tree, [aval_of(v) for v in vals])
+            outs = _stage_jvp(fun, jvp, out, vals, name, origin)
         return cast(R, tree.unflatten(out.out_tree(), outs))  # the function's own output structure
 
 
-def _stage_jvp(fun: FlatFun, rule: FlatRule, out: _Out, vals: Sequence[Value], name: str) -> list[Value]:
-    """Trace the function and its rule, and bind ``custom_jvp_call``."""
+def _stage_jvp(fun: FlatFun, rule: FlatRule, out: _Out, vals: Sequence[Value], name: str,
+               origin: Hashable) -> list[Value]:
+    """Trace the function, and bind ``custom_jvp_call`` with the rule to be
+    traced when a transformation needs it (JAX's ``jvp_jaxpr_fun``)."""
     avals = [aval_of(v) for v in vals]
     primal = trace_to_jaxpr_flat(fun, avals, name)
     out.avals = list(primal.jaxpr.out_avals)
     n = len(avals)
-    with _rule_level():
-        jvp_closed = trace_to_jaxpr_flat(lambda xs: rule(xs[:n], xs[n:]), [*avals, *_strong(avals)], f"{name}_jvp")
-    call, jvp = join_consts(
-        [primal.jaxpr, jvp_closed.jaxpr], [len(primal.consts), len(jvp_closed.consts)]
-    )
-    consts = _consts([primal, jvp_closed])
-    params = CustomJvpParams(call, jvp, len(consts), name).to_params()
+    rule_avals = [*avals, *_strong(avals)]
+    jvp = LazyJaxpr(lambda: trace_to_jaxpr_flat(lambda xs: rule(xs[:n], xs[n:]), rule_avals, f"{name}_jvp"), origin)
+    consts = _consts(primal)
+    params = CustomJvpParams(primal.jaxpr, jvp, len(consts), name).to_params()
     return list(bind(custom_jvp_call_p, [*consts, *vals], params))
 
 
@@ -665,7 +667,7 @@ class custom_vjp(Generic[P, R]):  # noqa: N801 - JAX's name
                     "particular, array-valued arguments should typically not be indicated "
                     "as nondiff_argnums."
                 )
-        if current_trace() is EVAL_TRACE or _DEPTH.get() >= MAX_RULE_DEPTH:
+        if current_trace() is EVAL_TRACE:
             return cast(R, self._call(*full))  # the caller's own arguments, resolved to positions
         dyn = tuple(x for i, x in enumerate(full) if i not in nondiff)
         leaves, in_tree = tree.flatten(dyn)
@@ -678,27 +680,30 @@ class custom_vjp(Generic[P, R]):  # noqa: N801 - JAX's name
         if _runs_below(trace, vals):
             outs = _vjp_call(trace, fun, fwd_f, bwd_f, out, name, vals)
         else:
-            outs = _stage_vjp(fun, fwd_f, bwd_f, out, vals, name)
+            origin = _origin("custom_vjp", (self._call, fwd, bwd), statics, in_tree, [aval_of(v) for v in vals])
+            outs = _stage_vjp(fun, fwd_f, bwd_f, out, vals, name, origin)
         return cast(R, tree.unflatten(out.out_tree(), outs))  # the function's own output structure
 
 
 def _stage_vjp(fun: FlatFun, fwd: FlatFun, bwd: FlatFun, out: _Out, vals: Sequence[Value],
-               name: str) -> list[Value]:
-    """Trace the function, ``fwd`` and ``bwd``, and bind ``custom_vjp_call``."""
+               name: str, origin: Hashable) -> list[Value]:
+    """Trace the function, and bind ``custom_vjp_call`` with ``fwd`` and
+    ``bwd`` to be traced when a transformation needs them (JAX's
+    ``fwd_jaxpr_thunk`` and ``bwd``): ``bwd`` at the residuals' types, so
+    after ``fwd``."""
     avals = [aval_of(v) for v in vals]
     primal = trace_to_jaxpr_flat(fun, avals, name)
     out_avals = list(primal.jaxpr.out_avals)
     out.avals = out_avals
-    with _rule_level():
-        fwd_closed = trace_to_jaxpr_flat(fwd, avals, f"{name}_fwd")
-        res_avals = list(fwd_closed.jaxpr.out_avals[len(out_avals):])
-        bwd_closed = trace_to_jaxpr_flat(bwd, [*res_avals, *_strong(out_avals)], f"{name}_bwd")
-    call, fwd_j, bwd_j = join_consts(
-        [primal.jaxpr, fwd_closed.jaxpr, bwd_closed.jaxpr],
-        [len(primal.consts), len(fwd_closed.consts), len(bwd_closed.consts)],
-    )
-    consts = _consts([primal, fwd_closed, bwd_closed])
-    params = CustomVjpParams(call, fwd_j, bwd_j, len(consts), name).to_params()
+    fwd_lazy = LazyJaxpr(lambda: trace_to_jaxpr_flat(fwd, avals, f"{name}_fwd"), ("fwd", origin))
+
+    def trace_bwd() -> ClosedJaxpr:
+        res_avals = list(fwd_lazy.force().jaxpr.out_avals[len(out_avals):])
+        return trace_to_jaxpr_flat(bwd, [*res_avals, *_strong(out_avals)], f"{name}_bwd")
+
+    bwd_lazy = LazyJaxpr(trace_bwd, ("bwd", origin))
+    consts = _consts(primal)
+    params = CustomVjpParams(primal.jaxpr, fwd_lazy, bwd_lazy, len(consts), name).to_params()
     return list(bind(custom_vjp_call_p, [*consts, *vals], params))
 
 

@@ -44,7 +44,7 @@ from ..core.eval import eval_jaxpr
 from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Param, Params, Primitive, Var
 from ..core.memo import IdentityMemo
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
-from ..core.trace import Value, bind
+from ..core.trace import Tracer, Value, bind
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.transpose import transpose_jaxpr
@@ -169,7 +169,7 @@ class CheckpointParams(NamedTuple):
 # (core/memo.py): a checkpointed layer called n times traces its body once
 # (``ad_checkpoint.checkpoint``'s cache), so its JVP, unzipping, transpose
 # and batching are computed once too.
-_JVP: IdentityMemo[tuple[Jaxpr, list[bool]]] = IdentityMemo()
+_JVP: IdentityMemo[tuple[Jaxpr, list[bool], list[Value]]] = IdentityMemo()
 _BATCH: IdentityMemo[Jaxpr] = IdentityMemo()
 _TRANSPOSE: IdentityMemo[Jaxpr] = IdentityMemo()
 _TYPES: IdentityMemo[list[ShapedArray]] = IdentityMemo()
@@ -201,10 +201,11 @@ def _jvp(primals: Sequence[Value], tangents: Sequence[Tangent], params: Params) 
     known = _JVP.get(p.jaxpr, nz)
     if known is None:
         known = jvp_jaxpr_nz(p.jaxpr, nz, [False] * len(p.jaxpr.outs))
-        _JVP.put(p.jaxpr, nz, known)
-    body, out_nz = known
+        if not any(isinstance(c, Tracer) for c in known[2]):  # remember no tracer
+            _JVP.put(p.jaxpr, nz, known)
+    body, out_nz, consts = known  # (the constants its rules staged, taken first)
     dots = [t for t in tangents if not isinstance(t, Zero)]
-    outs = bind(checkpoint_p, [*primals, *dots], p.with_jaxpr(body))
+    outs = bind(checkpoint_p, [*consts, *primals, *dots], p.with_jaxpr(body))
     return tangents_out(outs, len(p.jaxpr.outs), out_nz, p.jaxpr.out_avals)
 
 

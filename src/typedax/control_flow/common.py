@@ -167,6 +167,12 @@ def permute_binders(jaxpr: Jaxpr, order: Sequence[int]) -> Jaxpr:
     return Jaxpr(tuple(jaxpr.in_binders[i] for i in order), jaxpr.eqns, jaxpr.outs)
 
 
+def consts_first(order: Sequence[int], n_consts: int) -> list[int]:
+    """``order`` (a ``permute_binders`` order of a jaxpr's inputs after its
+    ``n_consts`` leading constants) with the constants kept first."""
+    return [*range(n_consts), *(n_consts + i for i in order)]
+
+
 def permute_outs(jaxpr: Jaxpr, order: Sequence[int]) -> Jaxpr:
     return Jaxpr(jaxpr.in_binders, jaxpr.eqns, tuple(jaxpr.outs[i] for i in order))
 
@@ -179,11 +185,15 @@ def add_unused_binders(jaxpr: Jaxpr, at: int, avals: Sequence[ShapedArray]) -> J
 
 def jvp_jaxpr_nz(
     jaxpr: Jaxpr, nonzeros: Sequence[bool], instantiate: Sequence[bool]
-) -> tuple[Jaxpr, list[bool]]:
+) -> tuple[Jaxpr, list[bool], list[Value]]:
     """The JVP of ``jaxpr`` where only inputs flagged in ``nonzeros`` carry
-    tangents. The result takes all primals, then the tangents of the flagged
-    inputs; it returns all primal outputs, then the tangents of the outputs
-    whose tangent is nonzero or flagged in ``instantiate`` (second result)."""
+    tangents. The result takes the constants its rules staged (third
+    result: arrays a JVP rule builds, such as a triangular mask, or a
+    custom rule's captured values; as JAX's ``jvp_jaxpr`` gives a closed
+    jaxpr), then all primals, then the tangents of the flagged inputs; it
+    returns all primal outputs, then the tangents of the outputs whose
+    tangent is nonzero or flagged in ``instantiate`` (second result). The
+    caller passes the constants as operands."""
     n = len(jaxpr.in_binders)
     nz = [f and is_inexact(a.dtype) for f, a in zip(nonzeros, jaxpr.in_avals)]
     inst = [f and is_inexact(a.dtype) for f, a in zip(instantiate, jaxpr.out_avals)]
@@ -195,6 +205,7 @@ def jvp_jaxpr_nz(
             next(it) if f else Zero(a) for f, a in zip(nz, jaxpr.in_avals)
         ]
         p_out, t_out = jvp_flat(lambda xs: eval_jaxpr(jaxpr, xs), args[:n], tangents)
+        out_nz.clear()
         dots: list[Value] = []
         for t, i in zip(t_out, inst):
             keep = i or not isinstance(t, Zero)
@@ -205,9 +216,7 @@ def jvp_jaxpr_nz(
 
     dot_avals = [a for f, a in zip(nz, jaxpr.in_avals) if f]
     closed = trace_to_jaxpr_flat(run, [*jaxpr.in_avals, *dot_avals], "jvp")
-    if closed.consts:
-        raise AssertionError("jvp of a control-flow body staged array constants")
-    return closed.jaxpr, out_nz
+    return closed.jaxpr, out_nz, [as_value(c, "constants") for c in closed.consts]
 
 
 def nonzero(t: Tangent) -> bool:
@@ -224,14 +233,15 @@ def tangents_out(
 def loop_jvp_jaxpr(
     body: Jaxpr, pre_nz: Sequence[bool], carry_nz0: Sequence[bool], post_nz: Sequence[bool],
     n_extra_outs: int,
-) -> tuple[Jaxpr, list[bool], list[bool]]:
+) -> tuple[Jaxpr, list[bool], list[bool], list[Value]]:
     """JVP of a loop body taking (pre, carry, post) and returning (carry,
     extra), at the fixpoint of the carry's nonzero tangents. Returns the
-    jaxpr, the carry's flags and the flags of the extra outputs."""
-    cache: dict[tuple[bool, ...], tuple[Jaxpr, list[bool]]] = {}
+    jaxpr, the carry's flags, the flags of the extra outputs and the
+    constants the jaxpr takes first (``jvp_jaxpr_nz``)."""
+    cache: dict[tuple[bool, ...], tuple[Jaxpr, list[bool], list[Value]]] = {}
     nc = len(carry_nz0)
 
-    def jvp_at(flags: list[bool]) -> tuple[Jaxpr, list[bool]]:
+    def jvp_at(flags: list[bool]) -> tuple[Jaxpr, list[bool], list[Value]]:
         key = tuple(flags)
         if key not in cache:
             cache[key] = jvp_jaxpr_nz(
@@ -240,8 +250,8 @@ def loop_jvp_jaxpr(
         return cache[key]
 
     carry_nz = carry_fixpoint(lambda f: jvp_at(f)[1][:nc], carry_nz0)
-    jaxpr, out_nz = jvp_at(carry_nz)
-    return jaxpr, carry_nz, out_nz[nc:]
+    jaxpr, out_nz, consts = jvp_at(carry_nz)
+    return jaxpr, carry_nz, out_nz[nc:], consts
 
 
 def regroup(sizes: Sequence[int], dot_sizes: Sequence[int]) -> list[int]:

@@ -150,15 +150,17 @@ def _cond_jvp(
     tj, fj = CondParams.of(params)
     nz = [nonzero(t) for t in tans]
     none = [False] * len(tj.outs)
-    tj2, t_nz = jvp_jaxpr_nz(tj, nz, none)
-    fj2, f_nz = jvp_jaxpr_nz(fj, nz, none)
+    tj2, t_nz, tk = jvp_jaxpr_nz(tj, nz, none)
+    fj2, f_nz, fk = jvp_jaxpr_nz(fj, nz, none)
     out_nz = [a or b for a, b in zip(t_nz, f_nz)]
     if t_nz != out_nz:
-        tj2, _ = jvp_jaxpr_nz(tj, nz, out_nz)
+        tj2, _, tk = jvp_jaxpr_nz(tj, nz, out_nz)
     if f_nz != out_nz:
-        fj2, _ = jvp_jaxpr_nz(fj, nz, out_nz)
+        fj2, _, fk = jvp_jaxpr_nz(fj, nz, out_nz)
+    # the constants the JVPs staged (arrays a rule builds) become operands of both branches
+    tj2, fj2 = join_consts([tj2, fj2], [len(tk), len(fk)])
     dots = [t for t in tans if not isinstance(t, Zero)]
-    outs = bind_cond(pred, [*ops, *dots], tj2, fj2)
+    outs = bind_cond(pred, [*tk, *fk, *ops, *dots], tj2, fj2)
     return tangents_out(outs, len(tj.outs), out_nz, tj.out_avals)
 
 

@@ -1,12 +1,20 @@
 """The primitives under ``custom_jvp`` and ``custom_vjp``, with every rule.
 
-``custom_jvp_call`` takes the constants its functions close over, then the
+A staged call's rules are lazily traced jaxprs (``core.ir.LazyJaxpr``), as
+JAX keeps them as Python thunks: staging a call traces the function only,
+and a rule is traced the first time a transformation needs it (the JVP of
+the equation; a transposition for ``bwd``), once; batching and DCE of the
+equation wrap the rule in a new lazy jaxpr that transforms it when it is
+traced. So the function and its rules run as many times as JAX's.
+
+``custom_jvp_call`` takes the constants its function closes over, then the
 function's (flat) arguments. Its params:
 
 * ``call_jaxpr : (consts, xs) -> ys``, the primal function;
-* ``jvp_jaxpr : (consts, xs, xs_dot) -> (ys, ys_dot)``, the user's JVP rule,
-  traced with a tangent for every argument (a symbolic zero tangent is
-  passed as zeros, as JAX does unless ``symbolic_zeros``);
+* ``jvp_jaxpr : (xs, xs_dot) -> (ys, ys_dot)``, the user's JVP rule (lazy;
+  traced, it is a closed jaxpr with the values it closes over), with a
+  tangent for every argument (a symbolic zero tangent is passed as zeros,
+  as JAX does unless ``symbolic_zeros``);
 * ``num_consts`` and ``name`` (the function's, for messages).
 
 Evaluation, ``jit`` and lowering run ``call_jaxpr``; the JVP rule evaluates
@@ -16,16 +24,16 @@ linear in the input tangents, as JAX requires). Batching batches both
 jaxprs; DCE prunes both; partial evaluation keeps the equation whole.
 
 ``custom_vjp_call`` takes (consts, xs) too; its params are ``call_jaxpr``,
-``fwd_jaxpr : (consts, xs) -> (ys, residuals)`` and
-``bwd_jaxpr : (consts, residuals, ys_bar) -> xs_bar`` (DCE and partial
-evaluation keep it whole). Its JVP rule runs
-``fwd_jaxpr`` and applies ``custom_lin`` to the residuals and the input
-tangents: a primitive linear in those tangents whose transpose evaluates
-``bwd_jaxpr`` (so ``grad``/``vjp`` use the user's backward pass), and whose
-evaluation, JVP and lowering raise JAX's "can't apply forward-mode autodiff
-(jvp) to a custom_vjp function" -- only reverse mode reaches ``bwd``.
-(A call that is not staged binds ``custom_lin`` itself: under ``grad``,
-``custom_derivatives.py`` runs ``fwd`` on the primals and traces ``bwd``.)
+``fwd_jaxpr : xs -> (ys, residuals)`` and ``bwd_jaxpr : (residuals, ys_bar)
+-> xs_bar`` (both lazy: ``bwd`` is traced at the residuals' types, after
+``fwd``). Its JVP rule runs ``fwd_jaxpr`` and applies ``custom_lin`` to the
+residuals and the input tangents: a primitive linear in those tangents
+whose transpose evaluates ``bwd_jaxpr`` (so ``grad``/``vjp`` use the user's
+backward pass, traced only then), and whose evaluation, JVP and lowering
+raise JAX's "can't apply forward-mode autodiff (jvp) to a custom_vjp
+function" -- only reverse mode reaches ``bwd``. (A call that is not staged
+binds ``custom_lin`` itself: under ``grad``, ``custom_derivatives.py`` runs
+``fwd`` on the primals, and ``bwd`` is traced when it is transposed.)
 
 Differentiating with respect to a value the function closes over (a
 constant with a nonzero tangent) is refused, as JAX refuses it.
@@ -36,21 +44,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import numpy as np
 from pyrsistent import pmap
 
 from ..core.avals import ShapedArray
 from ..core.dtypes import is_inexact
 from ..core.errors import CustomDerivativeError, NonLinearError, PrimitiveTypeError
 from ..core.eval import eval_jaxpr
-from ..core.ir import Eqn, Jaxpr, NDArray, Params, Primitive
+from ..core.ir import ClosedJaxpr, Eqn, Jaxpr, LazyJaxpr, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero, batched_aval
-from ..core.trace import Value, bind
+from ..core.trace import Value, as_value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
 from ..interpreters.batching import vmap_flat
 from ..interpreters.dce import dce_jaxpr
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..interpreters.transpose import backward_pass
-from ..primitives._params import _get, get_int, get_jaxpr
+from ..primitives._params import _get, get_int, get_jaxpr, get_lazy_jaxpr
 from ..primitives.structural import instantiate_zeros, reduce_sum
 from .common import (
     batch_as,
@@ -65,7 +74,7 @@ from .common import (
 
 __all__ = [
     "CustomJvpParams", "CustomLinParams", "CustomVjpParams", "FAMILY", "JVP_OF_CUSTOM_VJP",
-    "custom_jvp_call_p", "custom_lin_p", "custom_vjp_call_p",
+    "custom_jvp_call_p", "custom_lin_p", "custom_vjp_call_p", "eval_rule",
 ]
 
 JVP_OF_CUSTOM_VJP = "can't apply forward-mode autodiff (jvp) to a custom_vjp function."
@@ -86,12 +95,79 @@ def _strong(avals: Sequence[ShapedArray]) -> list[ShapedArray]:
     return [a.weakened(False) for a in avals]
 
 
+# -- lazily traced rules --------------------------------------------------------------
+def _consts(closed: ClosedJaxpr) -> list[Value]:
+    return [as_value(c, "a custom rule's constants") for c in closed.consts]
+
+
+def eval_rule(rule: LazyJaxpr, args: Sequence[Value]) -> list[Value]:
+    """Evaluate a custom rule (traced now if need be) on ``args``, under the
+    current interpreter."""
+    closed = rule.force()
+    return eval_jaxpr(closed.jaxpr, [*_consts(closed), *args])
+
+
+def _rule_outs(prim: str, what: str, rule: LazyJaxpr, avals: Sequence[ShapedArray]) -> tuple[ShapedArray, ...] | None:
+    """A traced rule's output types, checked against its operand types
+    ``avals``; None while it is not traced (abstract evaluation never traces
+    a rule)."""
+    if not rule.traced:
+        return None
+    closed = rule.force()
+    return check_jaxpr_in_types(prim, what, closed.jaxpr, [*(aval_of(c) for c in _consts(closed)), *avals])
+
+
+def _rule_deps(rule: LazyJaxpr, in_flags: Sequence[bool]) -> list[bool] | None:
+    """Which outputs of a traced rule depend on the flagged inputs (None:
+    not traced)."""
+    if not rule.traced:
+        return None
+    closed = rule.force()
+    return forward_deps(closed.jaxpr, [*[False] * len(closed.consts), *in_flags])
+
+
+def _batch_rule(rule: LazyJaxpr, size: int, in_b: Sequence[bool], out_b: Sequence[bool],
+                kind: str, name: str) -> ClosedJaxpr:
+    """The traced rule batched along axis 0 of the inputs flagged in
+    ``in_b``, its outputs batched as ``out_b`` says (the function's: the
+    staged equation's types were fixed when it was batched, before the rule
+    was traced)."""
+    closed = rule.force()
+    nk = len(closed.consts)
+    deps = forward_deps(closed.jaxpr, [*[False] * nk, *in_b])
+    if any(d and not b for d, b in zip(deps, out_b)):
+        raise CustomDerivativeError(
+            f"the {kind} of the custom function '{name}', batched by vmap, gives a batched output "
+            "where the function's own output is not batched (its rule depends on a batched "
+            "argument its function ignores); typedax batches a staged call by its function, as "
+            "JAX does: make the function depend on that argument too"
+        )
+    consts = _consts(closed)
+    jaxpr = closed.jaxpr
+    avals = [batched_aval(a, size, d) for a, d in zip(jaxpr.in_avals[nk:], dims0(in_b))]
+    return trace_to_jaxpr_flat(
+        lambda xs: vmap_flat(lambda ys: eval_jaxpr(jaxpr, [*consts, *ys]), size, dims0(in_b), xs, dims0(out_b)),
+        avals, "vmap",
+    )
+
+
+def _dce_rule(rule: LazyJaxpr, used: Sequence[bool], keep_in: Sequence[bool]) -> ClosedJaxpr:
+    """The traced rule with only the ``used`` outputs and the inputs flagged
+    in ``keep_in`` (every input it reads is among them)."""
+    closed = rule.force()
+    nk = len(closed.consts)
+    jaxpr, used_in = dce_jaxpr(closed.jaxpr, used, instantiate=[*[True] * nk, *keep_in])
+    if [u for u in used_in[nk:]] != list(keep_in):
+        raise AssertionError("a custom rule reads an argument its DCE dropped")
+    return ClosedJaxpr(jaxpr, closed.consts)
+
+
 # -- custom_jvp_call -----------------------------------------------------------------
 class CustomJvpParams(NamedTuple):
     """``custom_jvp_call``'s params, typed (``CustomJvpParams.of(eqn.params)``)."""
 
     call_jaxpr: Jaxpr
-    jvp_jaxpr: Jaxpr
+    jvp_jaxpr: LazyJaxpr
     num_consts: int
     name: str
 
@@ -99,7 +175,7 @@ class CustomJvpParams(NamedTuple):
     def of(params: Params) -> CustomJvpParams:
         p = "custom_jvp_call"
         return CustomJvpParams(
-            get_jaxpr(p, params, "call_jaxpr"), get_jaxpr(p, params, "jvp_jaxpr"),
+            get_jaxpr(p, params, "call_jaxpr"), get_lazy_jaxpr(p, params, "jvp_jaxpr"),
             get_int(p, params, "num_consts"), _get_name(p, params),
         )
 
@@ -115,8 +191,8 @@ def _cjvp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
         )
     outs = check_jaxpr_in_types("custom_jvp_call", "call_jaxpr", p.call_jaxpr, avals)
     args = avals[p.num_consts:]
-    j_outs = check_jaxpr_in_types("custom_jvp_call", "jvp_jaxpr", p.jvp_jaxpr, [*avals, *args])
-    if not _same_types(j_outs, [*outs, *outs]):
+    j_outs = _rule_outs("custom_jvp_call", "jvp_jaxpr", p.jvp_jaxpr, [*args, *args])
+    if j_outs is not None and not _same_types(j_outs, [*outs, *outs]):
         raise PrimitiveTypeError(
             f"custom_jvp_call of '{p.name}': jvp_jaxpr returns {types_str(j_outs)}, but the "
             f"primal outputs {types_str(outs)} and their tangents, {types_str([*outs, *outs])}, "
@@ -158,7 +234,7 @@ def _cjvp_jvp(
     if all(isinstance(t, Zero) for t in arg_tangents):
         return list(bind(custom_jvp_call_p, primals, params)), [Zero(a) for a in _strong(out_avals)]
     dots = [instantiate_zeros(t) for t in arg_tangents]
-    outs = eval_jaxpr(p.jvp_jaxpr, [*primals, *dots])
+    outs = eval_rule(p.jvp_jaxpr, [*primals[nc:], *dots])  # the rule is traced here, once
     n = len(out_avals)
     t_out: list[Tangent] = [
         t if is_inexact(a.dtype) else Zero(a.weakened(False))
@@ -176,11 +252,16 @@ def _cjvp_batch(
     in_b = [d is not None for d in dims]
     arg_b = in_b[nc:]
     n = len(p.call_jaxpr.outs)
-    call_b = forward_deps(p.call_jaxpr, in_b)
-    jvp_b = forward_deps(p.jvp_jaxpr, [*in_b, *arg_b])
-    out_b = [a or b or c for a, b, c in zip(call_b, jvp_b[:n], jvp_b[n:])]
+    out_b = forward_deps(p.call_jaxpr, in_b)
+    jvp_b = _rule_deps(p.jvp_jaxpr, [*arg_b, *arg_b])
+    if jvp_b is not None:  # traced already: what it batches is known
+        out_b = [a or b or c for a, b, c in zip(out_b, jvp_b[:n], jvp_b[n:])]
     call = batch_jaxpr(p.call_jaxpr, size, dims0(in_b), out_b)
-    jvp = batch_jaxpr(p.jvp_jaxpr, size, dims0([*in_b, *arg_b]), [*out_b, *out_b])
+    rule, name = p.jvp_jaxpr, p.name
+    jvp = LazyJaxpr(
+        lambda: _batch_rule(rule, size, [*arg_b, *arg_b], [*out_b, *out_b], "JVP rule", name),
+        ("batch", rule, size, tuple(arg_b), tuple(out_b)),
+    )
     outs = bind(custom_jvp_call_p, vals, CustomJvpParams(call, jvp, nc, p.name).to_params())
     return list(outs), dims0(out_b)
 
@@ -201,20 +282,32 @@ def _cjvp_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Par
 
 def _cjvp_dce(used: Sequence[bool], eqn: Eqn) -> Eqn | None:
     """Prune the unused outputs from both jaxprs, and the operands neither
-    reads any more (an argument stays while its primal or tangent is read)."""
+    reads any more (an argument stays while its primal or tangent is read;
+    while the rule is not traced, every argument stays)."""
     p = CustomJvpParams.of(eqn.params)
     nc = p.num_consts
     n_args = len(eqn.inputs) - nc
     u_call = dce_jaxpr(p.call_jaxpr, used)[1]
-    u_jvp = dce_jaxpr(p.jvp_jaxpr, [*used, *used])[1]
-    u_consts = [u_call[i] or u_jvp[i] for i in range(nc)]
-    u_args = [u_call[nc + i] or u_jvp[nc + i] or u_jvp[nc + n_args + i] for i in range(n_args)]
+    u_jvp = _rule_deps_used(p.jvp_jaxpr, [*used, *used])
+    u_consts = u_call[:nc]
+    u_args = [u_call[nc + i] or u_jvp is None or u_jvp[i] or u_jvp[n_args + i] for i in range(n_args)]
     u_in = [*u_consts, *u_args]
     call = dce_jaxpr(p.call_jaxpr, used, instantiate=u_in)[0]
-    jvp = dce_jaxpr(p.jvp_jaxpr, [*used, *used], instantiate=[*u_in, *u_args])[0]
+    rule = p.jvp_jaxpr
+    jvp = LazyJaxpr(lambda: _dce_rule(rule, [*used, *used], [*u_args, *u_args]),
+                    ("dce", rule, tuple(used), tuple(u_args)))
     params = CustomJvpParams(call, jvp, sum(u_consts), p.name).to_params()
     ins = tuple(a for a, u in zip(eqn.inputs, u_in) if u)
     return Eqn(custom_jvp_call_p, ins, params, tuple(v for v, u in zip(eqn.out_binders, used) if u))
+
+
+def _rule_deps_used(rule: LazyJaxpr, used: Sequence[bool]) -> list[bool] | None:
+    """Which non-constant inputs a traced rule reads for the ``used``
+    outputs (None: not traced)."""
+    if not rule.traced:
+        return None
+    closed = rule.force()
+    return dce_jaxpr(closed.jaxpr, used)[1][len(closed.consts):]
 
 
 def _cjvp_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> Sequence[HloValue]:
@@ -235,8 +328,8 @@ class CustomVjpParams(NamedTuple):
     """``custom_vjp_call``'s params, typed (``CustomVjpParams.of(eqn.params)``)."""
 
     call_jaxpr: Jaxpr
-    fwd_jaxpr: Jaxpr
-    bwd_jaxpr: Jaxpr
+    fwd_jaxpr: LazyJaxpr
+    bwd_jaxpr: LazyJaxpr
     num_consts: int
     name: str
 
@@ -244,17 +337,13 @@ class CustomVjpParams(NamedTuple):
     def of(params: Params) -> CustomVjpParams:
         p = "custom_vjp_call"
         return CustomVjpParams(
-            get_jaxpr(p, params, "call_jaxpr"), get_jaxpr(p, params, "fwd_jaxpr"),
-            get_jaxpr(p, params, "bwd_jaxpr"), get_int(p, params, "num_consts"),
+            get_jaxpr(p, params, "call_jaxpr"), get_lazy_jaxpr(p, params, "fwd_jaxpr"),
+            get_lazy_jaxpr(p, params, "bwd_jaxpr"), get_int(p, params, "num_consts"),
             _get_name(p, params),
         )
 
     def to_params(self) -> Params:
         return pmap(self._asdict())
-
-    @property
-    def num_res(self) -> int:
-        return len(self.fwd_jaxpr.outs) - len(self.call_jaxpr.outs)
 
 
 def _cvjp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
@@ -264,19 +353,21 @@ def _cvjp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedA
     if not 0 <= nc <= len(avals):
         raise PrimitiveTypeError(f"{prim} of '{p.name}': num_consts={nc} for {len(avals)} operands")
     outs = check_jaxpr_in_types(prim, "call_jaxpr", p.call_jaxpr, avals)
-    f_outs = check_jaxpr_in_types(prim, "fwd_jaxpr", p.fwd_jaxpr, avals)
+    args = avals[nc:]
+    f_outs = _rule_outs(prim, "fwd_jaxpr", p.fwd_jaxpr, args)
+    if f_outs is None:
+        return list(outs)
     n = len(outs)
     if not _same_types(f_outs[:n], outs):
         raise PrimitiveTypeError(
             f"{prim} of '{p.name}': fwd_jaxpr's first outputs {types_str(f_outs[:n])} "
             f"differ from call_jaxpr's {types_str(outs)}"
         )
-    res = f_outs[n:]
-    b_outs = check_jaxpr_in_types(prim, "bwd_jaxpr", p.bwd_jaxpr, [*avals[:nc], *res, *outs])
-    if not _same_types(b_outs, avals[nc:]):
+    b_outs = _rule_outs(prim, "bwd_jaxpr", p.bwd_jaxpr, [*f_outs[n:], *outs])
+    if b_outs is not None and not _same_types(b_outs, args):
         raise PrimitiveTypeError(
             f"{prim} of '{p.name}': bwd_jaxpr returns {types_str(b_outs)} for arguments "
-            f"of types {types_str(avals[nc:])}"
+            f"of types {types_str(args)}"
         )
     return list(outs)  # call_jaxpr's types, weak flags included (core/weak.py: OWN_RULE)
 
@@ -300,15 +391,24 @@ def _cvjp_jvp(
     if all(isinstance(t, Zero) for t in arg_tangents):
         return list(bind(custom_vjp_call_p, primals, params)), [Zero(a) for a in _strong(out_avals)]
     n = len(out_avals)
-    fwd_out = eval_jaxpr(p.fwd_jaxpr, primals)
+    fwd_out = eval_rule(p.fwd_jaxpr, primals[nc:])  # fwd is traced here, once
     outs, res = fwd_out[:n], fwd_out[n:]
     dots = [instantiate_zeros(t) for t in arg_tangents]
-    lin = CustomLinParams(p.bwd_jaxpr, nc, len(res), p.name).to_params()
-    t_lin = bind(custom_lin_p, [*primals[:nc], *res, *dots], lin)
+    t_lin = bind(custom_lin_p, [*res, *dots], lin_params(p.bwd_jaxpr, len(res), out_avals, p.name))
     t_out: list[Tangent] = [
         t if is_inexact(a.dtype) else Zero(a.weakened(False)) for t, a in zip(t_lin, out_avals)
     ]
     return outs, t_out
+
+
+class _BatchedFwd:
+    """What the batched ``fwd`` says once traced: which residuals are batched
+    (the batched ``bwd`` takes them so)."""
+
+    __slots__ = ("res_b",)
+
+    def __init__(self) -> None:
+        self.res_b: list[bool] | None = None
 
 
 def _cvjp_batch(
@@ -319,32 +419,48 @@ def _cvjp_batch(
     n = len(p.call_jaxpr.outs)
     vals = to_front(size, vals, dims)
     in_b = [d is not None for d in dims]
-    call_b = forward_deps(p.call_jaxpr, in_b)
-    fwd_b = forward_deps(p.fwd_jaxpr, in_b)
-    out_b = [a or b for a, b in zip(call_b, fwd_b[:n])]
-    res_b = fwd_b[n:]
+    arg_b = in_b[nc:]
+    out_b = forward_deps(p.call_jaxpr, in_b)
+    fwd_b = _rule_deps(p.fwd_jaxpr, arg_b)
+    if fwd_b is not None:  # traced already: what it batches is known
+        out_b = [a or b for a, b in zip(out_b, fwd_b[:n])]
     call = batch_jaxpr(p.call_jaxpr, size, dims0(in_b), out_b)
-    fwd = batch_jaxpr(p.fwd_jaxpr, size, dims0(in_b), [*out_b, *res_b])
-    bwd = _batch_bwd(p.bwd_jaxpr, size, [*in_b[:nc], *res_b, *out_b], in_b[nc:])
+    fwd0, bwd0, name = p.fwd_jaxpr, p.bwd_jaxpr, p.name
+    seen = _BatchedFwd()
+
+    def fwd_thunk() -> ClosedJaxpr:
+        closed = fwd0.force()
+        deps = forward_deps(closed.jaxpr, [*[False] * len(closed.consts), *arg_b])
+        seen.res_b = deps[n:]
+        return _batch_rule(fwd0, size, arg_b, [*out_b, *seen.res_b], "fwd rule", name)
+
+    fwd = LazyJaxpr(fwd_thunk, ("batch", fwd0, size, tuple(arg_b), tuple(out_b)))
+
+    def bwd_thunk() -> ClosedJaxpr:
+        fwd.force()
+        assert seen.res_b is not None
+        return _batch_bwd(bwd0.force(), size, [*seen.res_b, *out_b], arg_b)
+
+    bwd = LazyJaxpr(bwd_thunk, ("batch", bwd0, size, tuple(arg_b), tuple(out_b)))
     outs = bind(custom_vjp_call_p, vals, CustomVjpParams(call, fwd, bwd, nc, p.name).to_params())
     return list(outs), dims0(out_b)
 
 
-def _batch_bwd(bwd: Jaxpr, size: int, in_b: Sequence[bool], arg_b: Sequence[bool]) -> Jaxpr:
+def _batch_bwd(bwd: ClosedJaxpr, size: int, in_b: Sequence[bool], arg_b: Sequence[bool]) -> ClosedJaxpr:
     """``bwd`` batched along axis 0 of the inputs flagged in ``in_b``; the
     cotangent of an unbatched argument is summed over the examples (the
     argument is shared by them all)."""
     in_dims = dims0(in_b)
+    consts = _consts(bwd)
+    jaxpr = bwd.jaxpr
+    nk = len(consts)
 
     def run(xs: list[Value]) -> list[Value]:
-        outs = vmap_flat(lambda ys: eval_jaxpr(bwd, ys), size, in_dims, xs, [0] * len(bwd.outs))
+        outs = vmap_flat(lambda ys: eval_jaxpr(jaxpr, [*consts, *ys]), size, in_dims, xs, [0] * len(jaxpr.outs))
         return [o if b else reduce_sum(o, (0,)) for o, b in zip(outs, arg_b)]
 
-    avals = [batched_aval(a, size, d) for a, d in zip(bwd.in_avals, in_dims)]
-    closed = trace_to_jaxpr_flat(run, avals, "vmap")
-    if closed.consts:
-        raise AssertionError("batching custom_vjp's bwd staged array constants")
-    return closed.jaxpr
+    avals = [batched_aval(a, size, d) for a, d in zip(jaxpr.in_avals[nk:], in_dims)]
+    return trace_to_jaxpr_flat(run, avals, "vmap")
 
 
 def _cvjp_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Params) -> list[Value | None]:
@@ -366,39 +482,60 @@ custom_vjp_call_p = Primitive(
 
 # -- custom_lin: the linear half of a custom_vjp's JVP -------------------------------
 class CustomLinParams(NamedTuple):
-    """``custom_lin``'s params: the user's backward pass and how its operands
-    split: (consts, residuals, tangents); it is linear in the tangents."""
+    """``custom_lin``'s params: the user's backward pass (lazy: traced when
+    the equation is transposed, as JAX calls ``bwd`` only then), how many
+    residuals lead the operands (then the tangents; it is linear in the
+    tangents), and the types of its outputs (the function's outputs'
+    tangents, known before ``bwd`` is traced)."""
 
-    bwd_jaxpr: Jaxpr
-    num_consts: int
+    bwd_jaxpr: LazyJaxpr
     num_res: int
+    out_shapes: tuple[tuple[int, ...], ...]
+    out_dtypes: tuple[np.dtype[np.generic], ...]
     name: str
 
     @staticmethod
     def of(params: Params) -> CustomLinParams:
         p = "custom_lin"
+        shapes, dtypes = _get(p, params, "out_shapes"), _get(p, params, "out_dtypes")
+        if not (isinstance(shapes, tuple) and isinstance(dtypes, tuple) and len(shapes) == len(dtypes)
+                and all(isinstance(s, tuple) and all(type(d) is int for d in s) for s in shapes)
+                and all(isinstance(d, np.dtype) for d in dtypes)):
+            raise PrimitiveTypeError("custom_lin: out_shapes and out_dtypes must be tuples of one length")
         return CustomLinParams(
-            get_jaxpr(p, params, "bwd_jaxpr"), get_int(p, params, "num_consts"),
-            get_int(p, params, "num_res"), _get_name(p, params),
+            get_lazy_jaxpr(p, params, "bwd_jaxpr"), get_int(p, params, "num_res"),
+            tuple(tuple(d for d in s if isinstance(d, int)) for s in shapes if isinstance(s, tuple)),
+            tuple(d for d in dtypes if isinstance(d, np.dtype)), _get_name(p, params),
         )
+
+    @property
+    def out_avals(self) -> list[ShapedArray]:
+        return [ShapedArray(s, d) for s, d in zip(self.out_shapes, self.out_dtypes)]
 
     def to_params(self) -> Params:
         return pmap(self._asdict())
 
 
+def lin_params(bwd: LazyJaxpr, num_res: int, out_avals: Sequence[ShapedArray], name: str) -> Params:
+    """``custom_lin``'s params for the tangents of outputs of ``out_avals``."""
+    strong = _strong(out_avals)
+    return CustomLinParams(bwd, num_res, tuple(a.shape for a in strong), tuple(a.dtype for a in strong),
+                           name).to_params()
+
+
 def _lin_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
     p = CustomLinParams.of(params)
-    k = p.num_consts + p.num_res
-    b_in = p.bwd_jaxpr.in_avals
-    if not 0 <= k <= len(b_in):
-        raise PrimitiveTypeError(f"custom_lin of '{p.name}': bad num_consts/num_res for bwd_jaxpr")
-    outs = check_jaxpr_in_types("custom_lin", "bwd_jaxpr", p.bwd_jaxpr, [*avals[:k], *b_in[k:]])
-    if not _same_types(outs, avals[k:]):
+    k = p.num_res
+    if not 0 <= k <= len(avals):
+        raise PrimitiveTypeError(f"custom_lin of '{p.name}': num_res={k} for {len(avals)} operands")
+    outs = p.out_avals
+    b_outs = _rule_outs("custom_lin", "bwd_jaxpr", p.bwd_jaxpr, [*avals[:k], *outs])
+    if b_outs is not None and not _same_types(b_outs, avals[k:]):
         raise PrimitiveTypeError(
             f"custom_lin of '{p.name}': tangents of types {types_str(avals[k:])} for a "
-            f"bwd_jaxpr returning {types_str(outs)}"
+            f"bwd_jaxpr returning {types_str(b_outs)}"
         )
-    return _strong(b_in[k:])
+    return outs
 
 
 def _jvp_of_custom_vjp(name: str) -> CustomDerivativeError:
@@ -424,13 +561,13 @@ def _lin_lowering(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> S
 
 def _lin_transpose(cts: Sequence[Value], primals: Sequence[Primal], params: Params) -> list[Value | None]:
     p = CustomLinParams.of(params)
-    k = p.num_consts + p.num_res
+    k = p.num_res
     known: list[Value] = []
     for x in primals[:k]:
         if isinstance(x, UndefPrimal):
             raise NonLinearError("custom_lin", "a residual of the custom_vjp is a linear value")
         known.append(x)
-    cts_in = eval_jaxpr(p.bwd_jaxpr, [*known, *cts])
+    cts_in = eval_rule(p.bwd_jaxpr, [*known, *cts])  # bwd is traced here, once
     return [None] * k + [ct if isinstance(x, UndefPrimal) else None for ct, x in zip(cts_in, primals[k:])]
 
 
@@ -438,15 +575,20 @@ def _lin_batch(
     size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
 ) -> tuple[list[Value], list[BatchDim]]:
     p = CustomLinParams.of(params)
-    k = p.num_consts + p.num_res
+    k = p.num_res
     n_t = len(vals) - k
-    in_b = [d is not None for d in dims[:k]]
+    res_b = [d is not None for d in dims[:k]]
     # every tangent and every output batched: the transpose then maps batched
     # cotangents to batched cotangents, example by example
     xs = [*to_front(size, vals[:k], dims[:k]), *batch_as(size, vals[k:], dims[k:], [True] * n_t)]
-    n_ct = len(p.bwd_jaxpr.in_avals) - k
-    bwd = batch_jaxpr(p.bwd_jaxpr, size, dims0([*in_b, *[True] * n_ct]), [True] * len(p.bwd_jaxpr.outs))
-    outs = bind(custom_lin_p, xs, CustomLinParams(bwd, p.num_consts, p.num_res, p.name).to_params())
+    n_ct = len(p.out_shapes)
+    rule = p.bwd_jaxpr
+    bwd = LazyJaxpr(
+        lambda: _batch_rule(rule, size, [*res_b, *[True] * n_ct], [True] * n_t, "bwd rule", p.name),
+        ("batch", rule, size, tuple(res_b)),
+    )
+    out_avals = [ShapedArray((size, *a.shape), a.dtype) for a in p.out_avals]
+    outs = bind(custom_lin_p, xs, lin_params(bwd, k, out_avals, p.name))
     return list(outs), [0] * len(outs)
 
 

@@ -57,6 +57,7 @@ from .common import (
     forward_deps,
     fresh_vars,
     loop,
+    consts_first,
     loop_jvp_jaxpr,
     nonzero,
     permute_binders,
@@ -203,9 +204,10 @@ def _scan_jvp(
     init_nz = [nonzero(t) and f for t, f in zip(init_t, flt[nconsts : nconsts + ncarry])]
     x_nz = [nonzero(t) and f for t, f in zip(xs_t, flt[nconsts + ncarry :])]
     ny = len(jaxpr.outs) - ncarry
-    j2, carry_nz, ys_nz = loop_jvp_jaxpr(jaxpr, c_nz, init_nz, x_nz, ny)
-    ncd, ncad, nxd = sum(c_nz), sum(carry_nz), sum(x_nz)
-    j2 = permute_binders(j2, regroup([nconsts, ncarry, len(xs)], [ncd, ncad, nxd]))
+    j2, carry_nz, ys_nz, k = loop_jvp_jaxpr(jaxpr, c_nz, init_nz, x_nz, ny)
+    ncd, ncad, nxd, nk = sum(c_nz), sum(carry_nz), sum(x_nz), len(k)
+    # the constants the JVP staged join the scan's constants, first
+    j2 = permute_binders(j2, consts_first(regroup([nconsts, ncarry, len(xs)], [ncd, ncad, nxd]), nk))
     nyd = sum(ys_nz)
     j2 = permute_outs(j2, regroup([ncarry, ny], [ncad, nyd]))
     c_dots = [t for t, f in zip(c_t, c_nz) if f and not isinstance(t, Zero)]
@@ -213,8 +215,8 @@ def _scan_jvp(
     x_dots = [t for t, f in zip(xs_t, x_nz) if f and not isinstance(t, Zero)]
     outs = bind(
         scan_p,
-        [*consts, *c_dots, *init, *carry_dots, *xs, *x_dots],
-        ScanParams(j2, nconsts + ncd, ncarry + ncad, length, reverse, unroll).to_params(),
+        [*k, *consts, *c_dots, *init, *carry_dots, *xs, *x_dots],
+        ScanParams(j2, nk + nconsts + ncd, ncarry + ncad, length, reverse, unroll).to_params(),
     )
     carry_out, carry_dots_out, ys_rest = split(outs, ncarry, ncad)
     ys_out, ys_dots_out = ys_rest[:ny], ys_rest[ny:]

@@ -36,7 +36,7 @@ from .. import tree
 from ..core.avals import ShapedArray
 from ..core.errors import PrimitiveTypeError
 from ..core.eval import eval_jaxpr
-from ..core.ir import Eqn, Jaxpr, NDArray, Params, Primitive
+from ..core.ir import Eqn, Jaxpr, LazyJaxpr, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, as_value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, lower_jaxpr_body
@@ -354,7 +354,8 @@ def custom_root(
         return [*sol, *aux, *(neg(d) for d in sol_dot), *(zeros_like_aval(aval_of(a)) for a in aux)]
 
     call_jaxpr = trace_to_jaxpr_flat(call, op_avals, "custom_root").jaxpr
-    jvp_jaxpr = trace_to_jaxpr_flat(rule, op_avals * 2, "custom_root_jvp").jaxpr
+    # the rule is traced when the call is differentiated (a LazyJaxpr, as custom_jvp's)
+    jvp_jaxpr = LazyJaxpr(lambda: trace_to_jaxpr_flat(rule, op_avals * 2, "custom_root_jvp"))
     params = CustomJvpParams(call_jaxpr, jvp_jaxpr, 0, "custom_root").to_params()
     out = bind(custom_jvp_call_p, operands, params)
     return tree.unflatten(s_tree, out)

@@ -50,6 +50,7 @@ from .common import (
     forward_deps,
     known_vars,
     loop,
+    consts_first,
     loop_jvp_jaxpr,
     nonzero,
     permute_binders,
@@ -125,17 +126,18 @@ def _while_jvp(
     bc_nz = [nonzero(t) and is_inexact(a.dtype) for t, a in zip(bc_t, bj.in_avals)]
     carry_avals = bj.out_avals
     init_nz = [nonzero(t) and is_inexact(a.dtype) for t, a in zip(carry_t, carry_avals)]
-    bj2, carry_nz, _ = loop_jvp_jaxpr(bj, bc_nz, init_nz, [], 0)
-    nbd, ncd = sum(bc_nz), sum(carry_nz)
-    bj2 = permute_binders(bj2, regroup([bn, len(carry)], [nbd, ncd]))
+    bj2, carry_nz, _, consts = loop_jvp_jaxpr(bj, bc_nz, init_nz, [], 0)
+    nbd, ncd, nk = sum(bc_nz), sum(carry_nz), len(consts)
+    # the constants the JVP staged join the body's constants, first
+    bj2 = permute_binders(bj2, consts_first(regroup([bn, len(carry)], [nbd, ncd]), nk))
     dot_avals = [a for f, a in zip(carry_nz, carry_avals) if f]
     cj2 = add_unused_binders(cj, len(cj.in_binders), dot_avals)
     bc_dots = [t for t, f in zip(bc_t, bc_nz) if f and not isinstance(t, Zero)]
     carry_dots = [instantiate_zeros(t) for t, f in zip(carry_t, carry_nz) if f]
     outs = bind(
         while_p,
-        [*cc, *bc, *bc_dots, *carry, *carry_dots],
-        WhileParams(cj2, bj2, cn, bn + nbd).to_params(),
+        [*cc, *consts, *bc, *bc_dots, *carry, *carry_dots],
+        WhileParams(cj2, bj2, cn, nk + bn + nbd).to_params(),
     )
     return tangents_out(outs, len(carry), carry_nz, carry_avals)
 

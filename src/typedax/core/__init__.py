@@ -14,6 +14,7 @@ from .ir import ClosedJaxpr as ClosedJaxpr
 from .ir import Eqn as Eqn
 from .ir import Jaxpr as Jaxpr
 from .ir import JaxprType as JaxprType
+from .ir import LazyJaxpr as LazyJaxpr
 from .ir import Lit as Lit
 from .ir import Param as Param
 from .ir import Params as Params

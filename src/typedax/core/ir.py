@@ -8,7 +8,8 @@ compare by value; jaxprs compare and hash up to renaming of variables
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import InitVar, dataclass, field
 from typing import TypeAlias, Union
 
@@ -18,13 +19,13 @@ from pyrsistent import PMap, pmap
 
 from .avals import ShapedArray
 from .dtypes import EXTENDED, KEY_NATIVE, KEY_STRUCTURAL, KEYS_SEEN, DType
-from .errors import JaxprTypeError, PrimitiveTypeError
+from .errors import CustomDerivativeError, JaxprTypeError, PrimitiveTypeError
 from .rules import NO_RULES, Rules
 
 NDArray: TypeAlias = "npt.NDArray[np.generic]"
 
 Param: TypeAlias = Union[
-    bool, int, float, str, "np.dtype[np.generic]", None, tuple["Param", ...], "Jaxpr"
+    bool, int, float, str, "np.dtype[np.generic]", None, tuple["Param", ...], "Jaxpr", "LazyJaxpr"
 ]
 Params: TypeAlias = "PMap[str, Param]"
 NO_PARAMS: Params = pmap()
@@ -278,7 +279,9 @@ class Jaxpr:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        return isinstance(other, Jaxpr) and self.alpha_key() == other.alpha_key()
+        if not isinstance(other, Jaxpr):
+            return NotImplemented  # (a traced LazyJaxpr compares with its jaxpr)
+        return self.alpha_key() == other.alpha_key()
 
     def __hash__(self) -> int:
         return hash(self.alpha_key())
@@ -342,6 +345,108 @@ class ClosedJaxpr:
 
     def __str__(self) -> str:
         return str(self.jaxpr)
+
+
+class LazyJaxpr:
+    """A jaxpr param traced on first need: a custom derivative rule.
+
+    JAX keeps a staged custom call's rules as Python thunks
+    (``custom_jvp_call``'s ``jvp_jaxpr_fun``, ``custom_vjp_call``'s
+    ``fwd_jaxpr_thunk`` and ``bwd``) and traces one only when a
+    transformation needs it, so staging a function (``jit``,
+    ``make_jaxpr``, ``vmap`` under ``jit``) never runs its rules, and a rule
+    that calls its own function stages that call without tracing its rule
+    again. This is that thunk as an IR value: ``force()`` traces it the
+    first time and remembers the ``ClosedJaxpr`` (the rule's jaxpr with the
+    values it closed over); a transformation of the equation (batching,
+    DCE) makes a new lazy jaxpr whose thunk transforms the forced one.
+
+    Equality (what jaxprs compare and hash by): the same object; or equal
+    ``origin`` keys (the same user function traced at the same types: a
+    function staged twice compares equal without tracing its rule, so the
+    compile cache still hits); or both traced to equal closed jaxprs (so a
+    jaxpr printed and parsed back equals itself); a traced one without
+    constants equals its plain ``Jaxpr``. ``UNTRACED`` (what the text holds
+    for a rule nested in a printed rule, or one that closed over arrays)
+    equals every lazy jaxpr, and forcing it raises: text holds one level of
+    rules. The hash is one constant, since equal lazy jaxprs may not be
+    traced yet.
+    """
+
+    __slots__ = ("_thunk", "_memo", "origin", "_lock", "_forcing", "__weakref__")
+
+    def __init__(self, thunk: Callable[[], ClosedJaxpr], origin: Hashable = None) -> None:
+        self._thunk: Callable[[], ClosedJaxpr] | None = thunk
+        self._memo: list[ClosedJaxpr] = []
+        #: what the rule is, when known without tracing it (None: unknown)
+        self.origin = origin
+        self._lock = threading.RLock()
+        self._forcing = False
+
+    @staticmethod
+    def of(jaxpr: Jaxpr | ClosedJaxpr) -> LazyJaxpr:
+        """A lazy jaxpr already traced (built by hand, or parsed)."""
+        closed = jaxpr if isinstance(jaxpr, ClosedJaxpr) else ClosedJaxpr(jaxpr, ())
+        lazy = LazyJaxpr(_no_thunk)
+        lazy._memo.append(closed)
+        lazy._thunk = None
+        return lazy
+
+    @property
+    def traced(self) -> bool:
+        return bool(self._memo)
+
+    def force(self) -> ClosedJaxpr:
+        """The rule's closed jaxpr, traced the first time (once, even with
+        threads)."""
+        if self._memo:
+            return self._memo[0]
+        with self._lock:
+            if self._memo:
+                return self._memo[0]
+            thunk = self._thunk
+            if thunk is None or self._forcing:
+                raise CustomDerivativeError(
+                    "a custom derivative rule is needed that was never traced"
+                    + (" (it needs itself)" if self._forcing else
+                       ": the jaxpr was parsed from text, where a rule nested in another rule, "
+                       "or one that closed over arrays, prints as 'untraced'; differentiate the "
+                       "Python function instead")
+                )
+            self._forcing = True
+            try:
+                closed = thunk()
+            finally:
+                self._forcing = False
+            self._memo.append(closed)
+            self._thunk = None  # what it closed over goes with it
+            return closed
+
+    def __eq__(self, other: object) -> bool:
+        if self is other or self is UNTRACED or other is UNTRACED:
+            return True
+        if isinstance(other, Jaxpr):
+            return bool(self._memo) and not self._memo[0].consts and self._memo[0].jaxpr == other
+        if not isinstance(other, LazyJaxpr):
+            return NotImplemented
+        if self.origin is not None and self.origin == other.origin:
+            return True
+        return bool(self._memo) and bool(other._memo) and self._memo[0] == other._memo[0]
+
+    def __hash__(self) -> int:
+        return 0x1A2F  # equal lazy jaxprs may be untraced: one bucket
+
+    def __repr__(self) -> str:
+        return "LazyJaxpr(untraced)" if self is UNTRACED else f"LazyJaxpr(traced={self.traced})"
+
+
+def _no_thunk() -> ClosedJaxpr:
+    raise AssertionError("LazyJaxpr.of has no thunk")
+
+
+#: The rule a jaxpr's text did not hold (``LazyJaxpr``): forcing it raises.
+UNTRACED = LazyJaxpr(_no_thunk)
+UNTRACED._thunk = None
 
 
 def _param_key(p: Param) -> object:

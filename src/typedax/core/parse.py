@@ -35,7 +35,7 @@ from .dtypes import (
     int_range,
 )
 from .errors import JaxprSyntaxError, JaxprTextTypeError, TypedaxError
-from .ir import NO_PARAMS, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
+from .ir import NO_PARAMS, UNTRACED, Atom, Eqn, Jaxpr, Lit, Param, Params, Primitive, Var
 from .lexer import EOF, IDENT, NEGINF, NUM, STRING, Source, Tokens, decode_string, number_ok, tokenize
 from .typecheck import typecheck_jaxpr
 
@@ -527,6 +527,7 @@ _WORD_PARAMS: Final[dict[str, Param]] = {
     "None": None,
     "inf": math.inf,
     "nan": math.nan,
+    "untraced": UNTRACED,  # a custom rule the text does not hold (core/pretty.py: UNTRACED_WORD)
 }
 
 

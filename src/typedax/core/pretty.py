@@ -11,12 +11,13 @@ import itertools
 import math
 import string
 from collections.abc import Iterator
+from contextvars import ContextVar
 
 import numpy as np
 
 from .avals import ShapedArray
 from .dtypes import DType, bool_, complex128, float64, int64
-from .ir import Atom, Eqn, Jaxpr, Lit, Param, Params, Var, install_jaxpr_printer
+from .ir import UNTRACED, Atom, Eqn, Jaxpr, LazyJaxpr, Lit, Param, Params, Var, install_jaxpr_printer
 
 # Literals of these dtypes print bare; others carry a ``:dtype`` suffix.
 DEFAULT_LIT_DTYPES: frozenset[DType] = frozenset({bool_, int64, float64, complex128})
@@ -97,9 +98,42 @@ def complex_str(v: complex) -> str:
     return f"{_part(v.real)}{'-' if neg else '+'}{_part(-im if neg else im)}j"
 
 
+#: Whether the printer is inside a custom rule's jaxpr (``LazyJaxpr``).
+_IN_RULE: ContextVar[bool] = ContextVar("typedax_printing_a_rule", default=False)
+
+#: How a rule the text does not hold prints (``parse.py`` reads it as ``ir.UNTRACED``).
+UNTRACED_WORD = "untraced"
+
+
+def _rule_jaxpr(p: LazyJaxpr) -> Jaxpr | None:
+    """The jaxpr a custom rule prints as: traced now if need be, where the
+    printer is not inside another rule already (text holds one level of
+    rules: a rule calling its own function would nest without end); None
+    (printed ``untraced``) inside a rule, for a rule that closed over arrays
+    (the text has no array constants), or one whose tracing fails."""
+    if p is UNTRACED or _IN_RULE.get():
+        return None
+    try:
+        closed = p.force()
+    except Exception:  # noqa: BLE001 - printing shows the program; using the rule raises
+        return None
+    return None if closed.consts else closed.jaxpr
+
+
+def _pp_rule(jaxpr: Jaxpr) -> PP:
+    token = _IN_RULE.set(True)
+    try:
+        return pp_jaxpr_block(jaxpr)
+    finally:
+        _IN_RULE.reset(token)
+
+
 def param_str(p: Param) -> PP:
     if isinstance(p, Jaxpr):
         return pp_jaxpr_block(p)
+    if isinstance(p, LazyJaxpr):
+        j = _rule_jaxpr(p)
+        return PP.text(UNTRACED_WORD) if j is None else _pp_rule(j)
     if isinstance(p, tuple):
         if len(p) == 1:
             return PP.text("(") >> param_str(p[0]) >> PP.text(",)")
@@ -173,6 +207,8 @@ def _flat_param(p: Param) -> str | None:
     """A param's text when it fits on one line (no nested jaxpr), else None."""
     if isinstance(p, Jaxpr):
         return None
+    if isinstance(p, LazyJaxpr):
+        return UNTRACED_WORD if _rule_jaxpr(p) is None else None
     if isinstance(p, tuple):
         parts = [_flat_param(x) for x in p]
         if any(x is None for x in parts):

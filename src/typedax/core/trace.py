@@ -38,7 +38,7 @@ from .errors import (
     TracerBoolConversionError,  # issue 29 item 7
     TracerIntegerConversionError,  # issue 29 item 7
 )
-from .ir import AbstractEvalRule, Jaxpr, NDArray, Params, Primitive  # (Jaxpr: issue 29, item 7)
+from .ir import AbstractEvalRule, Jaxpr, LazyJaxpr, NDArray, Params, Primitive  # (Jaxpr: issue 29, item 7)
 from .weak import ALWAYS_ASK, with_weak
 from .sharded import eval_typed, typed_operand  # explicit sharding
 from .sharding import EXPLICIT_SEEN  # explicit sharding
@@ -218,7 +218,7 @@ _CONVERSIONS: frozenset[str] = frozenset({"convert_element_type", "bitcast_conve
 
 
 def _has_jaxpr(v: object) -> bool:
-    return isinstance(v, Jaxpr) or (isinstance(v, tuple) and any(_has_jaxpr(e) for e in v))
+    return isinstance(v, (Jaxpr, LazyJaxpr)) or (isinstance(v, tuple) and any(_has_jaxpr(e) for e in v))
 
 
 def _small_on_device(prim: Primitive, params: Params, avals: Sequence[ShapedArray],

@@ -38,7 +38,7 @@ from ..core.ir import Atom, Eqn, Jaxpr, NDArray, Params, Primitive, Var
 from ..core.rules import BatchDim, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.config import DEBUG_CHECKS, debug_infs_on, debug_nans_on
 from ..core.dtypes import is_float
-from ..core.trace import Value, aval_of, bind
+from ..core.trace import Tracer, Value, as_value, aval_of, bind
 from ..hlo import HloValue, LoweringContext, call_jaxpr
 from ..interpreters.batching import vmap_jaxpr
 from ..interpreters.dce import dce_jaxpr
@@ -158,10 +158,12 @@ def weak_flags(jaxpr: Jaxpr) -> tuple[bool, ...]:
 @functools.lru_cache(maxsize=512)
 def _jvp_jaxpr_nonzero(
     jaxpr: Jaxpr, nonzero: tuple[bool, ...], weak: tuple[bool, ...]
-) -> tuple[Jaxpr, tuple[bool, ...]]:
-    """The JVP of ``jaxpr`` taking (consts, primals, nonzero tangents) and
-    returning (primal outs, nonzero tangent outs); which outputs' tangents are
-    nonzero."""
+) -> tuple[Jaxpr, tuple[bool, ...], tuple[Value, ...]]:
+    """The JVP of ``jaxpr`` taking (the constants its rules staged, consts,
+    primals, nonzero tangents) and returning (primal outs, nonzero tangent
+    outs); which outputs' tangents are nonzero; the constants (arrays a JVP
+    rule builds, such as a triangular mask: concrete, so they may be
+    remembered with the jaxpr)."""
     avals = jaxpr.in_avals
     n = len(avals)
     out_nonzero: list[bool] = []
@@ -176,9 +178,7 @@ def _jvp_jaxpr_nonzero(
 
     tangent_avals = [a for a, nz in zip(avals, nonzero) if nz]
     closed = trace_to_jaxpr_flat(run, [*avals, *tangent_avals], "jvp")
-    if closed.consts:  # rules and zeros make scalar constants only (literals)
-        raise AssertionError("jit's jvp staged array constants")
-    return closed.jaxpr, tuple(out_nonzero)
+    return closed.jaxpr, tuple(out_nonzero), tuple(as_value(c, "constants") for c in closed.consts)
 
 
 def _jit_jvp(
@@ -186,9 +186,13 @@ def _jit_jvp(
 ) -> tuple[list[Value], list[Tangent]]:
     jaxpr = _jaxpr(params)
     nonzero = tuple(not isinstance(t, Zero) for t in tangents)
-    new_jaxpr, out_nonzero = _jvp_jaxpr_nonzero(jaxpr, nonzero, weak_flags(jaxpr))
+    new_jaxpr, out_nonzero, consts = _jvp_jaxpr_nonzero(jaxpr, nonzero, weak_flags(jaxpr))
+    if any(isinstance(c, Tracer) for c in consts):
+        # a custom rule traced here closed over a tracer of a transformation
+        # around this one: that result must not be remembered (rare)
+        _jvp_jaxpr_nonzero.cache_clear()
     nz_tangents = [t for t in tangents if not isinstance(t, Zero)]
-    outs = bind(jit_p, [*primals, *nz_tangents], JitParams(new_jaxpr, f"jvp({JitParams.of(params).name})").to_params())
+    outs = bind(jit_p, [*consts, *primals, *nz_tangents], JitParams(new_jaxpr, f"jvp({JitParams.of(params).name})").to_params())
     n_out = len(jaxpr.outs)
     p_out = outs[:n_out]
     it = iter(outs[n_out:])

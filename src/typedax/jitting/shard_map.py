@@ -265,12 +265,14 @@ def _jvp(primals: Sequence[Value], tangents: Sequence[Tangent], params: Params) 
     p = ShardMapParams.of(params)
     nz = [nonzero(t) for t in tangents]
     with p.axes_bound():
-        body, out_nz = jvp_jaxpr_nz(p.jaxpr, nz, [False] * len(p.jaxpr.outs))
-    in_specs = (*p.in_specs, *(s for s, z in zip(p.in_specs, nz) if z))
+        body, out_nz, consts = jvp_jaxpr_nz(p.jaxpr, nz, [False] * len(p.jaxpr.outs))
+    # the constants the JVP staged (arrays a rule builds) are operands, replicated
+    k_specs = tuple(((),) * len(aval_of(c).shape) for c in consts)
+    in_specs = (*k_specs, *p.in_specs, *(s for s, z in zip(p.in_specs, nz) if z))
     out_specs = (*p.out_specs, *(s for s, z in zip(p.out_specs, out_nz) if z))
     new = p._replace(jaxpr=body, in_specs=in_specs, out_specs=out_specs)
     dots = [t for t in tangents if not isinstance(t, Zero)]
-    outs = bind(shard_map_p, [*primals, *dots], new.to_params())
+    outs = bind(shard_map_p, [*consts, *primals, *dots], new.to_params())
     out_avals = _abstract([aval_of(x) for x in primals], params)
     return tangents_out(outs, len(p.jaxpr.outs), out_nz, out_avals)
 

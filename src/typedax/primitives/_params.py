@@ -9,7 +9,7 @@ from pyrsistent import pmap
 
 from ..core.dtypes import DType
 from ..core.errors import PrimitiveTypeError
-from ..core.ir import Jaxpr, Param, Params
+from ..core.ir import Jaxpr, LazyJaxpr, Param, Params
 
 
 def _get(prim: str, params: Params, key: str) -> Param:
@@ -44,6 +44,17 @@ def get_jaxpr(prim: str, params: Params, key: str) -> Jaxpr:
     if not isinstance(v, Jaxpr):
         raise PrimitiveTypeError(f"{prim}: param '{key}' must be a jaxpr, got {v!r}")
     return v
+
+
+def get_lazy_jaxpr(prim: str, params: Params, key: str) -> LazyJaxpr:
+    """A lazily traced jaxpr param (``core.ir.LazyJaxpr``); a plain jaxpr
+    (built by hand, or parsed from text) counts as one already traced."""
+    v = _get(prim, params, key)
+    if isinstance(v, LazyJaxpr):
+        return v
+    if isinstance(v, Jaxpr):
+        return LazyJaxpr.of(v)
+    raise PrimitiveTypeError(f"{prim}: param '{key}' must be a jaxpr, got {v!r}")
 
 
 def get_bool(prim: str, params: Params, key: str) -> bool:

@@ -101,7 +101,7 @@ def xlog1py(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 # The primal functions keep log's argument finite where x == 0, so that a
-# derivative deeper than the custom rules nest (custom_derivatives.MAX_RULE_DEPTH)
+# derivative of the primal function itself (as written, not through its rule)
 # has no NaN from there either.
 @custom_jvp
 def _xlogy(a: Array, b: Array) -> Array:
