@@ -13,9 +13,12 @@ type, so no fast-path key is made for it).
 from __future__ import annotations
 
 import weakref
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+
+import numpy as np
 
 from .. import tree
+from ..core.array import ArrayImpl
 from ..core.avals import ShapedArray
 from ..core.errors import ShardingError
 from ..core.ir import Jaxpr, Lit
@@ -23,6 +26,7 @@ from ..core.sharded import ShardedArrayImpl
 from ..core.sharding import EXPLICIT_SEEN, Mesh, NamedSharding, Sharding, SingleDeviceSharding
 from ..core.trace import Value
 from ..lowering import compile_cache
+from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import Executable, backend
 from ..lowering.sharding import ShardingPlan, sharded_buffer
 from ..primitives.sharding_constraint import constraint_devices, constraint_mesh
@@ -163,3 +167,60 @@ def run(exe: Executable, values: Sequence[Value]) -> list[Value]:
     """Run a sharded program: each value laid out as its input sharding says."""
     bufs = [sharded_buffer(x, a, s) for x, a, s in zip(values, exe.in_avals, exe.in_shardings)]
     return list(exe.run(bufs))
+
+
+# -- the fast path of sharded calls ------------------------------------------------
+#: What a sharded fast-path entry is: the call's flat leaves in, its result out.
+FastEntry = Callable[[Sequence[object]], object]
+
+
+def fast_entry(
+    exe: Executable, consts: Sequence[Value], committed: Sequence[Sharding | None],
+    unflatten: Callable[[list[ArrayImpl]], object],
+) -> FastEntry:
+    """``jit``'s fast path for the sharded calls of one key (``api.py``:
+    the leaves' types and committed shardings, their pytree structure and
+    the settings a trace depends on): what ``run`` and the results'
+    ``unflatten`` do for it, with everything that the key fixes done once.
+
+    The constants are laid out once (they are immutable); an argument
+    committed to its input sharding (``committed[i]``: the sharding every
+    array of this key has) passes its own buffer, any other (an unsharded
+    or NumPy array, a Python scalar, a deleted array) goes through
+    ``sharded_buffer`` as on the slow path; the results are built from the
+    executable's output types and shardings as ``Executable.run`` builds
+    them, with their type keys computed once."""
+    n = len(consts)
+    const_bufs = [sharded_buffer(c, a, s) for c, a, s in zip(consts, exe.in_avals, exe.in_shardings)]
+    avals, shardings = exe.in_avals[n:], exe.in_shardings[n:]
+    own = all(c is not None and c == s for c, s in zip(committed, shardings))
+    run, handlers = exe.loaded.execute_sharded, exe.out_handlers
+    outs = list(zip(exe.out_avals, exe.out_shardings))
+    template = [ShardedArrayImpl(a, _NO_VALUE, None, s) for a, s in outs]  # the type each result takes
+    results = [(t.aval, t._tdx_key, s) for t, (_, s) in zip(template, outs)]
+    new = object.__new__
+
+    def slow_bufs(args: Sequence[object]) -> list[jx.Array]:
+        return [*const_bufs, *[sharded_buffer(x, a, s)  # type: ignore[arg-type]  # a leaf the key took: a value
+                               for x, a, s in zip(args, avals, shardings)]]
+
+    def fast(args: Sequence[object]) -> object:
+        if own:  # every argument committed to its input sharding: its buffers as they are
+            try:
+                got = run([*const_bufs, *[x._dev for x in args]])  # type: ignore[attr-defined]  # all sharded
+            except TypeError:  # a None: a deleted array, or one whose value is on the host only
+                got = run(slow_bufs(args))
+        else:
+            got = run(slow_bufs(args))
+        values: list[ArrayImpl] = []
+        for o, (aval, key, s) in zip(got.consume_with_handlers(handlers), results):
+            r = new(ShardedArrayImpl)  # ShardedArrayImpl(aval, None, o, s), its type and key known
+            r.aval, r._host, r._dev, r._tdx_key, r._sharding = aval, None, o, key, s
+            values.append(r)
+        return unflatten(values)
+
+    return fast
+
+
+#: A stand-in value, for building the template results above.
+_NO_VALUE = np.empty(0)
