@@ -21,10 +21,24 @@ import numpy as np
 
 import typedax as tdx
 import typedax.numpy as tnp
-from test_jit_dispatch import count_slow_calls
 from typedax.core.errors import DeletedArrayError, ShardingError
 from typedax.core.sharded import ShardedArrayImpl
 from typedax.sharding import AxisType, NamedSharding, P, SingleDeviceSharding, reshard, set_mesh
+
+
+def count_slow_calls(jf: Any) -> list[int]:
+    """Count the calls that miss the fast path (``Jitted._call``), as
+    ``tests/test_jit_dispatch.py`` does (not imported: it turns JAX's x64 on,
+    and the guide tests here print JAX's 32-bit types)."""
+    calls: list[int] = []
+    slow = jf._call
+
+    def counting(args: tuple[object, ...], kwargs: dict[str, object]) -> Any:
+        calls.append(1)
+        return slow(args, kwargs)
+
+    jf._call = counting
+    return calls
 
 
 def same(got: object, want: object) -> None:
@@ -171,3 +185,46 @@ def test_settings_and_explicit_types_key_the_fast_path() -> None:
         assert len(calls) == k + 1
         same(got, want)
         assert got.aval.sharding is not None and got.sharding == NamedSharding(explicit, P("a", "b"))
+
+
+def test_outputs_typed_on_a_mixed_mesh_as_jax() -> None:
+    """An output typed on a mesh with Explicit and Auto axes: the Auto axes
+    are XLA's to choose, as JAX leaves them (``jitting/sharded.py:
+    _open``), named with a spec entry per dimension as JAX's; and where
+    XLA's layout disagreed with the type on the Explicit axes, the program
+    is compiled again with the output laid out as its type says
+    (``typed_outputs``), so a result's type is always the traced one."""
+    import jax
+    from jax.sharding import AxisType as JAxisType
+    from jax.sharding import PartitionSpec as JP
+
+    from typedax.jitting import sharded
+    from typedax.lowering import compile_cache
+    from typedax.lowering.sharding import ShardingPlan
+
+    jmesh = jax.make_mesh((2, 4), ("x", "y"), axis_types=(JAxisType.Explicit, JAxisType.Auto))
+    mesh = tdx.make_mesh((2, 4), ("x", "y"), axis_types=(AxisType.Explicit, AxisType.Auto))
+    v = np.arange(32.0, dtype=np.float32).reshape(8, 4)
+    funs = [lambda a: a * 2, lambda a: a.sum(0), lambda a: (a.T, a[:, :2])]
+    shardy = jax.config.jax_use_shardy_partitioner  # type: ignore[attr-defined]  # jax's config is untyped
+    jax.config.update("jax_use_shardy_partitioner", True)  # type: ignore[no-untyped-call]  # JAX's default (other modules here turn it off)
+    try:
+        for spec in [("x", None), ("x", "y"), (None, None)]:
+            xj = jax.device_put(v, jax.NamedSharding(jmesh, JP(*spec)))  # type: ignore[no-untyped-call]  # jax's PartitionSpec is untyped
+            xt = tdx.device_put(v, NamedSharding(mesh, P(*spec)))
+            for f in funs:
+                theirs: list[Any] = jax.tree.leaves(jax.jit(f)(xj))
+                ours: list[Any] = tdx.tree.leaves(tdx.jit(f)(xt))
+                for a, b in zip(theirs, ours):
+                    assert repr((a.sharding.spec, jax.typeof(a))) == repr((b.sharding.spec, tdx.typeof(b))), spec
+                    np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    finally:
+        jax.config.update("jax_use_shardy_partitioner", shardy)  # type: ignore[no-untyped-call]  # as above
+    # an executable whose layout disagrees with the output's type is replaced
+    traced = tdx.jit(lambda a: a * 2).trace(tdx.device_put(v, NamedSharding(mesh, P("x", None))))
+    plan, jaxpr = traced._plan, traced.jaxpr.jaxpr
+    assert plan is not None and plan.out_shardings == (None,)
+    against = ShardingPlan(plan.in_shardings, (NamedSharding(mesh, P(None, "y")),), plan.devices, plan.mesh)
+    exe = sharded.typed_outputs(jaxpr, "f", plan, compile_cache.get(jaxpr, "f", shardings=against))
+    assert exe.out_shardings == (NamedSharding(mesh, P("x", None)),)
+    assert sharded.typed_outputs(jaxpr, "f", plan, exe) is exe

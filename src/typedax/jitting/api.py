@@ -1137,7 +1137,8 @@ class Lowered(Generic[R_co]):
         staged = self.traced._staged
         plan = self.traced._plan
         if plan is not None:
-            exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, shardings=plan)
+            exe = sharded.typed_outputs(staged.closed.jaxpr, staged.name, plan, compile_cache.get(
+                staged.closed.jaxpr, staged.name, self.module, shardings=plan))
         else:
             exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, self.traced._donated)
         return Compiled(self.traced, exe)

@@ -12,6 +12,7 @@ type, so no fast-path key is made for it).
 
 from __future__ import annotations
 
+import dataclasses
 import weakref
 from collections.abc import Callable, Hashable, Sequence
 
@@ -23,7 +24,10 @@ from ..core.avals import ShapedArray
 from ..core.errors import ShardingError
 from ..core.ir import Jaxpr, Lit
 from ..core.sharded import ShardedArrayImpl
-from ..core.sharding import EXPLICIT_SEEN, Mesh, NamedSharding, Sharding, SingleDeviceSharding
+from ..core.explicit import type_sharding
+from ..core.sharding import (
+    EXPLICIT_SEEN, AxisType, Mesh, NamedSharding, PartitionSpec, Sharding, SingleDeviceSharding,
+)
 from ..core.trace import Value
 from ..lowering import compile_cache
 from ..lowering import jaxlib_api as jx
@@ -104,16 +108,22 @@ def _make_plan(
     for i, (x, s) in enumerate(zip(leaves, in_specs)):
         if s is not None and type(x) is ShardedArrayImpl and x.sharding != s:
             _check_committed(name, i, x, s)
+    typed: list[Sharding] = []  # outputs' types left open: their meshes' devices are the call's too
     if EXPLICIT_SEEN[0]:  # explicit sharding: an output's type says how it is laid out, unless out_shardings does
-        out_specs = [s if s is not None or isinstance(o, Lit) or o.aval.sharding is None
-                     else NamedSharding(o.aval.sharding.mesh, o.aval.sharding.spec)
-                     for s, o in zip(out_specs, jaxpr.outs)]
+        out_specs = list(out_specs)
+        for i, (s, o) in enumerate(zip(out_specs, jaxpr.outs)):
+            if s is None and not isinstance(o, Lit) and o.aval.sharding is not None:
+                t = NamedSharding(o.aval.sharding.mesh, o.aval.sharding.spec)
+                if _open(t):
+                    typed.append(t)
+                else:
+                    out_specs[i] = t
     args: list[Sharding | None] = [
         s if s is not None else (x.sharding if type(x) is ShardedArrayImpl else None)
         for x, s in zip(leaves, in_specs)
     ]
     constraints = list(constraint_devices(jaxpr))
-    given = [s for s in (*args, *out_specs) if s is not None]
+    given = [s for s in (*args, *out_specs, *typed) if s is not None]
     if not given and not constraints:
         return None
     by_id = {d.id: d for d in backend().all_devices}
@@ -133,6 +143,42 @@ def _make_plan(
         if s is not None:
             s.check(tuple(getattr(x, "shape", ())), f"jit of '{name}', argument {i}")
     return ShardingPlan((None,) * n_consts + tuple(args), tuple(out_specs), devices, mesh)
+
+
+def _open(t: NamedSharding) -> bool:
+    """Whether an output of type-level sharding ``t`` is left to XLA's
+    propagation: on a mesh with Auto axes, as JAX leaves those to XLA (its
+    lowering constrains the result to the Explicit axes and leaves every
+    dimension open to more, ``{"x", ?}``); the layout XLA picks must then
+    agree with the type (``typed_outputs``)."""
+    return any(a is AxisType.Auto for a in t.mesh.axis_types)
+
+
+def typed_outputs(jaxpr: Jaxpr, name: str, plan: ShardingPlan, exe: Executable) -> Executable:
+    """``exe`` for outputs whose type left their layout to XLA (``_open``),
+    each named with one spec entry per dimension, as JAX names them
+    (``P(None, None)``, not ``P()``); unless one came out laid out otherwise
+    than its type says on the Explicit axes: then the program compiled with
+    those outputs laid out as their types say (their Auto axes replicated).
+    A result's type is the traced function's, never what XLA happened to
+    choose."""
+    if not EXPLICIT_SEEN[0]:
+        return exe
+    fixed = list(plan.out_shardings)
+    named = list(exe.out_shardings)
+    for i, (s, o, got) in enumerate(zip(plan.out_shardings, jaxpr.outs, exe.out_shardings)):
+        if s is None and not isinstance(o, Lit) and o.aval.sharding is not None:
+            nd = o.aval.ndim
+            if type_sharding(got, nd) != type_sharding(o.aval.sharding, nd):
+                fixed[i] = NamedSharding(o.aval.sharding.mesh, o.aval.sharding.spec)
+            elif isinstance(got, NamedSharding) and len(got.spec) < nd:
+                named[i] = NamedSharding(got.mesh, PartitionSpec(*got.spec.partitions, *(None,) * (nd - len(got.spec))))
+    if fixed != list(plan.out_shardings):
+        return compile_cache.get(jaxpr, name, shardings=ShardingPlan(plan.in_shardings, tuple(fixed), plan.devices,
+                                                                       plan.mesh))
+    if named != list(exe.out_shardings):  # the same layouts: the same result handlers
+        return dataclasses.replace(exe, out_shardings=tuple(named))
+    return exe
 
 
 def _check_committed(name: str, i: int, x: ShardedArrayImpl, s: Sharding) -> None:
@@ -158,7 +204,7 @@ def executable(jaxpr: Jaxpr, name: str, plan: ShardingPlan) -> Executable:
     found = table.get(key)
     if isinstance(found, tuple) and found[0] == compile_cache.generation:
         return found[1]  # type: ignore[no-any-return]  # the table holds (generation, the cache's executable)
-    exe = compile_cache.get(jaxpr, name, shardings=plan)
+    exe = typed_outputs(jaxpr, name, plan, compile_cache.get(jaxpr, name, shardings=plan))
     table[key] = (compile_cache.generation, exe)
     return exe
 
