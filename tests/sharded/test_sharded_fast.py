@@ -144,6 +144,10 @@ def test_committed_arguments_the_general_path_refuses_stay_refused() -> None:
     jf(a)
     jf(a)
     assert len(calls) == 1
+    host = np.arange(8.0, dtype=np.float32)  # uncommitted: laid out by in_shardings
+    same(jf(host), slow(jf, host))
+    same(jf(host), slow(jf, host))
+    assert len(calls) == 4
     b = tdx.device_put(np.arange(8.0, dtype=np.float32), rep)
     for _ in range(2):
         with pytest.raises(ShardingError, match="does not match the sharding on the respective arg"):

@@ -383,7 +383,7 @@ class Jitted(Generic[P, R]):
             else:
                 by_type = fast_trees.get(treedef)
                 entry = None if by_type is None else by_type.get(keys)
-                if entry is None and self._fast_sharded and _NOT_FAST in keys:  # a sharded array among them?
+                if entry is None and self._fast_sharded:  # sharded arrays among them, or in_shardings
                     by_key = self._fast_sharded.get((_sharded_setting(), treedef))
                     if by_key is not None:
                         try:
