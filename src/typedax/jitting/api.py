@@ -11,7 +11,10 @@ NumPy) and Python scalars, with static arguments as before, and that this
 (no tracing; NumPy and scalar arguments are copied to the device). Other calls flatten
 their pytrees, look the traced jaxpr up by (input structure, input types,
 static arguments), and bind ``jit_p``; the executable itself is cached by
-the jaxpr's structure (``typedax.lowering.compile_cache``).
+the jaxpr's structure (``typedax.lowering.compile_cache``). A sharded call
+(``sharded.py``) has a fast path of its own, keyed on its leaves' types and
+committed shardings and their pytree structure (calls without static
+arguments).
 """
 
 from __future__ import annotations

@@ -5,9 +5,12 @@ when an argument is a sharded array (its sharding is committed, as JAX's
 ``device_put`` with a sharding commits), or when the traced function holds a
 ``with_sharding_constraint``. Its plan (``lowering/sharding.py:
 ShardingPlan``: each input's and output's sharding, the devices) is part of
-the compile cache's key. Unsharded calls never come here, and sharded ones
-never use ``jit``'s fast path (a sharded array is not an ``ArrayImpl`` by
-type, so no fast-path key is made for it).
+the compile cache's key. Unsharded calls never come here. Sharded calls have
+a fast path of their own (``fast_entry``; ``api.py`` keys it on the leaves'
+types and committed shardings, their structure and the settings): a
+repeated call skips the trace, plan and executable lookups, and its results
+are built with their types known (issue 25: the data-parallel step on 8
+host devices went from 1.08-1.18x JAX's time to about JAX's).
 """
 
 from __future__ import annotations
