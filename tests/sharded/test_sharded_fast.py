@@ -23,6 +23,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax.core.errors import DeletedArrayError, ShardingError
 from typedax.core.sharded import ShardedArrayImpl
+from typedax.lowering import clear_cache
 from typedax.sharding import AxisType, NamedSharding, P, SingleDeviceSharding, reshard, set_mesh
 
 
@@ -148,6 +149,10 @@ def test_committed_arguments_the_general_path_refuses_stay_refused() -> None:
     same(jf(host), slow(jf, host))
     same(jf(host), slow(jf, host))
     assert len(calls) == 4
+    clear_cache()  # the entries go with the compile cache: the general path compiles again
+    jf(a)
+    jf(a)
+    assert len(calls) == 5
     b = tdx.device_put(np.arange(8.0, dtype=np.float32), rep)
     for _ in range(2):
         with pytest.raises(ShardingError, match="does not match the sharding on the respective arg"):

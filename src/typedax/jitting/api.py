@@ -340,6 +340,10 @@ class Jitted(Generic[P, R]):
         # trace depends on, jaxlib tree structure), then by (leaf types,
         # leaves' committed shardings)
         self._fast_sharded: dict[tuple[Hashable, jx.PyTreeDef], dict[_ShardedKey, _FastEntry]] = {}
+        # the compile cache's generation they were made in: clearing the cache
+        # (typedax.lowering.clear_cache) drops them, as the general path then
+        # compiles again (sharded.executable)
+        self._fast_sharded_generation = compile_cache.generation
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -388,7 +392,7 @@ class Jitted(Generic[P, R]):
                 entry = None if by_type is None else by_type.get(keys)
                 if entry is None and self._fast_sharded:  # sharded arrays among them, or in_shardings
                     by_key = self._fast_sharded.get((_sharded_setting(), treedef))
-                    if by_key is not None:
+                    if by_key is not None and self._fast_sharded_generation == compile_cache.generation:
                         try:
                             entry = by_key.get(_sharded_key(leaves, key_of))
                         except PrimitiveTypeError:
@@ -688,6 +692,9 @@ class Jitted(Generic[P, R]):
         entry = sharded.fast_entry(exe, cast(list[Value], list(staged.closed.consts)), key[1],
                                    _fast_unflatten(staged.out_tree))
         tables = self._fast_sharded
+        if self._fast_sharded_generation != compile_cache.generation:  # made before the cache was cleared
+            tables.clear()
+            self._fast_sharded_generation = compile_cache.generation
         _bounded_put(tables.setdefault((_sharded_setting(), j_treedef), {}), key, entry)
         while len(tables) > MAX_TRACES_PER_FUNCTION:
             del tables[next(iter(tables))]
