@@ -953,6 +953,31 @@ def test_block_until_ready_returns_the_array(form: str) -> None:
     assert y.block_until_ready() is y
 
 
+def test_block_until_ready_waits_for_every_array_of_a_pytree() -> None:
+    """``tdx.block_until_ready``: builtin containers by jaxlib's flattening
+    and one batched wait, typedax's own pytree nodes by ``typedax.tree``;
+    other leaves passed over; a deleted array raises, as its own wait does."""
+    from dataclasses import dataclass
+
+    from typedax.core.errors import DeletedArrayError
+
+    @tdx.tree_util.register_dataclass
+    @dataclass
+    class Pair:
+        a: Any
+        b: Any
+
+    f = tdx.jit(lambda v: (v + 1.0, {"k": v * 2.0}))
+    x = f(np.ones(3, np.float32))
+    for tree in (x, [x, 1, None, np.ones(2)], Pair(x[0], (tnp.ones(2), "s")), tnp.zeros(2), (), f(np.ones(1))[0]):
+        assert tdx.block_until_ready(tree) is tree
+    gone = tdx.device_put(np.ones(2))
+    gone.delete()
+    for tree in ([x, gone], Pair(gone, 1)):
+        with pytest.raises(DeletedArrayError):
+            tdx.block_until_ready(tree)
+
+
 # -- operators against NumPy, dtypes against JAX ------------------------------------------------
 BINARY: dict[str, Callable[[Any, Any], Any]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv,

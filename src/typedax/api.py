@@ -14,6 +14,7 @@ from .core.names import fun_name
 from .core.ir import ClosedJaxpr
 from .core.trace import Value, aval_of, as_value
 from .interpreters.staging import trace_to_jaxpr_flat
+from .lowering import jaxlib_api as jx  # block_until_ready: jaxlib's flattening and batched wait
 
 P = ParamSpec("P")
 
@@ -94,11 +95,28 @@ def eval_shape(f: Callable[P, object], *args: P.args, **kwargs: P.kwargs) -> obj
 
 def block_until_ready(x: T) -> T:
     """``jax.block_until_ready``: wait for every array in the pytree ``x``;
-    returns ``x``."""
-    for leaf in tree.leaves(x):
+    returns ``x``. Its leaves by jaxlib's flattening where that finds only
+    arrays (typedax's own pytree nodes are leaves to it: then by
+    ``typedax.tree``), and their device values waited for in one call, as
+    JAX's: a training loop waits on its parameters every step."""
+    leaves = _FLATTEN(x)[0]
+    if not all([isinstance(leaf, ArrayImpl) for leaf in leaves]):
+        leaves = tree.leaves(x)
+    bufs: list[jx.Array] = []
+    for leaf in leaves:
         if isinstance(leaf, ArrayImpl):
-            leaf.block_until_ready()
+            if leaf._dev is None:
+                leaf.block_until_ready()  # on the host only (nothing to wait for), or deleted (raises)
+            else:
+                bufs.append(leaf._dev)  # type: ignore[arg-type]  # core keeps jaxlib's array untyped
+    if len(bufs) == 1:
+        bufs[0].block_until_ready()
+    elif bufs:
+        jx.batched_block_until_ready(bufs)
     return x
+
+
+_FLATTEN = jx.pytree_flatten().flatten
 
 
 def device_get(x: object) -> object:

@@ -498,9 +498,6 @@ def test_with_sharding_constraint_on_explicit_axes_as_jax() -> None:
     assert theirs.count("ValueError") == 2 and theirs.count("AssertionError") == 4
 
 
-@pytest.mark.xfail(strict=True, reason="jit lays an output typed on a mesh with Explicit and Auto axes out as its "
-                                       "type says, the Auto axes replicated; JAX leaves them to XLA "
-                                       "(jitting/sharded.py: _make_plan)")
 def test_jit_output_on_a_mixed_mesh_as_jax() -> None:
     theirs, ours = run_snippet("""
         mesh = jax.make_mesh((2, 4), ('x', 'y'), axis_types=(AxisType.Explicit, AxisType.Auto))

@@ -11,7 +11,10 @@ NumPy) and Python scalars, with static arguments as before, and that this
 (no tracing; NumPy and scalar arguments are copied to the device). Other calls flatten
 their pytrees, look the traced jaxpr up by (input structure, input types,
 static arguments), and bind ``jit_p``; the executable itself is cached by
-the jaxpr's structure (``typedax.lowering.compile_cache``).
+the jaxpr's structure (``typedax.lowering.compile_cache``). A sharded call
+(``sharded.py``) has a fast path of its own, keyed on its leaves' types and
+committed shardings and their pytree structure (calls without static
+arguments).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from ..core.errors import ArgumentTypeError, CompiledCallError, PrimitiveTypeErr
 from ..core.ir import ClosedJaxpr
 from ..core.names import check_callable, fun_name
 from ..core.explicit import current_mesh  # explicit sharding
+from ..core.sharded import ShardedArrayImpl  # the sharded fast path
 from ..core.sharding import EXPLICIT_SEEN  # explicit sharding
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
 from ..interpreters.staging import trace_to_jaxpr_flat
@@ -242,6 +246,27 @@ def _x32() -> bool:
 
 _FastEntry = Callable[[Sequence[object]], object]
 
+#: A sharded call's fast-path key within its tree structure: each leaf's
+#: type key, and each leaf's committed sharding (``None``: not a sharded array).
+_ShardedKey = tuple[tuple[int, ...], tuple[Sharding | None, ...]]
+
+
+def _sharded_key(leaves: Sequence[object], key_of: Callable[[object], int]) -> _ShardedKey:
+    """The fast-path key of a sharded call's leaves (``_ShardedKey``)."""
+    return (
+        tuple([x._tdx_key if type(x) is ShardedArrayImpl else key_of(x) for x in leaves]),
+        tuple([x._sharding if type(x) is ShardedArrayImpl else None for x in leaves]),
+    )
+
+
+def _sharded_setting() -> Hashable:
+    """What a sharded call's trace depends on besides its leaves and their
+    structure (``_stage``'s key): x64, the default matmul precision, and
+    under explicit sharding the current mesh."""
+    explicit = EXPLICIT_SEEN[0]
+    return (_x32(), matmul_precision() if PRECISION_POSSIBLE[0] else None, explicit,
+            current_mesh() if explicit else None)
+
 
 #: every ``Jitted`` alive, for ``clear_caches`` (issue 29 item 7)
 _LIVE_JITTED: weakref.WeakSet[Jitted[..., object]] = weakref.WeakSet()
@@ -311,6 +336,14 @@ class Jitted(Generic[P, R]):
             tuple[bool, str | None],
             tuple[dict[tuple[Hashable, ...], _FastEntry], dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]]],
         ] = {}
+        # sharded calls' fast paths (jitting/sharded.py): by (the settings a
+        # trace depends on, jaxlib tree structure), then by (leaf types,
+        # leaves' committed shardings)
+        self._fast_sharded: dict[tuple[Hashable, jx.PyTreeDef], dict[_ShardedKey, _FastEntry]] = {}
+        # the compile cache's generation they were made in: clearing the cache
+        # (typedax.lowering.clear_cache) drops them, as the general path then
+        # compiles again (sharded.executable)
+        self._fast_sharded_generation = compile_cache.generation
         # not fun.__dict__: when fun wraps another Jitted, its copied caches and
         # ``fun`` would overwrite this one's own state
         functools.update_wrapper(self, fun, updated=())
@@ -320,7 +353,7 @@ class Jitted(Generic[P, R]):
         """Forget every trace and fast path: the next call traces again
         (``typedax.clear_caches``, issue 29 item 7)."""
         for table in (self._staged, self._static_by_count, self._fast, self._fast_trees,
-                      self._fast_32, self._fast_trees_32, self._fast_by_setting):
+                      self._fast_32, self._fast_trees_32, self._fast_by_setting, self._fast_sharded):
             table.clear()
 
     def __repr__(self) -> str:
@@ -345,7 +378,7 @@ class Jitted(Generic[P, R]):
             else:
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return entry(args)  # type: ignore[return-value]  # the entry was made from a call returning R
-        if fast_trees and not self.static_argnums and not self.static_argnames:
+        if (fast_trees or self._fast_sharded) and not self.static_argnums and not self.static_argnames:
             try:
                 leaves, treedef = _FLATTEN((args, kwargs))
                 keys = tuple(map(key_of, leaves))
@@ -357,6 +390,13 @@ class Jitted(Generic[P, R]):
             else:
                 by_type = fast_trees.get(treedef)
                 entry = None if by_type is None else by_type.get(keys)
+                if entry is None and self._fast_sharded:  # sharded arrays among them, or in_shardings
+                    by_key = self._fast_sharded.get((_sharded_setting(), treedef))
+                    if by_key is not None and self._fast_sharded_generation == compile_cache.generation:
+                        try:
+                            entry = by_key.get(_sharded_key(leaves, key_of))
+                        except PrimitiveTypeError:
+                            pass
                 if entry is not None and current_trace() is EVAL_TRACE:
                     return entry(leaves)  # type: ignore[return-value]  # as above
         return self._call(args, kwargs)
@@ -413,9 +453,11 @@ class Jitted(Generic[P, R]):
             # transformation or an outer jit the call is staged as usual.
             donated = (False,) * len(consts) + self._donated_leaves(args, kwargs)
         plan = self._plan(staged, args, kwargs, [*consts, *leaves]) if evaluating else None
-        if plan is not None:  # many devices: never a fast-path entry
+        if plan is not None:  # many devices: a fast-path entry of its own (_install_sharded)
             exe = sharded.executable(closed.jaxpr, staged.name, plan)
-            return cast(R, tree.unflatten(staged.out_tree, sharded.run(exe, [*consts, *leaves])))
+            result = cast(R, tree.unflatten(staged.out_tree, sharded.run(exe, [*consts, *leaves])))
+            self._install_sharded(staged, exe, args, kwargs)
+            return result
         if any(donated):
             exe = compile_cache.get(closed.jaxpr, staged.name, donated=donated)
             values = [*consts, *leaves]
@@ -621,6 +663,41 @@ class Jitted(Generic[P, R]):
             _bounded_put(fast_trees.setdefault(j_treedef, {}), keys, fast)
             while len(fast_trees) > MAX_TRACES_PER_FUNCTION:
                 del fast_trees[next(iter(fast_trees))]
+
+    def _install_sharded(
+        self, staged: _Staged, exe: Executable, args: tuple[object, ...], kwargs: dict[str, object]
+    ) -> None:
+        """Remember ``exe`` for sharded calls with these leaf types, committed
+        shardings and pytree structure under these settings (``__call__``
+        finds it before tracing): the trace, the sharding plan and the
+        executable depend on nothing else (``_stage``'s key; ``_plan``: the
+        ``in_shardings``/``out_shardings`` prefixes resolve by the structure,
+        ``sharded.make_plan``'s key). Calls with static arguments, or whose
+        leaves the fast path cannot key (tracers, NumPy scalars of types
+        typedax lacks), stay on this slow path."""
+        if self.static_argnums or self.static_argnames or staged.has_tracer_consts:
+            return
+        key_of = _arg_key_32 if _x32() else _arg_key
+        j_leaves, j_treedef = _FLATTEN((args, kwargs))
+        try:
+            key = _sharded_key(j_leaves, key_of)
+        except PrimitiveTypeError:
+            return
+        if _NOT_FAST in key[0]:
+            return
+        # jaxlib's flattening must see the same leaves in typedax's order
+        t_leaves = tree.leaves((args, kwargs))
+        if len(t_leaves) != len(j_leaves) or not all(a is b for a, b in zip(t_leaves, j_leaves)):
+            return
+        entry = sharded.fast_entry(exe, cast(list[Value], list(staged.closed.consts)), key[1],
+                                   _fast_unflatten(staged.out_tree))
+        tables = self._fast_sharded
+        if self._fast_sharded_generation != compile_cache.generation:  # made before the cache was cleared
+            tables.clear()
+            self._fast_sharded_generation = compile_cache.generation
+        _bounded_put(tables.setdefault((_sharded_setting(), j_treedef), {}), key, entry)
+        while len(tables) > MAX_TRACES_PER_FUNCTION:
+            del tables[next(iter(tables))]
 
     # -- ahead of time ---------------------------------------------------------
     def trace(self, *args: P.args, **kwargs: P.kwargs) -> Traced[R]:
@@ -1070,7 +1147,8 @@ class Lowered(Generic[R_co]):
         staged = self.traced._staged
         plan = self.traced._plan
         if plan is not None:
-            exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, shardings=plan)
+            exe = sharded.typed_outputs(staged.closed.jaxpr, staged.name, plan, compile_cache.get(
+                staged.closed.jaxpr, staged.name, self.module, shardings=plan))
         else:
             exe = compile_cache.get(staged.closed.jaxpr, staged.name, self.module, self.traced._donated)
         return Compiled(self.traced, exe)

@@ -475,6 +475,11 @@ def cluster_client_options(options: ClientOptions, cluster: Cluster) -> ClientOp
     return joined
 
 
+def batched_block_until_ready(arrays: Sequence[Array]) -> None:
+    """Wait for every one of jaxlib's ``arrays`` in one call (``jax.block_until_ready``'s way)."""
+    _jax.batched_block_until_ready(arrays)
+
+
 def pytree_flatten() -> _jax._PyTreeRegistry:
     """jaxlib's C++ pytree registry (``flatten`` in under a microsecond)."""
     return _jax.pytree.default_registry()
