@@ -101,7 +101,7 @@ def test_mixed_leaves_and_layouts() -> None:
     committed to a sharding other than their ``in_shardings`` entry (where
     it is unspecified) are laid out as the general path lays them; constants
     once; the result unspecified takes XLA's layout."""
-    mesh = tdx.make_mesh((4, 2), ("a", "b"))
+    mesh = tdx.make_mesh((4, 2), ("a", "b"), axis_types=(AxisType.Auto, AxisType.Auto))  # (XLA lays out v: Auto axes)
     row, col = NamedSharding(mesh, P("a")), NamedSharding(mesh, P(None, "b"))
     const = np.arange(8.0, dtype=np.float32).reshape(8, 1)
 
