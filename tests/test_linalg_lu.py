@@ -186,8 +186,10 @@ def test_derivatives_as_jax(name: str) -> None:
         "det": (lambda x, y: tnp.linalg.det(x) * tnp.sum(y), lambda x, y: jnp.linalg.det(x) * jnp.sum(y)),
     }
     ours, theirs = funs[name]
-    _close(tdx.grad(ours, argnums=(0, 1))(a, b), jax.jit(jax.grad(theirs, argnums=(0, 1)))(a, b), 1e-9)
-    jvp_theirs = jax.jit(lambda x, y, dx, dy: jax.jvp(theirs, (x, y), (dx, dy))[1])
+    grad_theirs: Callable[..., Any] = jax.jit(jax.grad(theirs, argnums=(0, 1)))
+    grad_ours: Callable[..., Any] = tdx.grad(ours, argnums=(0, 1))
+    _close(grad_ours(a, b), grad_theirs(a, b), 1e-9)
+    jvp_theirs: Callable[..., Any] = jax.jit(lambda x, y, dx, dy: jax.jvp(theirs, (x, y), (dx, dy))[1])
     _close(tdx.jvp(ours, (a, b), (b @ b.T, b))[1], jvp_theirs(a, b, b @ b.T, b), 1e-9)
 
 

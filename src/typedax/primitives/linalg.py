@@ -100,6 +100,7 @@ from .structural import (
     move_batch_axis,
     reduce_sum,
     reshape,
+    reshape_p,
     transpose,
     types_str,
     zero_like,
@@ -1060,7 +1061,7 @@ def _lu_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArr
     return list(_lu_shapes(a))
 
 
-def take_rows(x: Value, rows: Value) -> Value:
+def take_rows(x: Value, rows: Value) -> Array:
     """``x[..., rows[...], :]``: each matrix of ``x`` (``[..., m, n]``) with
     its rows taken by the int32 indices ``rows`` (``[..., m]``), through one
     gather on the matrices stacked."""
@@ -1073,7 +1074,7 @@ def take_rows(x: Value, rows: Value) -> Value:
         flat_rows = add(rows, broadcast_to(starts, batch + (m,), (len(batch),)))
     flat_rows = reshape(flat_rows, (count * m, 1))
     g = GatherParams((1,), (0,), (0,), (1, n), "promise_in_bounds", None, False, False)
-    return reshape(gather_(reshape(x, (count * m, n)), flat_rows, g), xa.shape)
+    return bind1(reshape_p, (gather_(reshape(x, (count * m, n)), flat_rows, g),), params_of(("new_sizes", xa.shape)))
 
 
 def _lu_jvp(
@@ -1130,7 +1131,8 @@ def _permutation_loop(pivots: HloValue, piv_aval: ShapedArray, perm_aval: Shaped
         hlo.return_([compare(cond.arguments[0], full(k, i32), int32, "LT")])
     body = op.body.blocks.append(*types)
     with ir.InsertionPoint(body):
-        i, piv, perm = body.arguments
+        i, piv, state = body.arguments
+        perm: HloValue = state
         starts = [full(0, i32)] * nb + [i]
         j = hlo.dynamic_slice(piv, starts, list(one_col.shape))
         j = hlo.select(compare(j, full(0, one_col), int32, "LT"), hlo.add(j, full(m, one_col)), j)
@@ -1143,7 +1145,8 @@ def _permutation_loop(pivots: HloValue, piv_aval: ShapedArray, perm_aval: Shaped
         perm = hlo.select(is_i, hlo.broadcast_in_dim(tensor_type(perm_aval), y, list(range(nb))), perm)
         perm = hlo.select(is_j, hlo.broadcast_in_dim(tensor_type(perm_aval), x, dims), perm)
         hlo.return_([hlo.add(i, full(1, i32)), piv, perm])
-    return op.results[2]
+    out: HloValue = op.results[2]
+    return out
 
 
 def _pivots_to_permutation(gpu: bool, pivots: HloValue, piv_aval: ShapedArray, perm_aval: ShapedArray) -> HloValue:
