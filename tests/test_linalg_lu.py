@@ -136,6 +136,7 @@ FUNCTION_CASES: list[tuple[str, tuple[Any, ...]]] = [
     ("solve", (_m((2, 5, 5)), _m((5,)))),
     ("inv", (_m((2, 6, 6)),)),
     ("inv", (SINGULAR,)),
+    ("inv", (np.ones((2, 0, 0)),)),
     ("det", (_m((3, 6, 6), np.complex64),)),
     ("det", (_m((2, 3, 3)),)),
     ("det", (np.stack([SINGULAR @ SINGULAR.T, np.eye(3)]).repeat(2, axis=1).repeat(2, axis=2),)),

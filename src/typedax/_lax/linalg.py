@@ -1,5 +1,6 @@
 """The implementation of ``typedax.lax.linalg``: ``jax.lax.linalg``'s decompositions --
-``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``eig`` -- over the
+``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``eig``, ``lu``,
+``lu_pivots_to_permutation`` and JAX's private ``lu_solve`` -- over the
 primitives of ``typedax.primitives.linalg`` (see its docstring for the
 design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
 

@@ -1,5 +1,6 @@
 """Matrix decompositions, and every rule for them: ``cholesky``,
-``triangular_solve``, ``qr``, ``eigh``, ``svd`` and ``eig`` (``jax.lax.linalg``'s
+``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``lu`` (with
+``lu_pivots_to_permutation``) and ``eig`` (``jax.lax.linalg``'s
 primitives; the user functions are in ``typedax.lax_linalg``).
 
 Each works on the last two axes of a float32, float64, complex64 or
@@ -21,6 +22,15 @@ complex128 operand of rank >= 2; leading axes are a batch. Results:
   one triangle; all NaN where LAPACK fails.
 * ``svd(a; full_matrices, compute_uv) -> (s, u, vt)`` or ``(s,)``: singular
   values descending (``gesdd``).
+* ``lu(a) -> (lu, pivots, permutation)``: LU with partial pivoting,
+  ``P a = L U`` (LAPACK's ``getrf``; ``L``'s unit diagonal implied), the
+  0-based int32 row swaps and the permutation they make; NaN where
+  ``getrf`` reports an illegal argument (a zero pivot is not an error: the
+  factors of a singular matrix, as JAX's). JAX's JVP (De Hoog, Anderssen
+  and Lukas). ``lu_pivots_to_permutation(pivots; permutation_size)``: that
+  permutation alone; on the CPU one StableHLO ``while`` over the swaps
+  (JAX's is a ``fori_loop``), on CUDA jaxlib's
+  ``cu_lu_pivots_to_permutation``.
 * ``eig(a; compute_left_eigenvectors, compute_right_eigenvectors,
   enable_eigvec_derivs) -> (w, [vl], [vr])``: the eigenvalues and
   eigenvectors of a general matrix
@@ -36,7 +46,7 @@ Why primitives, and how they lower: these are JAX's own primitives, so a
 jaxpr that uses them prints, parses and transforms as JAX's, and ``jit``
 runs exactly the kernels JAX runs on CPU. The lowering emits a StableHLO
 ``custom_call`` to jaxlib's LAPACK FFI kernels (``lapack_{s,d}potrf_ffi``,
-``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``, ``geev``; ``c``/``z`` and
+``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``, ``getrf``, ``geev``; ``c``/``z`` and
 ``ungqr``/``heevd`` for complex operands), with the column-major
 layouts and ``mhlo.backend_config`` attributes JAX gives them. jaxlib ships
 the kernels (``jaxlib.cpu._lapack``) but only JAX registers them with XLA;
@@ -53,7 +63,7 @@ LAPACK and differ from JAX's CPU results by more than rounding.
 
 On CUDA (``LoweringContext.platform``) they lower as JAX's GPU rules do:
 jaxlib's cuSOLVER FFI kernels (``cusolver_potrf_ffi``, ``geqrf``,
-``orgqr``, ``syevd``, ``gesvdj`` up to 1024 x 1024 and ``gesvd`` above),
+``orgqr``, ``syevd``, ``getrf``, ``gesvdj`` up to 1024 x 1024 and ``gesvd`` above),
 with JAX's attributes, and ``triangular_solve`` as XLA's own
 ``stablehlo.triangular_solve``; ``jaxlib_api.prepare_cusolver`` registers
 the kernels with the plugin. There eager evaluation runs the same kernels
@@ -1068,6 +1078,8 @@ def take_rows(x: Value, rows: Value) -> Array:
     xa = aval_of(x)
     batch, (m, n) = xa.shape[:-2], xa.shape[-2:]
     count = int(np.prod(batch, dtype=np.int64))
+    if m == 0 or count == 0:  # no rows to take (a gather's slice would not fit)
+        return bind1(reshape_p, (x,), params_of(("new_sizes", xa.shape)))
     flat_rows = rows
     if batch:
         starts = np.arange(count, dtype=np.int32).reshape(batch) * m
