@@ -133,7 +133,6 @@ FUNCTION_CASES: list[tuple[str, tuple[Any, ...]]] = [
     ("solve", (_m((3, 5, 5), np.float32), _m((3, 5, 2), np.float32))),
     ("solve", (_m((5, 5), np.complex128), _m((5,), np.complex128))),
     ("solve", (_m((5, 5)), _m((2, 5, 3)))),  # one a, a batch of b
-    ("solve", (_m((2, 5, 5)), _m((5,)))),
     ("inv", (_m((2, 6, 6)),)),
     ("inv", (SINGULAR,)),
     ("inv", (np.ones((2, 0, 0)),)),
@@ -162,18 +161,16 @@ def test_functions_on_lu_equal_jax_under_jit(name: str, args: tuple[Any, ...]) -
 def test_grad_of_det_of_singular_matrices_as_jax() -> None:
     """JAX's ``_cofactor_solve``: the adjugate at rank n - 1 (rank one),
     zero below; not the NaNs of ``det(a) * inv(a)^T``."""
-    n = 5
-    rank4 = _m((n, n))
-    rank4[-1] = rank4[0] - 2 * rank4[1]
-    rank3 = rank4.copy()
-    rank3[-2] = rank3[2] + rank3[0]
-    for a in (rank4, rank3, _m((n, n))):
-        got = tdx.grad(tnp.linalg.det)(a)
-        want = jax.jit(jax.grad(jnp.linalg.det))(a)
-        assert np.all(np.isfinite(np.asarray(got)))
-        _close(got, want, 1e-9)
-    batch = np.stack([rank4, rank3])
-    _close(tdx.jit(tdx.vmap(tdx.grad(tnp.linalg.det)))(batch), jax.jit(jax.vmap(jax.grad(jnp.linalg.det)))(batch), 1e-9)
+    rank3 = _m((4, 4))
+    rank3[-1] = rank3[0] - 2 * rank3[1]
+    rank2 = rank3.copy()
+    rank2[-2] = rank2[2] + rank2[0]
+    batch = np.stack([rank3, rank2])
+    got = tdx.jit(tdx.vmap(tdx.grad(tnp.linalg.det)))(batch)
+    assert np.all(np.isfinite(np.asarray(got)))
+    want = jax.jit(jax.vmap(jax.grad(jnp.linalg.det)))(batch)
+    _close(got, want, 1e-9)
+    _close(tdx.grad(tnp.linalg.det)(rank3), np.asarray(want)[0], 1e-9)  # eagerly
 
 
 @pytest.mark.parametrize("name", ["solve", "inv", "slogdet", "det"])
