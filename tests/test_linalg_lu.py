@@ -205,3 +205,16 @@ def test_program_size_does_not_grow_with_n() -> None:
         return len(tdx.make_jaxpr(lambda a, b: tnp.linalg.solve(a, b))(np.eye(n), np.ones(n)).jaxpr.eqns)
 
     assert size(4) == size(64)
+
+
+def test_vmap_over_b_alone_makes_jaxs_kernel_calls() -> None:
+    """Only ``b`` batched: ``triangular_solve`` folds the batch into ``b``'s
+    right-hand sides (JAX's batching rule), so ``vmap(solve)`` with one
+    ``a`` is one LU and one pair of ``trsm`` calls, equal to JAX's bits."""
+    a, bs = _m((5, 5)), _m((3, 5, 2))
+    got = tdx.jit(tdx.vmap(lambda b: tnp.linalg.solve(a, b)))(bs)
+    _bits(got, jax.jit(jax.vmap(lambda b: jnp.linalg.solve(a, b)))(bs))
+    u, rows = np.triu(a) + 5 * np.eye(5), _m((2, 3, 5))
+    got = tdx.vmap(lambda b: tll.triangular_solve(u, b, left_side=False, transpose_a=True), in_axes=1)(rows)
+    want = jax.vmap(lambda b: jax.lax.linalg.triangular_solve(u, b, left_side=False, transpose_a=True), in_axes=1)(rows)
+    _close(got, want, 1e-12)

@@ -528,9 +528,28 @@ def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
     return _lapack("trsm", a_aval.dtype, [a, args[1]], [b_aval], config, (1, 0))
 
 
+def _ts_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    """JAX's rule: with only ``b`` batched, the batch joins ``b``'s
+    right-hand sides (its columns, or rows for ``left_side=False``) and one
+    solve serves them all (no copies of ``a``, and the kernel call JAX's
+    makes); otherwise both batch axes go to the front."""
+    (a, b), (da, db) = vals, dims
+    if da is not None or db is None:
+        return _front_batch(triangular_solve_p)(size, vals, dims, params)
+    left = _ts_params(params)[0]
+    nd = aval_of(b).ndim
+    y = move_batch_axis(size, db, nd - 1 if left else nd - 2, b)
+    shape = aval_of(y).shape
+    flat = shape[:-2] + (shape[-2] * shape[-1],) if left else shape[:-3] + (shape[-3] * shape[-2], shape[-1])
+    out = reshape(bind1(triangular_solve_p, (a, reshape(y, flat)), params), shape)
+    return [out], [nd - 1 if left else nd - 2]
+
+
 triangular_solve_p = Primitive(
     "triangular_solve", _ts_impl, _ts_abstract,
-    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_front_batch(p), lower=_ts_lower, eval_on_device=_on_gpu),
+    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_ts_batch, lower=_ts_lower, eval_on_device=_on_gpu),
 )
 
 
