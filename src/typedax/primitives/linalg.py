@@ -77,7 +77,8 @@ JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``eig`` (the eigenvalues' ``u_j^H da v_j / u_j^H v_j``; the eigenvectors'
 with ``enable_eigvec_derivs`` only, as JAX's).
 Batching moves the batch axis to the front (broadcasting an unbatched
-operand) and binds again.
+operand) and binds again; ``triangular_solve`` with only ``b`` batched
+folds the batch into ``b``'s right-hand sides instead (JAX's rule).
 """
 
 from __future__ import annotations
