@@ -25,6 +25,7 @@ BENCHMARKS: tuple[str, ...] = (
     "gpu",
     "checkpoint",
     "sharding",
+    "linalg_lu",
 )
 
 

@@ -14,6 +14,8 @@ TESTED_ELSEWHERE: frozenset[str] = frozenset({
     "jit", "cond", "while", "scan", "custom_jvp_call", "custom_vjp_call", "custom_lin",
     # random matrices are not positive definite: tests/test_linalg_decomp.py
     "cholesky", "triangular_solve", "qr", "eigh", "svd",
+    # int32 pivots tied to a matrix's shape, LAPACK's getrf: tests/test_linalg_lu.py
+    "lu", "lu_pivots_to_permutation",
     # need a mesh or a named axis: tests/test_sharding.py, test_shard_map.py, tests/sharded/
     "sharding_constraint", "shard_map", "psum", "pmax", "pmin", "all_gather", "reduce_scatter",
     "all_to_all", "ppermute", "axis_index",

@@ -2,7 +2,8 @@
 typedax's StableHLO equal JAX's for the same function lowered for CUDA
 (``jax.jit(f).trace(...).lower(lowering_platforms=('cuda',))``): jaxlib's
 cuSOLVER FFI targets (``cusolver_potrf_ffi``, ``geqrf``, ``orgqr``,
-``syevd``, ``gesvdj``, ``gesvd``) with JAX's attributes, layouts and
+``syevd``, ``gesvdj``, ``gesvd``, ``getrf``; ``cu_lu_pivots_to_permutation``)
+with JAX's attributes, layouts and
 aliases, and XLA's own ``triangular_solve``. What the kernels compute is
 checked on a GPU by the decomposition tests under ``TYPEDAX_PLATFORM=cuda``."""
 
@@ -69,6 +70,11 @@ CASES: list[tuple[str, Callable[..., Any], Callable[..., Any], tuple[Any, ...]]]
     ("qr tall full", lambda x: tll.qr(x, full_matrices=True), lambda x: jax.lax.linalg.qr(x, full_matrices=True),
      (_m((2, 5, 3)),)),
 ]
+for _shape, _dt in [((3, 3), F32), ((2, 4, 3), F64), ((3, 5), np.complex64), ((2, 3, 3), np.complex128)]:
+    CASES.append((f"lu {_shape} {np.dtype(_dt).name}", lambda x: tll.lu(x), lambda x: jax.lax.linalg.lu(x),
+                  (_m(_shape, _dt),)))
+CASES.append(("lu_pivots_to_permutation", lambda p: tll.lu_pivots_to_permutation(p, 5),
+              lambda p: jax.lax.linalg.lu_pivots_to_permutation(p, 5), (np.zeros((2, 3), np.int32),)))
 for _shape, _full in [((2, 4, 3), False), ((4, 3), True), ((3, 5), False), ((40, 35), False), ((40, 35), True),
                       ((1100, 3), False), ((3, 1100), False), ((3, 1100), True)]:
     CASES.append((f"svd {_shape} full={_full}",

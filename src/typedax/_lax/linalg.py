@@ -1,5 +1,6 @@
 """The implementation of ``typedax.lax.linalg``: ``jax.lax.linalg``'s decompositions --
-``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``eig`` -- over the
+``cholesky``, ``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``eig``, ``lu``,
+``lu_pivots_to_permutation`` and JAX's private ``lu_solve`` -- over the
 primitives of ``typedax.primitives.linalg`` (see its docstring for the
 design: jaxlib's LAPACK kernels under ``jit``, SciPy's LAPACK eagerly).
 
@@ -23,11 +24,13 @@ from ..core.trace import aval_of, bind, bind1
 from ..lowering import jaxlib_api, runtime
 from ..primitives import linalg as _p
 from ..primitives._params import params_of
-from ..primitives.shaping import expand_dims, squeeze
+from ..primitives.shaping import broadcasted_iota, expand_dims, squeeze
+from ..primitives.sorting import sort
 from ..primitives.slicing import slice as _slice
 from . import lax
 
-__all__ = ["cholesky", "eig", "eigh", "qr", "svd", "symmetrize", "triangular_solve"]
+__all__ = ["cholesky", "eig", "eigh", "lu", "lu_pivots_to_permutation", "qr", "svd", "symmetrize",
+           "triangular_solve"]
 
 if jaxlib_api.prepare_linalg not in _p.LAPACK_PREPARERS:
     _p.LAPACK_PREPARERS.append(jaxlib_api.prepare_linalg)
@@ -202,3 +205,81 @@ def eig(x: ArrayLike, *, compute_left_eigenvectors: bool = True, compute_right_e
     _p.check_matrix("eig", av, square=True)
     params = _p.eig_params(bool(compute_left_eigenvectors), bool(compute_right_eigenvectors), bool(enable_eigvec_derivs))
     return list(bind(_p.eig_p, (a,), params))
+
+
+def lu(x: ArrayLike) -> tuple[Array, Array, Array]:
+    """LU decomposition with partial pivoting, ``P A = L U``, of each matrix
+    of ``x`` (``[..., m, n]``; ``jax.lax.linalg.lu``): ``(lu, pivots,
+    permutation)``, ``lu`` holding ``L`` (unit diagonal implied) below the
+    diagonal and ``U`` on and above it, ``pivots`` LAPACK's row swaps
+    (0-based int32, ``[..., min(m, n)]``), ``permutation`` the rows they
+    make (``[..., m]``). LAPACK's ``getrf`` (cuSOLVER's on CUDA), as JAX's."""
+    a = _array(x)
+    _p.check_matrix("lu", aval_of(a), square=False)
+    out, piv, perm = bind(_p.lu_p, (a,), params_of())
+    return out, piv, perm
+
+
+def lu_pivots_to_permutation(pivots: ArrayLike, permutation_size: int) -> Array:
+    """The permutation (``[..., permutation_size]``, int32) the row swaps
+    ``pivots`` (``[..., k]``, int32, applied in order) make of
+    ``range(permutation_size)`` (``jax.lax.linalg.lu_pivots_to_permutation``)."""
+    p = _array(pivots)
+    return bind1(_p.lu_pivots_to_permutation_p, (p,), params_of(("permutation_size", int(permutation_size))))
+
+
+def _broadcast_batch(x: Array, batch: tuple[int, ...], core: int) -> Array:
+    """``x`` broadcast to ``batch`` + its last ``core`` axes."""
+    shape = aval_of(x).shape
+    target = batch + shape[len(shape) - core:]
+    if shape == target:
+        return x
+    nd = len(shape)
+    return lax.broadcast_in_dim(x, target, tuple(range(len(target) - nd, len(target))))
+
+
+def lu_solve(lu: ArrayLike, permutation: ArrayLike, b: ArrayLike, trans: int = 0) -> Array:
+    """Solve ``op(a) x = b`` from ``a``'s LU factors ``lu`` and its
+    ``permutation`` (``lu``'s first and last results), ``op`` the identity
+    (``trans=0``), the transpose (1) or the conjugate transpose (2); ``b``
+    with one axis fewer than ``lu`` is a (batch of) vectors, and the batch
+    axes broadcast (JAX's private ``lax.linalg.lu_solve``: the same
+    permutation and two ``triangular_solve``s)."""
+    f, perm, rhs = _array(lu), _array(permutation), _array(b)
+    fs, bs = aval_of(f).shape, aval_of(rhs).shape
+    if len(fs) < 2 or fs[-1] != fs[-2]:
+        raise ArgumentValueError(f"last two dimensions of LU decomposition must be equal, got shape {fs}")
+    if len(bs) < 1:
+        raise ArgumentValueError(f"b matrix must have rank >= 1, got shape {bs}")
+    if trans not in (0, 1, 2):
+        raise ArgumentValueError(f"'trans' value must be 0, 1, or 2, got {trans}")
+    m = fs[-1]
+    vector = len(fs) == len(bs) + 1
+    if vector:
+        if bs[-1] != m:
+            raise ShapeError(
+                f"When LU decomposition matrix and b have the same number of dimensions, last axis of LU "
+                f"decomposition matrix (shape {fs}) and b array (shape {bs}) must match")
+        rhs = expand_dims(rhs, (len(bs),))
+    elif len(bs) < 2 or bs[-2] != m:
+        raise ShapeError(
+            f"When LU decomposition matrix and b different numbers of dimensions, last axis of LU "
+            f"decomposition matrix (shape {fs}) and second to last axis of b array (shape {bs}) must match")
+    batch = tuple(np.broadcast_shapes(fs[:-2], aval_of(perm).shape[:-1], aval_of(rhs).shape[:-2]))
+    f = _broadcast_batch(f, batch, 2)
+    perm = _broadcast_batch(perm, batch, 1)
+    x = _broadcast_batch(rhs, batch, 2)
+    if trans == 0:
+        x = _p.triangular_solve_(f, _p.take_rows(x, perm), left_side=True, lower=True, transpose_a=False,
+                                 unit_diagonal=True)
+        x = _p.triangular_solve_(f, x, left_side=True, lower=False, transpose_a=False)
+    else:
+        conj = trans == 2
+        x = _p.triangular_solve_(f, x, left_side=True, lower=False, transpose_a=True, conjugate_a=conj)
+        x = _p.triangular_solve_(f, x, left_side=True, lower=True, transpose_a=True, conjugate_a=conj,
+                                 unit_diagonal=True)
+        nd = len(batch) + 1
+        ids = broadcasted_iota(np.dtype(np.int32), batch + (m,), nd - 1)
+        _, inverse = sort((perm, ids), dimension=nd - 1, num_keys=1)
+        x = _p.take_rows(x, inverse)
+    return squeeze(x, (len(batch) + 1,)) if vector else x

@@ -2,8 +2,7 @@
 factorization: ``norm``, ``vector_norm``, ``matrix_norm`` (vector orders;
 matrix ``'fro'``, 1, -1, inf, -inf; 2, -2 and ``'nuc'`` through the singular
 values of ``lax.linalg.svd``), and ``det``, ``slogdet``, ``inv``,
-``solve`` by Gaussian elimination with partial pivoting (real or
-complex). The
+``solve`` on LAPACK's LU factorization (``lax.linalg.lu``), as JAX's. The
 decompositions and what is built on them are in ``linalg_decomp.py``; the
 face is ``linalg.py``."""
 
@@ -19,11 +18,15 @@ import numpy as np
 from .. import lax
 from ..core.array import Array, ArrayLike
 from ..core.dtypes import is_complex
+from ..core.trace import EVAL_TRACE, current_trace
+from ..custom_derivatives import custom_jvp
+from ..primitives.linalg import take_rows
 from ..core.errors import ArgumentValueError, PrimitiveTypeError, ShapeError
 from . import lax_numpy as tnp
 from .creation import diagonal
 from .creation import eye
-from .manipulation import take_along_axis
+from .creation import trace
+from .statistics import count_nonzero
 
 
 
@@ -136,8 +139,8 @@ def matrix_norm(x: ArrayLike, /, *, keepdims: bool = False, ord: str | int | flo
     return _matrix(a, ord, (a.ndim - 2, a.ndim - 1), keepdims)
 
 
-# -- determinants, inverses and solves: Gaussian elimination with partial
-# pivoting (LAPACK's getrf algorithm), unrolled over the static matrix size ------
+# -- determinants, inverses and solves: on LAPACK's LU factorization (the ``lu``
+# primitive, getrf), as JAX's ---------------------------------------------------------------
 def _square(op: str, a: ArrayLike) -> Array:
     x = _inexact(a)
     if x.ndim < 2:
@@ -147,108 +150,215 @@ def _square(op: str, a: ArrayLike) -> Array:
     return x
 
 
-def _eliminate(a: Array, b: Array, jordan: bool) -> tuple[Array, Array, Array]:
-    """Row-reduce ``a`` (..., n, n) -- below the diagonal, or also above it
-    (``jordan``) -- applying the same row operations to ``b`` (..., n, m;
-    m may be 0); with the sign of the row permutation."""
-    n = a.shape[-1]
-    batch = a.shape[:-2]
-    d = a.dtype
-    rows = lax.broadcasted_iota(np.dtype(np.int32), batch + (n,), len(batch))
-    sign = tnp.ones(batch, d)
-    zero = np.zeros((), d)
-
-    def swap(m: Array, k: int, p: Array) -> Array:
-        c = m.shape[-1]
-        rk = lax.index_in_dim(m, k, m.ndim - 2, keepdims=True)
-        idx = tnp.broadcast_to(lax.reshape(p, batch + (1, 1)), batch + (1, c))
-        rp = take_along_axis(m, idx, -2, mode="clip")
-        is_k = tnp.broadcast_to(lax.reshape(lax.eq(rows, np.asarray(k, np.int32)), batch + (n, 1)), m.shape)
-        is_p = tnp.broadcast_to(lax.reshape(lax.eq(rows, lax.reshape(p, batch + (1,))), batch + (n, 1)), m.shape)
-        return lax.select(is_k, tnp.broadcast_to(rp, m.shape), lax.select(is_p, tnp.broadcast_to(rk, m.shape), m))
-
-    for k in range(n):
-        col = lax.index_in_dim(a, k, a.ndim - 1, keepdims=False)  # (..., n)
-        # LAPACK's pivot: the largest |x| (|re| + |im| for complex x, as izamax)
-        size = lax.add(lax.abs(lax.real(col)), lax.abs(lax.imag(col))) if is_complex(d) else lax.abs(col)
-        candidates = lax.select(lax.ge(rows, np.asarray(k, np.int32)), size, tnp.full(col.shape, -1.0, size.dtype))
-        p = lax.convert_element_type(tnp.argmax(candidates, axis=-1), np.int32)
-        a = swap(a, k, p)
-        b = swap(b, k, p)
-        sign = lax.select(lax.ne(p, np.asarray(k, np.int32)), lax.neg(sign), sign)
-        pivot_row = lax.index_in_dim(a, k, a.ndim - 2, keepdims=True)  # (..., 1, n)
-        pivot = lax.index_in_dim(pivot_row, k, a.ndim - 1, keepdims=False)  # (..., 1)
-        singular = lax.eq(pivot, zero)
-        safe = lax.select(singular, tnp.full(pivot.shape, 1.0, d), pivot)
-        col = lax.index_in_dim(a, k, a.ndim - 1, keepdims=False)
-        others = lax.ne(rows, np.asarray(k, np.int32)) if jordan else lax.gt(rows, np.asarray(k, np.int32))
-        use = lax.bitwise_and(others, lax.bitwise_not(tnp.broadcast_to(singular, col.shape)))
-        factors = lax.select(use, lax.div(col, tnp.broadcast_to(safe, col.shape)), tnp.zeros(col.shape, d))
-        f = lax.reshape(factors, batch + (n, 1))
-        a = lax.sub(a, lax.mul(tnp.broadcast_to(f, a.shape), tnp.broadcast_to(pivot_row, a.shape)))
-        b_row = lax.index_in_dim(b, k, b.ndim - 2, keepdims=True)
-        b = lax.sub(b, lax.mul(tnp.broadcast_to(f, b.shape), tnp.broadcast_to(b_row, b.shape)))
-    return a, b, sign
-
-
-def _no_rhs(a: Array) -> Array:
-    return tnp.zeros(a.shape[:-1] + (0,), a.dtype)
+def _real(x: Array) -> Array:
+    return lax.real(x) if is_complex(x.dtype) else x
 
 
 def _diag(a: Array) -> Array:
     return diagonal(a, 0, -2, -1)
 
 
-def det(a: ArrayLike) -> Array:
-    """``jnp.linalg.det``: the determinant of the last two axes (an LU
-    factorization with partial pivoting; 0 for a singular matrix)."""
-    x = _square("det", a)
-    u, _, sign = _eliminate(x, _no_rhs(x), False)
-    return lax.mul(sign, tnp.prod(_diag(u), axis=-1))
+def _matvec(a: Array, x: Array, vector: bool) -> Array:
+    """``a @ x`` over the batch axes (``x`` a batch of vectors or of
+    matrices, ``a`` broadcast to its batch)."""
+    nb = x.ndim - (1 if vector else 2)
+    batch = x.shape[:nb]
+    a = tnp.broadcast_to(a, batch + a.shape[-2:])
+    axes = tuple(range(nb))
+    return lax.dot_general(a, x, (((nb + 1,), (nb,)), (axes, axes)), precision=lax.Precision.HIGHEST)
 
 
-def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
-    """``jnp.linalg.slogdet``: the sign and the log of the absolute value of
-    the determinant, a named tuple ``(sign, logabsdet)`` as JAX's."""
-    x = _square("slogdet", a)
-    u, _, sign = _eliminate(x, _no_rhs(x), False)
-    diag = _diag(u)
-    if is_complex(diag.dtype):  # diag / |diag| (differentiable, as JAX's), 0 where it is 0
-        zero = lax.eq(diag, tnp.zeros((), diag.dtype))
-        size = lax.convert_element_type(lax.abs(diag), diag.dtype)
-        unit = lax.select(zero, tnp.zeros(diag.shape, diag.dtype),
-                          lax.div(diag, lax.select(zero, tnp.ones(diag.shape, diag.dtype), size)))
-        return SlogdetResult(lax.mul(sign, tnp.prod(unit, axis=-1)), tnp.sum(tnp.log(lax.abs(diag)), axis=-1))
-    s = lax.mul(sign, tnp.prod(tnp.sign(diag), axis=-1))
-    return SlogdetResult(s, tnp.sum(tnp.log(lax.abs(diag)), axis=-1))
+def _solve(a: Array, b: Array, vector: bool) -> Array:
+    """JAX's ``lax.linalg._solve``: ``x`` from ``a``'s LU factors under
+    ``custom_linear_solve``, so derivatives solve with the same factors
+    (``lu_solve`` and its transpose) instead of differentiating the
+    factorization. ``b`` (``[..., n]`` with ``vector``, else ``[..., n,
+    k]``) has the broadcast batch; ``a`` its own, factored once."""
+    lu_, _, perm = lax.linalg.lu(lax.stop_gradient(a))
+    if current_trace() is EVAL_TRACE:  # no transformation to see the derivative rule: the solve itself
+        return lax.linalg.lu_solve(lu_, perm, b, 0)  # (what custom_linear_solve evaluates, without tracing)
 
+    def matvec(x: Array) -> Array:
+        return _matvec(a, x, vector)
 
-def inv(a: ArrayLike) -> Array:
-    """``jnp.linalg.inv``: the inverse of the last two axes (Gauss-Jordan
-    elimination with partial pivoting; infinities or NaNs for a singular matrix)."""
-    x = _square("inv", a)
-    n = x.shape[-1]
-    ident = lax.broadcast_in_dim(eye(n, dtype=x.dtype), x.shape, (x.ndim - 2, x.ndim - 1))
-    u, b, _ = _eliminate(x, ident, True)
-    d = _diag(u)
-    return lax.div(b, lax.broadcast_in_dim(d, b.shape, tuple(range(d.ndim - 1)) + (d.ndim - 1,)))
+    def solve_(_: object, x: Array) -> Array:
+        return lax.linalg.lu_solve(lu_, perm, x, 0)
+
+    def transpose_solve(_: object, x: Array) -> Array:
+        return lax.linalg.lu_solve(lu_, perm, x, 1)
+
+    out: Array = lax.custom_linear_solve(matvec, b, solve_, transpose_solve)
+    return out
 
 
 def solve(a: ArrayLike, b: ArrayLike) -> Array:
     """``jnp.linalg.solve``: ``x`` with ``a @ x == b``; ``b`` a vector (1-d) or
-    a (batch of) matrices of right-hand sides."""
+    a (batch of) matrices of right-hand sides. LAPACK's LU factorization
+    (``getrf``) and two triangular solves (``trsm``), as JAX's, so ``jit``
+    gives JAX's values to the bit; infinities or NaNs for a singular ``a``.
+    Derivatives reuse the factors (``lax.custom_linear_solve``)."""
     x = _square("solve", a)
     y = tnp.asarray(b)
     xp, yp = (tnp.asarray(v) for v in tnp._promote(x, y))
     n = x.shape[-1]
-    vector = y.ndim == 1  # (as JAX since 0.5: a batch of vectors is b[..., None])
-    rhs = lax.reshape(yp, yp.shape + (1,)) if vector else yp
-    if rhs.shape[-2] != n:
-        raise ShapeError(f"solve: b's rows ({rhs.shape[-2]}) must match a's size ({n})")
-    batch = tuple(np.broadcast_shapes(xp.shape[:-2], rhs.shape[:-2]))
-    xa = tnp.broadcast_to(xp, batch + (n, n))
-    rb = tnp.broadcast_to(rhs, batch + rhs.shape[-2:])
-    u, r, _ = _eliminate(xa, rb, True)
-    d = _diag(u)
-    out = lax.div(r, lax.broadcast_in_dim(d, r.shape, tuple(range(d.ndim - 1)) + (d.ndim - 1,)))
-    return lax.reshape(out, out.shape[:-1]) if vector else out
+    if yp.ndim > 1 and xp.ndim == yp.ndim + 1 and n == yp.shape[-1] and n != yp.shape[-2]:
+        raise ShapeError(
+            f"Invalid shapes for solve: {xp.shape}, {yp.shape}. Prior to JAX v0.5.0, this would have been "
+            "treated as a batched 1-dimensional solve. To recover this behavior, use "
+            "solve(a, b[..., None]).squeeze(-1).")
+    vector = yp.ndim == 1  # (as JAX since 0.5: a batch of vectors is b[..., None])
+    core = yp.shape[-1:] if vector else yp.shape[-2:]
+    if yp.ndim == 0 or core[0] != n:
+        raise ShapeError(f"solve: b's rows ({core[0] if core else None}) must match a's size ({n}), "
+                         f"got a {xp.shape} and b {yp.shape}")
+    batch = tuple(np.broadcast_shapes(xp.shape[:-2], yp.shape[:yp.ndim - len(core)]))
+    return _solve(xp, tnp.broadcast_to(yp, batch + core), vector)
+
+
+def inv(a: ArrayLike) -> Array:
+    """``jnp.linalg.inv``: ``solve(a, I)`` over the last two axes, as JAX's
+    (infinities or NaNs for a singular matrix)."""
+    x = _square("inv", a)
+    n = x.shape[-1]
+    return solve(x, lax.broadcast_in_dim(eye(n, dtype=x.dtype), x.shape, (x.ndim - 2, x.ndim - 1)))
+
+
+def _parity(pivots: Array, n: int) -> Array:
+    """The number of row swaps LAPACK's ``pivots`` make."""
+    iota = lax.broadcasted_iota(pivots.dtype, pivots.shape, pivots.ndim - 1)
+    return count_nonzero(lax.ne(pivots, iota), axis=-1)
+
+
+@custom_jvp
+def _slogdet_small(a: Array) -> tuple[Array, Array]:
+    """JAX's ``slogdet`` of 1 x 1 and 2 x 2 matrices: the determinant's formula."""
+    if a.shape[-1] == 1:
+        d = a[..., 0, 0]
+    else:
+        d = a[..., 0, 0] * a[..., 1, 1] - a[..., 0, 1] * a[..., 1, 0]
+    return tnp.sign(d), _real(tnp.log(tnp.abs(d)))
+
+
+@_slogdet_small.defjvp
+def _slogdet_small_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_small(x)
+    if x.shape[-1] == 1:
+        ans_dot = g[..., 0, 0] / x[..., 0, 0]
+    else:
+        x00, x01, x10, x11 = x[..., 0, 0], x[..., 0, 1], x[..., 1, 0], x[..., 1, 1]
+        d = x00 * x11 - x01 * x10
+        ans_dot = (g[..., 0, 0] * x11 - g[..., 0, 1] * x10 - g[..., 1, 0] * x01 + g[..., 1, 1] * x00) / d
+    return (sign, ans), _slogdet_tangents(x, sign, ans_dot)
+
+
+def _slogdet_tangents(x: Array, sign: Array, ans_dot: Array) -> tuple[Array, Array]:
+    if is_complex(x.dtype):
+        return (ans_dot - _real(ans_dot).astype(ans_dot.dtype)) * sign, _real(ans_dot)
+    return tnp.zeros_like(sign), ans_dot
+
+
+@custom_jvp
+def _slogdet_lu(a: Array) -> tuple[Array, Array]:
+    """JAX's ``_slogdet_lu``: the sign and the log of the magnitude from the
+    LU factors' diagonal and the pivots' parity (0 and -inf where a pivot is 0)."""
+    d = a.dtype
+    lu_, pivot, _ = lax.linalg.lu(a)
+    diag = _diag(lu_)
+    is_zero = tnp.any(lax.eq(diag, tnp.zeros((), d)), axis=-1)
+    parity = _parity(pivot, a.shape[-1])
+    if is_complex(d):
+        sign = tnp.prod(diag / tnp.abs(diag).astype(d), axis=-1)
+    else:
+        sign = tnp.asarray(1, dtype=d)
+        parity = parity + count_nonzero(diag < 0, axis=-1)
+    sign = tnp.where(is_zero, tnp.asarray(0, dtype=d), sign * tnp.asarray(-2 * (parity % 2) + 1, dtype=d))
+    logdet = tnp.where(is_zero, tnp.asarray(-np.inf, dtype=d), tnp.sum(tnp.log(tnp.abs(diag)).astype(d), axis=-1))
+    return sign, _real(logdet)
+
+
+@_slogdet_lu.defjvp
+def _slogdet_lu_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[tuple[Array, Array], tuple[Array, Array]]:
+    """``d log|det a| = trace(a^-1 da)``; the sign's tangent 0 (real) or its
+    rotation (complex), as JAX's ``_slogdet_jvp``."""
+    (x,), (g,) = primals, tangents
+    sign, ans = _slogdet_lu(x)
+    ans_dot = trace(solve(x, g), axis1=-1, axis2=-2)
+    return (sign, ans), _slogdet_tangents(x, sign, ans_dot)
+
+
+def slogdet(a: ArrayLike, *, method: str | None = None) -> SlogdetResult:
+    """``jnp.linalg.slogdet``: the sign and the log of the absolute value of
+    the determinant, a named tuple ``(sign, logabsdet)`` as JAX's: from the
+    LU factors (1 x 1 and 2 x 2 matrices by the formula). ``method='qr'``
+    (JAX's QR route, which has the same values up to rounding) is computed
+    through LU here: typedax's ``qr`` has no ``geqrf`` Householder scalars."""
+    x = _square("slogdet", a)
+    if method not in (None, "lu", "qr"):
+        raise ArgumentValueError(f"Unknown slogdet method '{method}'. Supported methods are 'lu' (`None`), and 'qr'.")
+    if method == "qr" and is_complex(x.dtype):
+        raise NotImplementedError("slogdet method='qr' not implemented for complex inputs")
+    if x.shape[-1] in (1, 2):
+        return SlogdetResult(*_slogdet_small(x))
+    return SlogdetResult(*_slogdet_lu(x))
+
+
+def _cofactor_solve(a: Array, b: Array) -> tuple[Array, Array]:
+    """JAX's ``_cofactor_solve``: ``det(a)`` and ``adjugate(a) @ b``, also
+    for a singular ``a``: of rank n - 1 through the LU factors with the last
+    pivot replaced (the adjugate is then rank one), zeros for lower ranks
+    (where the adjugate is zero)."""
+    n = a.shape[-1]
+    if n == 1:
+        return a[..., 0, 0], b
+    lu_, pivots, permutation = lax.linalg.lu(a)
+    d = a.dtype
+    batch = tuple(np.broadcast_shapes(lu_.shape[:-2], b.shape[:-2]))
+    x = tnp.broadcast_to(b, batch + b.shape[-2:])
+    lu_ = tnp.broadcast_to(lu_, batch + lu_.shape[-2:])
+    diag = _diag(lu_)
+    parity = _parity(tnp.broadcast_to(pivots, batch + pivots.shape[-1:]), n)
+    sign = tnp.asarray(-2 * (parity % 2) + 1, dtype=d)
+    partial_det = tnp.cumprod(diag, axis=-1) * sign[..., None]
+    lu_ = lu_.at[..., -1, -1].set(1.0 / partial_det[..., -2])
+    permutation = tnp.broadcast_to(permutation, batch + (n,))
+    full_rank = lax.linalg.triangular_solve(lu_, tnp.ones(x.shape[:-1], d), left_side=True, lower=False)
+    singular = tnp.any(tnp.logical_or(tnp.isnan(full_rank), tnp.isinf(full_rank)), axis=-1)
+    mask = tnp.broadcast_to(singular[..., None, None], x.shape)
+    x = tnp.where(mask, tnp.zeros_like(x), x)
+    x = take_rows(x, permutation)
+    x = lax.linalg.triangular_solve(lu_, x, left_side=True, lower=True, unit_diagonal=True)
+    x = tnp.concatenate((x[..., :-1, :] * partial_det[..., -1, None, None], x[..., -1:, :]), axis=-2)
+    x = lax.linalg.triangular_solve(lu_, x, left_side=True, lower=False)
+    x = tnp.where(mask, tnp.zeros_like(x), x)
+    return partial_det[..., -1], x
+
+
+@custom_jvp
+def _det(a: Array) -> Array:
+    sign, logdet = slogdet(a)
+    return sign * tnp.exp(logdet).astype(sign.dtype)
+
+
+@_det.defjvp
+def _det_jvp(primals: tuple[Array], tangents: tuple[Array]) -> tuple[Array, Array]:
+    """``d det a = trace(adjugate(a) da)``, well defined for a singular ``a``
+    (JAX's ``_cofactor_solve``)."""
+    (x,), (g,) = primals, tangents
+    y, z = _cofactor_solve(x, g)
+    return y, trace(z, axis1=-1, axis2=-2)
+
+
+def det(a: ArrayLike) -> Array:
+    """``jnp.linalg.det``: the determinant of the last two axes, as JAX's:
+    the formula for 2 x 2 and 3 x 3 matrices, else from the LU factors
+    (``slogdet``), with the derivative through the adjugate (defined for
+    singular matrices too)."""
+    x = _square("det", a)
+    if x.shape[-1] == 2:
+        return x[..., 0, 0] * x[..., 1, 1] - x[..., 0, 1] * x[..., 1, 0]
+    if x.shape[-1] == 3:
+        return (x[..., 0, 0] * x[..., 1, 1] * x[..., 2, 2] + x[..., 0, 1] * x[..., 1, 2] * x[..., 2, 0]
+                + x[..., 0, 2] * x[..., 1, 0] * x[..., 2, 1] - x[..., 0, 2] * x[..., 1, 1] * x[..., 2, 0]
+                - x[..., 0, 0] * x[..., 1, 2] * x[..., 2, 1] - x[..., 0, 1] * x[..., 1, 0] * x[..., 2, 2])
+    return _det(x)

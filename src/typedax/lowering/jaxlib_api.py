@@ -598,8 +598,10 @@ def prepare_cusolver() -> None:
     if _CUSOLVER_READY:
         return
     _install_cuda_custom_call_handler()
-    from jaxlib import gpu_solver
+    from jaxlib import gpu_linalg, gpu_solver
 
-    for name, target, api_version in gpu_solver.registrations()["CUDA"]:
-        xc.register_custom_call_target(name, target, "CUDA", api_version)
+    # gpu_linalg: ``cu_lu_pivots_to_permutation``, which ``lu`` lowers to on CUDA
+    for module in (gpu_solver, gpu_linalg):
+        for name, target, api_version in module.registrations()["CUDA"]:
+            xc.register_custom_call_target(name, target, "CUDA", api_version)
     _CUSOLVER_READY.append(True)

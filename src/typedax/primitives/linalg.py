@@ -1,5 +1,6 @@
 """Matrix decompositions, and every rule for them: ``cholesky``,
-``triangular_solve``, ``qr``, ``eigh``, ``svd`` and ``eig`` (``jax.lax.linalg``'s
+``triangular_solve``, ``qr``, ``eigh``, ``svd``, ``lu`` (with
+``lu_pivots_to_permutation``) and ``eig`` (``jax.lax.linalg``'s
 primitives; the user functions are in ``typedax.lax_linalg``).
 
 Each works on the last two axes of a float32, float64, complex64 or
@@ -21,6 +22,15 @@ complex128 operand of rank >= 2; leading axes are a batch. Results:
   one triangle; all NaN where LAPACK fails.
 * ``svd(a; full_matrices, compute_uv) -> (s, u, vt)`` or ``(s,)``: singular
   values descending (``gesdd``).
+* ``lu(a) -> (lu, pivots, permutation)``: LU with partial pivoting,
+  ``P a = L U`` (LAPACK's ``getrf``; ``L``'s unit diagonal implied), the
+  0-based int32 row swaps and the permutation they make; NaN where
+  ``getrf`` reports an illegal argument (a zero pivot is not an error: the
+  factors of a singular matrix, as JAX's). JAX's JVP (De Hoog, Anderssen
+  and Lukas). ``lu_pivots_to_permutation(pivots; permutation_size)``: that
+  permutation alone; on the CPU one StableHLO ``while`` over the swaps
+  (JAX's is a ``fori_loop``), on CUDA jaxlib's
+  ``cu_lu_pivots_to_permutation``.
 * ``eig(a; compute_left_eigenvectors, compute_right_eigenvectors,
   enable_eigvec_derivs) -> (w, [vl], [vr])``: the eigenvalues and
   eigenvectors of a general matrix
@@ -36,7 +46,7 @@ Why primitives, and how they lower: these are JAX's own primitives, so a
 jaxpr that uses them prints, parses and transforms as JAX's, and ``jit``
 runs exactly the kernels JAX runs on CPU. The lowering emits a StableHLO
 ``custom_call`` to jaxlib's LAPACK FFI kernels (``lapack_{s,d}potrf_ffi``,
-``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``, ``geev``; ``c``/``z`` and
+``trsm``, ``geqrf``, ``orgqr``, ``syevd``, ``gesdd``, ``getrf``, ``geev``; ``c``/``z`` and
 ``ungqr``/``heevd`` for complex operands), with the column-major
 layouts and ``mhlo.backend_config`` attributes JAX gives them. jaxlib ships
 the kernels (``jaxlib.cpu._lapack``) but only JAX registers them with XLA;
@@ -53,7 +63,7 @@ LAPACK and differ from JAX's CPU results by more than rounding.
 
 On CUDA (``LoweringContext.platform``) they lower as JAX's GPU rules do:
 jaxlib's cuSOLVER FFI kernels (``cusolver_potrf_ffi``, ``geqrf``,
-``orgqr``, ``syevd``, ``gesvdj`` up to 1024 x 1024 and ``gesvd`` above),
+``orgqr``, ``syevd``, ``getrf``, ``gesvdj`` up to 1024 x 1024 and ``gesvd`` above),
 with JAX's attributes, and ``triangular_solve`` as XLA's own
 ``stablehlo.triangular_solve``; ``jaxlib_api.prepare_cusolver`` registers
 the kernels with the plugin. There eager evaluation runs the same kernels
@@ -67,7 +77,8 @@ JVPs are the standard formulas (as JAX's ``jax/_src/lax/linalg.py``): of
 ``eig`` (the eigenvalues' ``u_j^H da v_j / u_j^H v_j``; the eigenvectors'
 with ``enable_eigvec_derivs`` only, as JAX's).
 Batching moves the batch axis to the front (broadcasting an unbatched
-operand) and binds again.
+operand) and binds again; ``triangular_solve`` with only ``b`` batched
+folds the batch into ``b``'s right-hand sides instead (JAX's rule).
 """
 
 from __future__ import annotations
@@ -85,14 +96,26 @@ from ..core.errors import NonLinearError, PrimitiveTypeError, ShapeError
 from ..core.ir import Eqn, NDArray, Params, Primitive
 from ..core.rules import BatchDim, Family, Primal, Rules, Tangent, UndefPrimal, Zero
 from ..core.trace import Value, aval_of, bind, bind1
-from ..hlo import HloValue, LoweringContext, full, tensor_type
-from ._params import get_bool, params_of
+from ..hlo import HloValue, LoweringContext, compare, full, reduce, tensor_type
+from ._params import get_bool, get_int, params_of
 from .complex_numbers import complex_p, conj, imag, real
 from .dot import dot_general
 from .elementwise import abs_p, add, convert, div, eq, mul, neg, sub
+from .gather_scatter import GatherParams, gather_
 from .reductions import argmax
 from .shaping import broadcasted_iota
-from .structural import broadcast_to, instantiate_zeros, move_batch_axis, reduce_sum, transpose, types_str, zero_like
+from .slicing import pad_, slice_
+from .structural import (
+    broadcast_to,
+    instantiate_zeros,
+    move_batch_axis,
+    reduce_sum,
+    reshape,
+    reshape_p,
+    transpose,
+    types_str,
+    zero_like,
+)
 
 #: Functions that make jaxlib's kernels callable on a platform (``cpu``: LAPACK,
 #: ``cuda``: cuSOLVER; ``typedax.lax_linalg`` installs
@@ -320,11 +343,12 @@ def _ffi_call(
     return list(op.results)
 
 
-def _nan_unless_ok(info: HloValue, x: HloValue, aval: ShapedArray) -> HloValue:
-    """``x`` where LAPACK's ``info`` is 0, NaN elsewhere (by batch element)."""
+def _nan_unless_ok(info: HloValue, x: HloValue, aval: ShapedArray, direction: str = "EQ") -> HloValue:
+    """``x`` where LAPACK's ``info`` is 0 (``direction`` GE: not negative),
+    NaN elsewhere (by batch element)."""
     batch = _shape(info)
     zeros = full(0, ShapedArray(batch, int32))
-    ok = hlo.compare(info, zeros, hlo.ComparisonDirectionAttr.get("EQ"),
+    ok = hlo.compare(info, zeros, hlo.ComparisonDirectionAttr.get(direction),
                      compare_type=hlo.ComparisonTypeAttr.get("SIGNED"))
     pred = ir.RankedTensorType.get(list(aval.shape), ir.IntegerType.get_signless(1))
     okb = hlo.broadcast_in_dim(pred, ok, list(range(len(batch))))
@@ -505,9 +529,28 @@ def _ts_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[
     return _lapack("trsm", a_aval.dtype, [a, args[1]], [b_aval], config, (1, 0))
 
 
+def _ts_batch(
+    size: int, vals: Sequence[Value], dims: Sequence[BatchDim], params: Params
+) -> tuple[list[Value], list[BatchDim]]:
+    """JAX's rule: with only ``b`` batched, the batch joins ``b``'s
+    right-hand sides (its columns, or rows for ``left_side=False``) and one
+    solve serves them all (no copies of ``a``, and the kernel call JAX's
+    makes); otherwise both batch axes go to the front."""
+    (a, b), (da, db) = vals, dims
+    if da is not None or db is None:
+        return _front_batch(triangular_solve_p)(size, vals, dims, params)
+    left = _ts_params(params)[0]
+    nd = aval_of(b).ndim
+    y = move_batch_axis(size, db, nd - 1 if left else nd - 2, b)
+    shape = aval_of(y).shape
+    flat = shape[:-2] + (shape[-2] * shape[-1],) if left else shape[:-3] + (shape[-3] * shape[-2], shape[-1])
+    out = reshape(bind1(triangular_solve_p, (a, reshape(y, flat)), params), shape)
+    return [out], [nd - 1 if left else nd - 2]
+
+
 triangular_solve_p = Primitive(
     "triangular_solve", _ts_impl, _ts_abstract,
-    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_front_batch(p), lower=_ts_lower, eval_on_device=_on_gpu),
+    rules_for=lambda p: Rules(jvp=_ts_jvp, transpose=_ts_t, batch=_ts_batch, lower=_ts_lower, eval_on_device=_on_gpu),
 )
 
 
@@ -1007,4 +1050,211 @@ eig_p = Primitive(
 )
 
 
-FAMILY = Family("linalg", (cholesky_p, triangular_solve_p, qr_p, eigh_p, svd_p, eig_p))
+# -- lu(a) -> (lu, pivots, permutation) -------------------------------------------------
+def _lu_shapes(a: ShapedArray) -> tuple[ShapedArray, ShapedArray, ShapedArray]:
+    batch, (m, n) = a.shape[:-2], a.shape[-2:]
+    return ShapedArray(a.shape, a.dtype), ShapedArray(batch + (min(m, n),), int32), ShapedArray(batch + (m,), int32)
+
+
+def _host_permutation(pivots: NDArray, m: int) -> NDArray:
+    """The permutation of ``range(m)`` the row swaps ``pivots`` (``[..., k]``,
+    applied in order) make, on the host (a negative swap counts from the end,
+    as JAX's indexing; the others must be in range)."""
+    perm = np.broadcast_to(np.arange(m, dtype=np.int32), pivots.shape[:-1] + (m,)).copy()
+    for b in np.ndindex(*pivots.shape[:-1]):
+        p = perm[b]
+        for i, j in enumerate(pivots[b]):
+            j = int(j) + m if j < 0 else int(j)
+            p[i], p[j] = p[j], p[i]
+    return perm
+
+
+def _lu_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    from scipy.linalg import lapack
+
+    (a,) = args
+    lu_aval, piv_aval, _ = _lu_shapes(aval_of(a))
+    out = np.array(a, copy=True)
+    piv = np.zeros(piv_aval.shape, np.int32)
+    m, n = a.shape[-2:]
+    if m and n:
+        getrf = lapack.get_lapack_funcs("getrf", dtype=a.dtype)
+        for i in _each_matrix(a):
+            lu, p, info = getrf(a[i])  # SciPy's pivots are 0-based
+            out[i], piv[i] = (lu, p) if info >= 0 else (np.nan, p)
+    return [out, piv, _host_permutation(piv, m)]
+
+
+def _lu_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    a = _one("lu", avals)
+    check_matrix("lu", a, square=False)
+    return list(_lu_shapes(a))
+
+
+def take_rows(x: Value, rows: Value) -> Array:
+    """``x[..., rows[...], :]``: each matrix of ``x`` (``[..., m, n]``) with
+    its rows taken by the int32 indices ``rows`` (``[..., m]``), through one
+    gather on the matrices stacked."""
+    xa = aval_of(x)
+    batch, (m, n) = xa.shape[:-2], xa.shape[-2:]
+    count = int(np.prod(batch, dtype=np.int64))
+    if m == 0 or count == 0:  # no rows to take (a gather's slice would not fit)
+        return bind1(reshape_p, (x,), params_of(("new_sizes", xa.shape)))
+    flat_rows = rows
+    if batch:
+        starts = np.arange(count, dtype=np.int32).reshape(batch) * m
+        flat_rows = add(rows, broadcast_to(starts, batch + (m,), (len(batch),)))
+    flat_rows = reshape(flat_rows, (count * m, 1))
+    g = GatherParams((1,), (0,), (0,), (1, n), "promise_in_bounds", None, False, False)
+    return bind1(reshape_p, (gather_(reshape(x, (count * m, n)), flat_rows, g),), params_of(("new_sizes", xa.shape)))
+
+
+def _lu_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    """JAX's ``_lu_jvp_rule`` (De Hoog, Anderssen and Lukas): with
+    ``X = L^-1 P dA U^-1``, ``dL = L tril(X, -1)``, ``dU = triu(X) U``, and
+    the packed tangent ``dL + dU``; the pivots' and permutation's are zero."""
+    (a,), (da,) = primals, tangents
+    lu, piv, perm = bind(lu_p, (a,), params)
+    if isinstance(da, Zero):
+        return [lu, piv, perm], [zero_like(lu), zero_like(piv), zero_like(perm)]
+    xa = aval_of(lu)
+    nd, (m, n) = xa.ndim, xa.shape[-2:]
+    k = min(m, n)
+    zero = np.zeros((), xa.dtype)
+    no_pad = ((0, 0, 0),) * (nd - 2)
+    lower = _tri_mask(slice_(lu, (0,) * nd, xa.shape[:-1] + (k,), (1,) * nd) if k < n else lu, True, -1)
+    if k < m:
+        lower = pad_(lower, zero, no_pad + ((0, 0, 0), (0, m - k, 0)))
+    ell = add(lower, _const_like(np.eye(m), lower))
+    upper = _tri_mask(slice_(lu, (0,) * nd, xa.shape[:-2] + (k, n), (1,) * nd) if k < m else lu, False)
+    if k < n:
+        upper = pad_(upper, zero, no_pad + ((0, n - k, 0), (0, 0, 0)))
+        upper = add(upper, _const_like(np.pad(np.eye(n - k), ((k, 0), (k, 0))), upper))
+    la = triangular_solve_(ell, take_rows(da, perm), left_side=True, lower=True, transpose_a=False,
+                           unit_diagonal=True)
+    lau = triangular_solve_(upper, la, left_side=False, lower=False, transpose_a=False)
+    dlu = add(_matmul(ell, _tri_mask(lau, True, -1)), _matmul(_tri_mask(lau, False), upper))
+    return [lu, piv, perm], [dlu, zero_like(piv), zero_like(perm)]
+
+
+def _iota(aval: ShapedArray, dim: int) -> HloValue:
+    return hlo.iota(tensor_type(aval), dim)
+
+
+def _permutation_loop(pivots: HloValue, piv_aval: ShapedArray, perm_aval: ShapedArray) -> HloValue:
+    """The permutation the row swaps ``pivots`` make (JAX's
+    ``_generic_lu_pivots_to_permutation``) as one StableHLO ``while`` over
+    the swaps: step ``i`` exchanges ``perm[..., i]`` and ``perm[..., j]``,
+    ``j = pivots[..., i]`` (negative: from the end), through compares and
+    selects on each row so a batch needs no gather."""
+    batch, k, m = piv_aval.shape[:-1], piv_aval.shape[-1], perm_aval.shape[-1]
+    nb = len(batch)
+    perm0 = _iota(perm_aval, nb)
+    if k == 0 or m == 0:
+        return perm0
+    i32 = ShapedArray((), int32)
+    one_col = ShapedArray(batch + (1,), int32)
+    types = [tensor_type(i32), tensor_type(piv_aval), tensor_type(perm_aval)]
+    op = hlo.WhileOp(types, [full(0, i32), pivots, perm0])
+    cond = op.cond.blocks.append(*types)
+    with ir.InsertionPoint(cond):
+        hlo.return_([compare(cond.arguments[0], full(k, i32), int32, "LT")])
+    body = op.body.blocks.append(*types)
+    with ir.InsertionPoint(body):
+        i, piv, state = body.arguments
+        perm: HloValue = state
+        starts = [full(0, i32)] * nb + [i]
+        j = hlo.dynamic_slice(piv, starts, list(one_col.shape))
+        j = hlo.select(compare(j, full(0, one_col), int32, "LT"), hlo.add(j, full(m, one_col)), j)
+        x = hlo.dynamic_slice(perm, starts, list(one_col.shape))
+        dims = list(range(nb + 1))
+        ids = _iota(perm_aval, nb)
+        is_j = compare(ids, hlo.broadcast_in_dim(tensor_type(perm_aval), j, dims), int32, "EQ")
+        y = reduce(hlo.select(is_j, perm, full(0, perm_aval)), perm_aval, ShapedArray(batch, int32), [nb], 0, hlo.add)
+        is_i = compare(ids, hlo.broadcast_in_dim(tensor_type(perm_aval), i, []), int32, "EQ")
+        perm = hlo.select(is_i, hlo.broadcast_in_dim(tensor_type(perm_aval), y, list(range(nb))), perm)
+        perm = hlo.select(is_j, hlo.broadcast_in_dim(tensor_type(perm_aval), x, dims), perm)
+        hlo.return_([hlo.add(i, full(1, i32)), piv, perm])
+    out: HloValue = op.results[2]
+    return out
+
+
+def _pivots_to_permutation(gpu: bool, pivots: HloValue, piv_aval: ShapedArray, perm_aval: ShapedArray) -> HloValue:
+    if gpu:  # jaxlib's CUDA kernel, row-major, as JAX's GPU lowering
+        (perm,) = _ffi_call("cu_lu_pivots_to_permutation", [pivots], [perm_aval], {}, None, column_major=False)
+        return perm
+    return _permutation_loop(pivots, piv_aval, perm_aval)
+
+
+def _lu_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    """JAX's ``_lu_cpu_gpu_lowering``: ``getrf`` (LAPACK's on the CPU,
+    cuSOLVER's on CUDA), its 1-based pivots made 0-based, NaN where
+    ``info < 0``, then the permutation of the pivots."""
+    gpu = _prepare_lapack("lu", ctx)
+    a_aval = eqn.inputs[0].aval
+    lu_aval, piv_aval, perm_aval = (v.aval for v in eqn.out_binders)
+    info_aval = ShapedArray(a_aval.shape[:-2], int32)
+    outs = [a_aval, piv_aval, info_aval]
+    if gpu:
+        lu, piv, info = _cusolver("getrf", args, outs, {}, (0, 0))
+    else:
+        lu, piv, info = _lapack("getrf", a_aval.dtype, args, outs, {}, (0, 0))
+    piv = hlo.subtract(piv, full(1, piv_aval))
+    lu = _nan_unless_ok(info, lu, lu_aval, "GE")
+    return [lu, piv, _pivots_to_permutation(gpu, piv, piv_aval, perm_aval)]
+
+
+lu_p = Primitive(
+    "lu", _lu_impl, _lu_abstract,
+    rules_for=lambda p: Rules(jvp=_lu_jvp, batch=_front_batch(p), lower=_lu_lower, eval_on_device=_on_gpu),
+)
+
+
+# -- lu_pivots_to_permutation(pivots; permutation_size) -> permutation ---------------------
+def _perm_size(params: Params) -> int:
+    return get_int("lu_pivots_to_permutation", params, "permutation_size")
+
+
+def _ptp_impl(args: Sequence[NDArray], params: Params) -> list[NDArray]:
+    return [_host_permutation(args[0], _perm_size(params))]
+
+
+def _ptp_abstract(avals: Sequence[ShapedArray], params: Params) -> list[ShapedArray]:
+    p = _one("lu_pivots_to_permutation", avals)
+    size = _perm_size(params)
+    if p.dtype != int32 or p.ndim < 1:
+        raise PrimitiveTypeError(
+            f"lu_pivots_to_permutation: the pivots must be int32 of rank >= 1, got {p.str_short()}"
+        )
+    if size < p.shape[-1]:
+        raise ShapeError(
+            f"lu_pivots_to_permutation: Output permutation size {size} has to exceed the trailing "
+            f"dimension of the pivots. Got pivots size {p.shape[-1]}"
+        )
+    return [ShapedArray(p.shape[:-1] + (size,), int32)]
+
+
+def _ptp_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list[HloValue]:
+    gpu = ctx.platform == "cuda"
+    if gpu:
+        _prepare_lapack("lu_pivots_to_permutation", ctx)
+    return [_pivots_to_permutation(gpu, args[0], eqn.inputs[0].aval, eqn.out_binders[0].aval)]
+
+
+def _ptp_jvp(
+    primals: Sequence[Value], tangents: Sequence[Tangent], params: Params
+) -> tuple[list[Value], list[Tangent]]:
+    out = bind1(lu_pivots_to_permutation_p, primals, params)
+    return [out], [zero_like(out)]
+
+
+lu_pivots_to_permutation_p = Primitive(
+    "lu_pivots_to_permutation", _ptp_impl, _ptp_abstract,
+    rules_for=lambda p: Rules(jvp=_ptp_jvp, batch=_front_batch(p), lower=_ptp_lower),
+)
+
+
+FAMILY = Family("linalg", (cholesky_p, triangular_solve_p, qr_p, eigh_p, svd_p, eig_p, lu_p,
+                           lu_pivots_to_permutation_p))

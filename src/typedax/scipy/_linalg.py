@@ -2,13 +2,11 @@
 SciPy's names and signatures over ``typedax.lax.linalg``'s decompositions
 and ``typedax.numpy.linalg``.
 
-JAX's ``lu`` is a primitive (LAPACK's ``getrf`` on the CPU); here it is
-LAPACK's unblocked algorithm (partial pivoting, the first row of largest
-magnitude as pivot, as ``getrf`` picks it) as a ``fori_loop`` over the
-columns (JAX's ``_lu_unblocked``), so its pivots are LAPACK's and its
-derivative is that of the elimination (the same as JAX's rule, which
-differentiates the factors). ``hessenberg`` is LAPACK's ``gehd2`` the same
-way.
+``lu``, ``lu_factor`` and ``lu_solve`` are on ``lax.linalg.lu`` (the
+``lu`` primitive: LAPACK's ``getrf`` on the CPU, cuSOLVER's on CUDA) and
+``lax.linalg.lu_solve``, as JAX's, so under ``jit`` their values are JAX's
+to the bit. ``hessenberg`` is LAPACK's unblocked ``gehd2`` as a
+``fori_loop`` over the columns.
 ``expm`` is JAX's: a Padé approximant of degree 3 to 13 chosen by the 1-norm
 (``lax.switch``), scaling and squaring (``lax.scan`` of ``lax.cond``), NaN
 past ``max_squarings``; its derivatives are those of that program, as in
@@ -169,50 +167,11 @@ def solve_triangular(a: ArrayLike, b: ArrayLike, trans: int | str = 0, lower: bo
 
 
 # -- LU ---------------------------------------------------------------------------------
-def _lu_2d(a: Array) -> tuple[Array, Array, Array]:
-    """``(lu, pivots, permutation)`` of one ``m x n`` matrix: LAPACK's
-    unblocked ``getf2`` (JAX's ``_lu_unblocked``), a ``fori_loop`` over the
-    columns (a ``scan``: reverse-differentiable, and one small program)."""
-    m, n = a.shape
-    k = min(m, n)
-    i32 = np.dtype(np.int32)
-    rows = lax.iota(i32, m)
-    cols = lax.iota(i32, n)
-
-    def step(j: Value, state: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
-        piv, perm, x = state
-        jj = tnp.asarray(j).astype(i32)
-        col = x[:, jj]
-        magnitude = tnp.abs(tnp.real(col)) + tnp.abs(tnp.imag(col)) if is_complex(x.dtype) else tnp.abs(col)
-        i = tnp.argmax(tnp.where(rows >= jj, magnitude, tnp.full_like(magnitude, -np.inf))).astype(i32)
-        piv = piv.at[jj].set(i)
-        swap, back = tnp.stack([jj, i]), tnp.stack([i, jj])
-        x = x.at[swap].set(x[back])
-        perm = perm.at[swap].set(perm[back])
-        pivot = x[jj, jj]
-        nonzero = pivot != 0
-        safe = tnp.where(nonzero, pivot, tnp.ones_like(pivot))
-        col = x[:, jj]
-        x = x.at[:, jj].set(tnp.where((rows > jj) & nonzero, col / safe, col))
-        outer = x[:, jj, None] * x[jj, None, :]
-        mask = (rows[:, None] > jj) & (cols[None, :] > jj)
-        return piv, perm, x - tnp.where(mask, outer, tnp.zeros_like(outer))
-
-    start = (tnp.zeros((k,), dtype=i32), lax.iota(i32, m), a)
-    if k == 0:
-        return a, start[0], start[1]
-    piv, perm, out = lax.fori_loop(0, k, step, start)
-    return out, piv, perm
-
-
 def _lu(a: Array) -> tuple[Array, Array, Array]:
     """``jax.lax.linalg.lu`` of a (batch of) matrices ``[..., m, n]``."""
     if a.ndim < 2:
         raise ValueError(f"lu: expected a (batch of) matrices of rank >= 2, got shape {a.shape}")
-    fn: Callable[[Array], tuple[Array, Array, Array]] = _lu_2d
-    if a.ndim > 2:
-        fn = tnp.vectorize(_lu_2d, signature="(m,n)->(m,n),(k),(m)")
-    return fn(a)
+    return lax_linalg.lu(a)
 
 
 def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True) -> tuple[Array, Array]:
@@ -222,40 +181,6 @@ def lu_factor(a: ArrayLike, overwrite_a: bool = False, check_finite: bool = True
     (x,) = _inexact(a)
     lu_, piv, _ = _lu(x)
     return lu_, piv
-
-
-def _pivots_to_permutation(piv: Array, m: int) -> Array:
-    """The permutation the row interchanges ``piv`` (``[..., k]``) make of
-    ``range(m)`` (``jax.lax.linalg.lu_pivots_to_permutation``), a
-    ``fori_loop`` over the interchanges."""
-    batch = piv.shape[:-1]
-    i32 = np.dtype(np.int32)
-    ids = lax.iota(i32, m)
-    perm = tnp.broadcast_to(ids, batch + (m,))
-    piv = piv.astype(i32)
-
-    def swap(i: Value, p: Array) -> Array:
-        ii = tnp.asarray(i).astype(i32)
-        j = tnp.take_along_axis(piv, tnp.broadcast_to(ii, batch + (1,)), axis=-1)
-        p_i = tnp.take_along_axis(p, tnp.broadcast_to(ii, batch + (1,)), axis=-1)
-        p_j = tnp.take_along_axis(p, j, axis=-1)
-        return tnp.where(ids == j, p_i, tnp.where(ids == ii, p_j, p))
-
-    if piv.shape[-1] == 0 or m == 0:
-        return perm
-    out: Array = lax.fori_loop(0, piv.shape[-1], swap, perm)
-    return out
-
-
-def _lu_solve_2d(lu_: Array, perm: Array, b: Array, trans: int) -> Array:
-    if trans == 0:
-        x = b[perm, :]
-        x = _triangular(lu_, x, lower=True, unit_diagonal=True)
-        return _triangular(lu_, x, lower=False)
-    conj = trans == 2
-    x = _triangular(lu_, b, lower=False, transpose_a=True, conjugate_a=conj)
-    x = _triangular(lu_, x, lower=True, unit_diagonal=True, transpose_a=True, conjugate_a=conj)
-    return x[tnp.argsort(perm), :]
 
 
 def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int = 0,
@@ -269,18 +194,14 @@ def lu_solve(lu_and_piv: tuple[ArrayLike, ArrayLike], b: ArrayLike, trans: int =
     lu_, bb = _inexact(lu_in, b)
     piv = tnp.asarray(piv_in)
     _square("lu_solve", lu_)
-    perm = _pivots_to_permutation(piv, lu_.shape[-2])
+    perm = lax_linalg.lu_pivots_to_permutation(piv.astype(np.int32), lu_.shape[-2])
     vector = _solve_signature("lu_solve", lu_, bb)
-
-    def run(lm: Array, rhs: Array) -> Array:
-        batch = lm.shape[:-2]
-        p = tnp.broadcast_to(perm, batch + perm.shape[-1:])
-        fn: Callable[[Array, Array, Array], Array] = lambda l, q, r: _lu_solve_2d(l, q, r, trans)  # noqa: E731
-        if batch:
-            fn = tnp.vectorize(fn, signature="(n,n),(n),(n,k)->(n,k)")
-        return fn(lm, p, rhs)
-
-    return _batched(run, lu_, bb, vector)
+    rhs = bb[..., None] if vector else bb
+    if rhs.ndim < 2 or rhs.shape[-2] != lu_.shape[-1]:
+        raise ValueError(f"lu_solve: incompatible shapes: lu {lu_.shape} and b {bb.shape}")
+    batch = tuple(np.broadcast_shapes(lu_.shape[:-2], perm.shape[:-1], rhs.shape[:-2]))
+    x = lax_linalg.lu_solve(lu_, perm, tnp.broadcast_to(rhs, batch + rhs.shape[-2:]), trans)
+    return x[..., 0] if vector else x
 
 
 @overload
