@@ -221,12 +221,13 @@ def full_like(
     """``full`` with the shape and dtype of ``x`` unless ``shape`` / ``dtype``
     are given (``jax.lax.full_like``)."""
     a = aval_of(as_value(x, "full_like's x"))
-    if shape is not None:
-        return full(shape, fill_value, a.dtype if dtype is None else dtype)
     if dtype is None and a.weak_type and type(fill_value) in (bool, int, float):
         # x weak: so is the result (JAX's full_like), in x's dtype
-        return lax.typed_like(full(a.shape, scalar_as(fill_value, a)), a)  # type: ignore[arg-type]  # a Python scalar, checked above
-    return lax.typed_like(full(a.shape, fill_value, a.dtype if dtype is None else dtype), a)
+        out = full(a.shape if shape is None else shape, scalar_as(fill_value, a))  # type: ignore[arg-type]  # a Python scalar, checked above
+    else:
+        out = full(a.shape if shape is None else shape, fill_value, a.dtype if dtype is None else dtype)
+    # x's sharding too, unless another shape is asked for (JAX's full_like)
+    return out if shape is not None else lax.typed_like(out, a)
 
 
 def empty(shape: int | Sequence[int], dtype: DType | type | str) -> Array:
