@@ -30,7 +30,7 @@ from ..core.sharding import NamedSharding, PartitionSpec  # explicit sharding: o
 from ..jitting.explicit_sharding import reshard  # explicit sharding: out_sharding=
 from ..control_flow.common import trace_callable
 from ..control_flow.reduce_windows import bind_reduce_window
-from ..core.trace import Tracer, Value, as_value, aval_of, bind1, scalar_as
+from ..core.trace import Tracer, Value, as_value, aval_of, bind1, current_trace, scalar_as
 from ..primitives import (
     abs_p,
     add_p,
@@ -81,7 +81,7 @@ from ..primitives.special import RoundingMethod
 
 
 
-_PYTHON_SCALARS = (float, int, bool, builtins.complex)
+_PYTHON_SCALARS = frozenset({float, int, bool, builtins.complex})  # (hashed: a set, not a tuple)
 
 
 def _is_python_scalar(x: Value) -> bool:
@@ -103,7 +103,8 @@ def _convert_weak(x: ArrayLike, new_dtype: DType) -> Array:
 
 
 def _unop(prim: Primitive, x: ArrayLike) -> Array:
-    return bind1(prim, (x,), NO_PARAMS)
+    # ``bind1``, without its call (staging answers process_primitive1 directly)
+    return current_trace().process_primitive1(prim, (x,), NO_PARAMS)  # type: ignore[return-value]  # bind's results are Arrays (core/trace.py: bind)
 
 
 def _scalar_as(prim: Primitive, x: bool | int | float | builtins.complex, like: ShapedArray) -> Value:
@@ -130,10 +131,13 @@ def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
             x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
     elif type(y) in _PYTHON_SCALARS:
         y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
-    sx, sy = aval_of(x).shape, aval_of(y).shape
-    if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
-        x, y = _broadcast_operands(prim, x, y, sx, sy)
-    return bind1(prim, (x, y), NO_PARAMS)
+    ax, ay = aval_of(x), aval_of(y)
+    if ax is not ay:  # (one shared type: the common case, nothing to compare)
+        sx, sy = ax.shape, ay.shape
+        if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
+            x, y = _broadcast_operands(prim, x, y, sx, sy)
+    # ``bind1``, without its call (as _unop)
+    return current_trace().process_primitive1(prim, (x, y), NO_PARAMS)  # type: ignore[return-value]  # as _unop
 
 
 def _broadcast_operands(

@@ -64,6 +64,11 @@ class Trace(abc.ABC):
     ) -> list[Value]:
         """Apply ``prim`` to ``args`` in this interpretation."""
 
+    def process_primitive1(self, prim: Primitive, args: Sequence[Value], params: Params) -> Value:
+        """``process_primitive``'s first result (``bind1``'s question): an
+        interpreter may answer it without the list (staging does)."""
+        return self.process_primitive(prim, args, params)[0]
+
     def encloses(self, other: Trace) -> bool:
         """Whether ``other`` is this trace or one of its ancestors."""
         t: Trace | None = self
@@ -436,6 +441,7 @@ def memo_abstract(fn: AbstractEvalRule) -> AbstractEvalRule:
     abstract.__name__ = getattr(fn, "__name__", "abstract")
     abstract.__doc__ = fn.__doc__
     abstract.__wrapped__ = fn  # type: ignore[attr-defined]  # the plain function, for tests to compare with
+    abstract.pure_types = True  # type: ignore[attr-defined]  # read by Primitive: its results may be remembered (core/result_types.py)
     return abstract
 
 
