@@ -29,6 +29,7 @@ from ..core.explicit import given_type  # explicit sharding: out_sharding=
 from ..core.sharding import NamedSharding, PartitionSpec  # explicit sharding: out_sharding=
 from ..jitting.explicit_sharding import reshard  # explicit sharding: out_sharding=
 from ..control_flow.common import trace_callable
+from ..interpreters.staging import JaxprTracer  # _binop's fast case
 from ..control_flow.reduce_windows import bind_reduce_window
 from ..core.trace import Tracer, Value, as_value, aval_of, bind1, current_trace, scalar_as
 from ..primitives import (
@@ -125,13 +126,18 @@ def _scalar_as(prim: Primitive, x: bool | int | float | builtins.complex, like: 
 
 
 def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
-    # ``_weak`` on both operands, inlined (this is on every traced binary op)
-    if type(x) in _PYTHON_SCALARS:
-        if type(y) not in _PYTHON_SCALARS:
-            x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
-    elif type(y) in _PYTHON_SCALARS:
-        y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
-    ax, ay = aval_of(x), aval_of(y)
+    ax: ShapedArray
+    ay: ShapedArray
+    if type(x) is JaxprTracer and type(y) is JaxprTracer:  # two staged values: tracing's hot case
+        ax, ay = x.ir_var.aval, y.ir_var.aval  # (aval_of's answer, without its two calls)
+    else:
+        # ``_weak`` on both operands, inlined (this is on every traced binary op)
+        if type(x) in _PYTHON_SCALARS:
+            if type(y) not in _PYTHON_SCALARS:
+                x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
+        elif type(y) in _PYTHON_SCALARS:
+            y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
+        ax, ay = aval_of(x), aval_of(y)
     if ax is not ay:  # (one shared type: the common case, nothing to compare)
         sx, sy = ax.shape, ay.shape
         if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself

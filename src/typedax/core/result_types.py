@@ -112,6 +112,27 @@ def compute_result_types(prim: Primitive, in_avals: Sequence[ShapedArray], param
     return tuple(avals)
 
 
+#: ``weak_types``'s memo, keyed as ``MEMO``
+WEAK_MEMO: dict[tuple[int, ...], tuple[Types, object]] = {}
+
+
+def weak_types(prim: Primitive, in_avals: Sequence[ShapedArray], params: Params) -> Types:
+    """The abstract evaluation with JAX's weak-type rule applied to every
+    result (weak where the rule says so, strong elsewhere), without the
+    explicit-sharding step: what partial evaluation gives the equations it
+    stages. Remembered as ``result_types`` is."""
+    key = (id(prim), id(params), *map(id, in_avals))
+    hit = WEAK_MEMO.get(key)
+    if hit is not None:
+        return hit[0]
+    out = tuple(with_weak(prim.name, in_avals, params, prim.abstract_eval(in_avals, params)))
+    if prim.pure_types and _rememberable(prim, in_avals, params):
+        if len(WEAK_MEMO) >= _LIMIT:
+            WEAK_MEMO.clear()
+        WEAK_MEMO[key] = (out, (prim, params, tuple(in_avals)))
+    return out
+
+
 def _rememberable(prim: Primitive, in_avals: Sequence[ShapedArray], params: Params) -> bool:
     if prim.name == "sharding_constraint":
         return False
@@ -125,5 +146,6 @@ def _rememberable(prim: Primitive, in_avals: Sequence[ShapedArray], params: Para
 
 
 def clear_result_types() -> None:
-    """Forget every remembered result type (``typedax.clear_caches``)."""
+    """Forget every remembered result type."""
     MEMO.clear()
+    WEAK_MEMO.clear()

@@ -81,6 +81,19 @@ class JVPTracer(Tracer):
         )
 
 
+_new = object.__new__
+
+
+def _new_tracer(trace: JVPTrace, primal: Value, tangent: Tangent) -> JVPTracer:
+    """``JVPTracer(trace, primal, tangent)``, without ``__init__``'s call."""
+    t: JVPTracer = _new(JVPTracer)
+    t._trace = trace
+    t.primal = primal
+    t.tangent = tangent
+    t._aval = None
+    return t
+
+
 class JVPTrace(Trace):
     """Applies JVP rules to its own tracers; everything else is a constant."""
 
@@ -122,8 +135,11 @@ class JVPTrace(Trace):
         rule = require(prim, prim.rules.jvp, "jvp")
         with using_trace(parent):
             p_out, t_out = rule(primals, tangents, params)
+        if len(p_out) == 1:
+            t = t_out[0]
+            return [p_out[0] if type(t) is Zero else _new_tracer(self, p_out[0], t)]
         return [
-            p if isinstance(t, Zero) else JVPTracer(self, p, t) for p, t in zip(p_out, t_out)
+            p if type(t) is Zero else _new_tracer(self, p, t) for p, t in zip(p_out, t_out)
         ]
 
 

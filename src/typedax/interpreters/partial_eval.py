@@ -27,10 +27,10 @@ import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError, JaxprTypeError
-from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var
 from ..core.memo import IdentityMemo
 from ..core.rules import PartialEvalRule
-from ..core.weak import with_weak
+from ..core.result_types import weak_types
 from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
@@ -109,6 +109,18 @@ class PartialEvalTracer(Tracer):
         )
 
 
+_new = object.__new__
+
+
+def _new_tracer(trace: PartialEvalTrace, var: Var, recipe: Recipe) -> PartialEvalTracer:
+    """``PartialEvalTracer(trace, var, recipe)``, without ``__init__``'s call."""
+    t: PartialEvalTracer = _new(PartialEvalTracer)
+    t._trace = trace
+    t.ir_var = var
+    t.recipe = recipe
+    return t
+
+
 class PartialEvalTrace(Trace):
     """Evaluates known operations now and records the others."""
 
@@ -154,16 +166,24 @@ class PartialEvalTrace(Trace):
         atoms: list[Atom] = []
         parents: list[PartialEvalTracer] = []
         for a in args:
+            if type(a) is PartialEvalTracer and a._trace is self:  # (``_atom``'s answer, without its calls)
+                atoms.append(a.ir_var)
+                parents.append(a)
+                continue
             atom, t = self._atom(a)
             atoms.append(atom)
             if t is not None:
                 parents.append(t)
-        in_avals = [a.aval for a in atoms]
-        avals_out = with_weak(prim.name, in_avals, params, prim.abstract_eval(in_avals, params))
-        outs = tuple(Var(a) for a in avals_out)
+        # abstract evaluation and the weak-type rule, remembered (core/result_types.py)
+        avals_out = weak_types(prim, [a.aval for a in atoms], params)
         self._seq += 1
-        recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
-        return [PartialEvalTracer(self, v, recipe) for v in outs]
+        if len(avals_out) == 1:
+            v = new_var(avals_out[0])
+            recipe = JaxprEqnRecipe(new_eqn(prim, tuple(atoms), params, (v,)), tuple(parents), self._seq)
+            return [_new_tracer(self, v, recipe)]
+        outs = tuple([new_var(a) for a in avals_out])
+        recipe = JaxprEqnRecipe(new_eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
+        return [_new_tracer(self, v, recipe) for v in outs]
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
