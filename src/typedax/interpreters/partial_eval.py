@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TypeAlias
 
 import numpy as np
@@ -31,7 +32,7 @@ from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, ne
 from ..core.memo import IdentityMemo
 from ..core.rules import PartialEvalRule
 from ..core.result_types import weak_types
-from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
+from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, register_aval_getter, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
 _SCALARS = (bool, int, float, complex)
@@ -110,6 +111,8 @@ class PartialEvalTracer(Tracer):
 
 
 _new = object.__new__
+# (``aval_of`` of an unknown value: its var's aval, read in C, as staging's)
+register_aval_getter(PartialEvalTracer, attrgetter("ir_var.aval"))
 
 
 def _new_tracer(trace: PartialEvalTrace, var: Var, recipe: Recipe) -> PartialEvalTracer:
@@ -201,6 +204,17 @@ class PartialEvalTrace(Trace):
             return out
         unknowns = [type(a) is PartialEvalTracer and a._trace is self for a in args]
         return self._apply_jaxpr_rule(rule, prim, args, unknowns, params)
+
+    def process_primitive1(self, prim: Primitive, args: Sequence[Value], params: Params) -> Value:
+        # ``process_primitive``'s first result; a known application goes to
+        # the interpreter below's own ``process_primitive1`` (staging's is
+        # its fast path)
+        for a in args:
+            if type(a) is PartialEvalTracer and a._trace is self:
+                return self.process_primitive(prim, args, params)[0]
+        parent = self.parent
+        assert parent is not None  # partial_eval_flat always gives one
+        return parent.process_primitive1(prim, args, params)
 
     def _apply_jaxpr_rule(
         self,
