@@ -62,7 +62,7 @@ def test_staged_weak_flags_in_a_chain() -> None:
     """The same staged chain on a weak and on a strong input (the last
     question of each primitive changes between them)."""
 
-    def f(x: tdx.Array) -> tdx.Array:
+    def f(x: tdx.ArrayLike) -> tdx.Array:
         return lax.add(lax.sin(x), x)
 
     for x, weak in ((np.float32(1.0), False), (1.0, True), (np.float32(2.0), False)):
@@ -71,7 +71,7 @@ def test_staged_weak_flags_in_a_chain() -> None:
 
 
 def test_errors_are_raised_every_time() -> None:
-    def f(x: tdx.Array, y: tdx.Array) -> tdx.Array:
+    def f(x: tdx.ArrayLike, y: tdx.ArrayLike) -> tdx.Array:
         return lax.add(x, y)
 
     x, y = np.ones(3, np.float32), np.ones(3, np.int32)
@@ -92,7 +92,7 @@ def test_which_rules_are_remembered() -> None:
 
 
 def test_multi_result_primitive_staged_whole() -> None:
-    def f(x: tdx.Array) -> tuple[tdx.Array, tdx.Array]:
+    def f(x: tdx.ArrayLike) -> tuple[tdx.Array, tdx.Array]:
         return lax.top_k(x, 2)
 
     jaxpr = tdx.make_jaxpr(f)(np.arange(5.0, dtype=np.float32)).jaxpr
@@ -100,7 +100,7 @@ def test_multi_result_primitive_staged_whole() -> None:
     assert eqn.primitive is top_k_p and len(eqn.out_binders) == 2
     assert jaxpr.outs == eqn.out_binders
 
-    def g(x: tdx.Array) -> tdx.Array:  # bind1 (process_primitive1) of a two-result primitive
+    def g(x: tdx.ArrayLike) -> tdx.Array:  # bind1 (process_primitive1) of a two-result primitive
         return bind1(top_k_p, (x,), eqn.params)
 
     jaxpr = tdx.make_jaxpr(g)(np.arange(5.0, dtype=np.float32)).jaxpr
@@ -111,7 +111,7 @@ def test_multi_result_primitive_staged_whole() -> None:
 def test_using_trace_restores_on_error() -> None:
     assert current_trace() is EVAL_TRACE
 
-    def f(x: tdx.Array) -> tdx.Array:
+    def f(x: tdx.ArrayLike) -> tdx.Array:
         inner = current_trace()
         with pytest.raises(ZeroDivisionError):
             with using_trace(EVAL_TRACE):
