@@ -132,7 +132,9 @@ class JVPTrace(Trace):
             else:
                 primals.append(a)
                 tangents.append(self.const_zero(a))
-        rule = require(prim, prim.rules.jvp, "jvp")
+        rule = prim.rules.jvp
+        if rule is None:
+            rule = require(prim, rule, "jvp")  # (raises: no JVP rule)
         with using_trace(parent):
             p_out, t_out = rule(primals, tangents, params)
         if len(p_out) == 1:

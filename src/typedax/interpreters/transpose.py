@@ -82,9 +82,11 @@ def backward_pass(
     # forward: evaluate what does not depend on the linear inputs
     linear_eqns: list[Eqn] = []
     for eqn in jaxpr.eqns:
-        if any(isinstance(a, Var) and a in undefined for a in eqn.inputs):
-            linear_eqns.append(eqn)
-            undefined.update(eqn.out_binders)
+        for a in eqn.inputs:  # (a loop, not any() of a generator: once per equation)
+            if type(a) is Var and a in undefined:
+                linear_eqns.append(eqn)
+                undefined.update(eqn.out_binders)
+                break
         else:
             vals = [_lit_value(a) if isinstance(a, Lit) else primal_env[a] for a in eqn.inputs]
             outs = bind(eqn.primitive, vals, eqn.params)
