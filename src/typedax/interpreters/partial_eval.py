@@ -151,11 +151,11 @@ class PartialEvalTrace(Trace):
         """``x`` as an unknown value: a known one becomes a constant binder."""
         if type(x) is PartialEvalTracer and x._trace is self:
             return x
-        if isinstance(x, Tracer):
-            self.check_foreign(x)
-        t = self._consts.get(id(x))
+        t = self._consts.get(id(x))  # (a value met before passed the foreign check then)
         if t is None:
-            t = self._consts[id(x)] = PartialEvalTracer(self, Var(aval_of(x)), ConstRecipe(x))
+            if isinstance(x, Tracer):
+                self.check_foreign(x)
+            t = self._consts[id(x)] = _new_tracer(self, new_var(aval_of(x)), ConstRecipe(x))
         return t
 
     def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
@@ -211,6 +211,8 @@ class PartialEvalTrace(Trace):
         # its fast path)
         for a in args:
             if type(a) is PartialEvalTracer and a._trace is self:
+                if prim.rules.partial_eval is None:  # (process_primitive's choice, without its loop again)
+                    return self.stage(prim, args, params)[0]
                 return self.process_primitive(prim, args, params)[0]
         parent = self.parent
         assert parent is not None  # partial_eval_flat always gives one
