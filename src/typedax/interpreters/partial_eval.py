@@ -115,6 +115,25 @@ _new = object.__new__
 register_aval_getter(PartialEvalTracer, attrgetter("ir_var.aval"))
 
 
+# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``
+# (about 1 us for three); the recipes made per staged equation set their
+# slots directly (they validate nothing).
+_set_const_val: Callable[[ConstRecipe, Value], None] = ConstRecipe.__dict__["val"].__set__
+_set_recipe_eqn: Callable[[JaxprEqnRecipe, Eqn], None] = JaxprEqnRecipe.__dict__["eqn"].__set__
+_set_recipe_parents: Callable[[JaxprEqnRecipe, tuple[PartialEvalTracer, ...]], None] = (
+    JaxprEqnRecipe.__dict__["parents"].__set__)
+_set_recipe_seq: Callable[[JaxprEqnRecipe, int], None] = JaxprEqnRecipe.__dict__["seq"].__set__
+
+
+def _eqn_recipe(eqn: Eqn, parents: tuple[PartialEvalTracer, ...], seq: int) -> JaxprEqnRecipe:
+    """``JaxprEqnRecipe(eqn, parents, seq)``, faster."""
+    r: JaxprEqnRecipe = _new(JaxprEqnRecipe)
+    _set_recipe_eqn(r, eqn)
+    _set_recipe_parents(r, parents)
+    _set_recipe_seq(r, seq)
+    return r
+
+
 def _new_tracer(trace: PartialEvalTrace, var: Var, recipe: Recipe) -> PartialEvalTracer:
     """``PartialEvalTracer(trace, var, recipe)``, without ``__init__``'s call."""
     t: PartialEvalTracer = _new(PartialEvalTracer)
@@ -142,7 +161,7 @@ class PartialEvalTrace(Trace):
         or a fresh unknown tracer."""
         if pval.const is not None:
             return pval.const
-        return PartialEvalTracer(self, Var(pval.aval), _LAMBDA)
+        return _new_tracer(self, new_var(pval.aval), _LAMBDA)
 
     def is_unknown(self, x: Value) -> bool:
         return type(x) is PartialEvalTracer and x._trace is self
@@ -155,7 +174,9 @@ class PartialEvalTrace(Trace):
         if t is None:
             if isinstance(x, Tracer):
                 self.check_foreign(x)
-            t = self._consts[id(x)] = _new_tracer(self, new_var(aval_of(x)), ConstRecipe(x))
+            recipe: ConstRecipe = _new(ConstRecipe)
+            _set_const_val(recipe, x)  # ``ConstRecipe(x)``, without the frozen __init__
+            t = self._consts[id(x)] = _new_tracer(self, new_var(aval_of(x)), recipe)
         return t
 
     def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
@@ -182,10 +203,10 @@ class PartialEvalTrace(Trace):
         self._seq += 1
         if len(avals_out) == 1:
             v = new_var(avals_out[0])
-            recipe = JaxprEqnRecipe(new_eqn(prim, tuple(atoms), params, (v,)), tuple(parents), self._seq)
+            recipe = _eqn_recipe(new_eqn(prim, tuple(atoms), params, (v,)), tuple(parents), self._seq)
             return [_new_tracer(self, v, recipe)]
         outs = tuple([new_var(a) for a in avals_out])
-        recipe = JaxprEqnRecipe(new_eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
+        recipe = _eqn_recipe(new_eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
         return [_new_tracer(self, v, recipe) for v in outs]
 
     def process_primitive(

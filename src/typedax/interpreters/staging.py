@@ -82,7 +82,7 @@ class JaxprTrace(Trace):
         return f"staging of '{self.fun_name}'"
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
-        return JaxprTracer(self, Var(aval))
+        return _new_tracer(self, new_var(aval))
 
     def atom(self, x: Value) -> Atom:
         """The jaxpr atom for an operand: its var, a literal, or a constvar."""
