@@ -122,3 +122,17 @@ def test_using_trace_restores_on_error() -> None:
 
     tdx.make_jaxpr(f)(np.ones(2, np.float32))
     assert current_trace() is EVAL_TRACE
+
+
+def test_clear_result_types() -> None:
+    """What ``typedax.clear_caches`` calls (not called here: it would drop
+    every compiled program of the test session too)."""
+    from typedax.core import result_types
+
+    strong = ShapedArray((2,), F32)
+    result_types.result_types(add_p, (strong, strong), NO_PARAMS)
+    assert result_types.MEMO
+    result_types.clear_result_types()
+    assert not result_types.MEMO and not result_types.WEAK_MEMO
+    jaxpr = tdx.make_jaxpr(lambda x: lax.add(x, x))(np.ones(2, np.float32)).jaxpr
+    assert jaxpr.eqns[0].out_binders[0].aval == strong

@@ -146,6 +146,7 @@ def _rememberable(prim: Primitive, in_avals: Sequence[ShapedArray], params: Para
 
 
 def clear_result_types() -> None:
-    """Forget every remembered result type."""
+    """Forget every remembered result type (``typedax.clear_caches``; the
+    primitives' last questions stay, each keeping its own objects alive)."""
     MEMO.clear()
     WEAK_MEMO.clear()
