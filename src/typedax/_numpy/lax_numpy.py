@@ -257,7 +257,7 @@ def _prepare2(x: Value, y: Value, keep_scalars: bool = False) -> list[Value]:
     if tx not in _SCALAR_TYPES:
         if ty not in _SCALAR_TYPES:
             ax, ay = aval_of(x), aval_of(y)
-            if ax == ay:
+            if ax is ay or ax == ay:  # (identity first: a dataclass == is Python code)
                 return [x, y]
             d = ax.dtype
             # what _prepare gives, without its promotion: one strong dtype

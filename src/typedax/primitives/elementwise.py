@@ -114,7 +114,7 @@ def _unary(
             return [ShapedArray(x.shape, real_dtype(x.dtype), x.weak_type)]
         return [x]
 
-    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for, pure_types=True)
 
 
 def _binary(
@@ -144,7 +144,7 @@ def _binary(
         big = y if not xs and ys else x  # the result has the non-scalar operand's shape
         return [big if out is None else ShapedArray(big.shape, out)]
 
-    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for, pure_types=True)
 
 
 def _logistic(x: NDArray) -> object:
