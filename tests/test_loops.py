@@ -192,12 +192,41 @@ def test_fori_dynamic_is_while() -> None:
 
 
 def test_error_fori_bounds() -> None:
-    with pytest.raises(PrimitiveTypeError, match="lower must be an integer scalar"):
+    # JAX's TypeError: float bounds of two dtypes (checked against JAX in test_fori_float_bounds_as_jax)
+    with pytest.raises(PrimitiveTypeError, match="must have equal types, got float64 and int64"):
         lax.fori_loop(0.5, 3, lambda i, x: x, 1.0)
+    with pytest.raises(PrimitiveTypeError, match="lower must be an integer"):
+        lax.fori_loop(1j, 3j, lambda i, x: x, 1.0)
     with pytest.raises(PrimitiveTypeError, match="one dtype"):
         tdx.make_jaxpr(lambda a, b: lax.fori_loop(a, b, lambda i, x: x, 1.0))(
             np.int32(0), np.int64(3)
         )
+
+
+def test_fori_float_bounds_as_jax() -> None:
+    """JAX accepts float bounds of one dtype: known ones loop from int(lower)
+    to int(upper) (a scan, with a weak int index), traced ones loop a float
+    index from lower while it is below upper."""
+    import jax  # the oracle
+
+    def body(i: Any, c: Any) -> Any:
+        return c + i * i
+
+    for lo, hi in ((0.0, 3.0), (-1.5, 2.5), (np.float32(0.5), np.float32(3.7)), (3.0, 1.0)):
+        want = jax.lax.fori_loop(lo, hi, body, 0.0)
+        assert float(np.asarray(lax.fori_loop(lo, hi, body, 0.0))) == float(want)
+    idx: list[Any] = []
+    lax.fori_loop(0.0, 2.0, lambda i, c: (idx.append(i), c)[1], 0.0)
+    assert (idx[0].dtype, idx[0].weak_type) == (np.dtype(np.int64), True)  # JAX's: int64, weak
+    for lo, hi in ((np.float32(0.5), np.float32(3.7)), (-1.5, 2.5)):
+        ours = tdx.jit(lambda a, b: lax.fori_loop(a, b, body, 0.0))(lo, hi)
+        theirs = jax.jit(lambda a, b: jax.lax.fori_loop(a, b, body, 0.0))(lo, hi)
+        assert float(np.asarray(ours)) == float(theirs)
+    # a static trip count: reverse mode works, as JAX's
+    g = tdx.grad(lambda x: lax.fori_loop(0.0, 3.0, lambda i, c: c * x, 1.0))(2.0)
+    assert float(np.asarray(g)) == 12.0
+    with pytest.raises(TypeError, match="equal types, got float32 and float64"):
+        lax.fori_loop(np.float32(1), 3.0, body, 0.0)
 
 
 # -- jvp ------------------------------------------------------------------------
