@@ -216,7 +216,12 @@ def test_fori_float_bounds_as_jax() -> None:
         want = jax.lax.fori_loop(lo, hi, body, 0.0)
         assert float(np.asarray(lax.fori_loop(lo, hi, body, 0.0))) == float(want)
     idx: list[Any] = []
-    lax.fori_loop(0.0, 2.0, lambda i, c: (idx.append(i), c)[1], 0.0)
+
+    def record(i: Any, c: Any) -> Any:
+        idx.append(i)
+        return c
+
+    lax.fori_loop(0.0, 2.0, record, 0.0)
     assert (idx[0].dtype, idx[0].weak_type) == (np.dtype(np.int64), True)  # JAX's: int64, weak
     for lo, hi in ((np.float32(0.5), np.float32(3.7)), (-1.5, 2.5)):
         ours = tdx.jit(lambda a, b: lax.fori_loop(a, b, body, 0.0))(lo, hi)
