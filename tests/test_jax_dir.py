@@ -27,7 +27,7 @@ REASONS: dict[str, str] = {
     'prim': 'a public *_p primitive of jax.lax: not needed (issue 29)',
     'imports': "an import or typing alias inside JAX's module (functools, partial, Params, ...), not part of its documented API",
     'lowbit': "sub-byte and 6-bit float dtypes (int1/2/4, uint1/2/4, float6_*): not yet (XLA's CPU support is partial)",
-    'numpy_io': "NumPy's file and object machinery (save/load/fromfile, ufunc/frompyfunc, object_): JAX forwards or refuses; not yet in typedax",
+    'numpy_io': "JAX's ufunc class and frompyfunc (a Python function as a ufunc with reduce/accumulate/at/outer): not yet, a follow-up issue",
     'lax_new': 'a newer lax operation (ragged/scaled dots, dot algorithms, tokens, composites, approximate top-k, send/recv): a follow-up issue',
     'collective': "a collective of JAX's shard_map varying-axes system (pbroadcast/pcast/pswapaxes/pshuffle): a follow-up to issue 25",
     'stats': 'a scipy.stats distribution or function not yet ported: a follow-up issue',
@@ -40,7 +40,6 @@ REASONS: dict[str, str] = {
     'errors': "JAX's private base classes of its error classes: typedax's classes derive from the builtin ones JAX raises",
     'nn_scaled': "JAX's scaled (microscaling) matmul API: a follow-up issue",
     'random': 'a public *_p primitive of jax.random: not needed',
-    'numpy_misc': 'not yet: a follow-up issue',
 }
 
 #: module -> reason key -> the names (JAX 0.10.2's public names typedax lacks)
@@ -53,9 +52,8 @@ LACKING: dict[str, dict[str, tuple[str, ...]]] = {
         'tooling': ('custom_batching', 'dlpack', 'export', 'ffi', 'memory', 'monitoring', 'profiler'),
     },
     'jax.numpy': {
-        'numpy_misc': ('array_repr',),
         'lowbit': ('float6_e2m3fn', 'float6_e3m2fn', 'int1', 'int2', 'int4', 'uint1', 'uint2', 'uint4'),
-        'numpy_io': ('fromfile', 'frompyfunc', 'load', 'object_', 'save', 'savez', 'ufunc'),
+        'numpy_io': ('frompyfunc', 'ufunc'),
     },
     'jax.lax': {
         'lax_new': ('AccuracyMode', 'DotAlgorithm', 'DotAlgorithmPreset', 'DotDimensionNumbers', 'PrecisionLike', 'RaggedDotDimensionNumbers', 'Tolerance', 'after_all', 'approx_max_k', 'approx_min_k', 'composite', 'conv_general_dilated_local', 'create_token', 'dce_sink', 'mulhi', 'platform_dependent', 'ragged_dot', 'ragged_dot_general', 'random_gamma_grad', 'reduce_window_shape_tuple', 'rng_uniform', 'scaled_dot', 'shape_as_value', 'stage'),
