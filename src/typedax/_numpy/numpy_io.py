@@ -1,7 +1,7 @@
 """``jnp.save``, ``savez``, ``load``, ``fromfile``, ``array_repr`` and
 ``object_`` (issue 29 leftovers): NumPy's own objects where JAX re-exports
-NumPy's (``save``, ``savez``, ``array_repr``, ``object_``: an ``Array``
-reaches them through ``__array__``), and JAX's own ``load`` (NumPy's, with
+NumPy's (``save``, ``savez``, ``object_``, and ``array_repr`` typed for an
+``Array``: an ``Array`` reaches them through ``__array__``), and JAX's own ``load`` (NumPy's, with
 bfloat16 restored and the array as an ``Array``) and ``fromfile`` (refused,
 as JAX's: reading a file is a side effect)."""
 
@@ -17,8 +17,15 @@ from . import lax_numpy as tnp
 
 save = np.save
 savez = np.savez
-array_repr = np.array_repr
 object_ = np.object_
+
+
+def array_repr(
+    arr: object, max_line_width: int | None = None, precision: int | None = None, suppress_small: bool | None = None,
+) -> str:
+    """``jnp.array_repr``: NumPy's ``array_repr`` itself, as JAX's (given an
+    ``Array`` it names the class: ``ArrayImpl([0., 1., 2.])``, as JAX's)."""
+    return np.array_repr(arr, max_line_width, precision, suppress_small)  # type: ignore[arg-type]  # NumPy's takes any array-like (its stub says ndarray)
 
 
 def load(file: IO[bytes] | str | os.PathLike[str], *args: object, **kwargs: object) -> object:
