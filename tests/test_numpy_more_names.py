@@ -186,7 +186,7 @@ def test_save_load_and_numpys_own_objects_as_jax(tmp_path: Any) -> None:
 
     for name in ("save", "savez", "object_"):
         assert getattr(tnp, name) is getattr(jnp, name) is getattr(np, name)
-    assert tnp.array_repr(tnp.arange(3.0)) == jnp.array_repr(jnp.arange(3.0))
+    assert tnp.array_repr(tnp.arange(3.0)) == jnp.array_repr(jnp.arange(3.0))  # type: ignore[arg-type]  # JAX re-exports NumPy's (its stub says ndarray)
     for x in (np.arange(3.0), np.arange(4, dtype=jnp.bfloat16), np.array([True, False])):
         f, g = io.BytesIO(), io.BytesIO()
         tnp.save(f, tnp.asarray(x))
