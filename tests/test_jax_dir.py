@@ -9,7 +9,10 @@ has (take it off the list). ``jax.lax``'s and ``jax.random``'s public
 
 Measured when the list was written (JAX 0.10.2): typedax lacks 51 of
 ``jax``'s 133 public names (100 before issue 29), 16 of ``jax.numpy``'s 416
-(55 before) and 1 of ``jax.scipy.special``'s 53 (15 before).
+(55 before) and 1 of ``jax.scipy.special``'s 53 (15 before); since then
+10 of ``jax.numpy``'s (``save``/``savez``/``load``/``fromfile``/
+``array_repr``/``object_`` added) and none of ``jax.scipy.special``'s
+(``sph_harm_y`` added).
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ REASONS: dict[str, str] = {
     'collective': "a collective of JAX's shard_map varying-axes system (pbroadcast/pcast/pswapaxes/pshuffle): a follow-up to issue 25",
     'stats': 'a scipy.stats distribution or function not yet ported: a follow-up issue',
     'signal': 'spectral analysis (stft/istft/csd/welch/detrend): needs the FFT (issue 28), not yet ported',
-    'special': 'a scipy.special function not yet ported (issue 29 item 7 lists it): a follow-up',
     'tree': 'a newer pytree utility not yet ported: a follow-up issue',
     'debug': "JAX's debugger, logging and sharding visualisation (jax.debug): not yet (issue 27's debug.print/callback exist)",
     'sharding': "an abstract-device or manual-axis sharding type of JAX's explicit mode not yet ported: a follow-up to issue 25",
@@ -61,9 +63,6 @@ LACKING: dict[str, dict[str, tuple[str, ...]]] = {
     },
     'jax.nn': {
         'nn_scaled': ('get_scaled_dot_general_config', 'scaled_dot_general', 'scaled_matmul'),
-    },
-    'jax.scipy.special': {
-        'special': ('sph_harm_y',),
     },
     'jax.scipy.stats': {
         'stats': ('betabinom', 'dirichlet', 'gaussian_kde', 'gennorm', 'gumbel_l', 'gumbel_r', 'mode', 'multinomial', 'nbinom', 'rankdata', 'sem', 'truncnorm', 'wrapcauchy'),
