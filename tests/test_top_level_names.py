@@ -318,6 +318,11 @@ def test_float0_through_jit_and_vmap_as_jax() -> None:
     jt = tdx.jit(counted_id)
     assert [np.shape(jt(np.zeros(k, tdx.float0))) for k in (1, 2, 1)] == [(1,), (2,), (1,)]
     assert traced == [1, 2, 2]
+    # ahead of time: a float0 argument is no input of the program
+    compiled = tdx.jit(lambda x, t: (x * 2, t)).lower(xs, z3).compile()
+    assert len(compiled.traced.in_avals) == 1 and np.shape(compiled(xs, z3)[1]) == (3,)
+    with pytest.raises(TypeError, match="float0 arguments"):
+        compiled(xs, np.zeros(2, tdx.float0))
     # float0 values support no operations, as JAX's
     with pytest.raises(TypeError, match="float0"):
         tnp.add(z3, 1)

@@ -1138,7 +1138,12 @@ class Compiled(Generic[R_co]):
         staged = self.traced._staged
         raw_leaves, in_tree = tree.flatten((args, kwargs))
         raw_leaves, f0_in = split_float0(raw_leaves)
-        if in_tree != staged.in_tree or f0_in != staged.in_float0:
+        if in_tree == staged.in_tree and f0_in != staged.in_float0:
+            raise CompiledCallError(
+                f"compiled '{staged.name}' was traced for float0 arguments (leaf, shape) "
+                f"{list(staged.in_float0)}, got {list(f0_in)}"
+            )
+        if in_tree != staged.in_tree:
             raise CompiledCallError(
                 f"compiled '{staged.name}' was traced for arguments structured as "
                 f"{staged.in_tree}, got {in_tree}"
