@@ -8,6 +8,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ..core.array import ArrayImpl
 from ..core.dtypes import is_float, is_int
 from ..core.errors import PrimitiveTypeError, UnrollError
 from ..core.ir import NO_PARAMS
@@ -21,9 +22,13 @@ C = TypeVar("C")
 
 
 def _static_int(x: object) -> int | None:
+    """A known integer bound's value: a Python or NumPy integer, or an
+    integer array of rank 0 that is not traced (JAX's ``is_concrete``)."""
     if isinstance(x, bool):
         return None
     if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (np.ndarray, ArrayImpl)) and x.shape == () and x.dtype.kind in "iu":
         return int(x)
     return None
 
@@ -51,12 +56,9 @@ def fori_loop(
         if b is not None and not -(2**63) <= b < 2**63:
             raise PrimitiveTypeError(f"fori_loop: {name}={b} does not fit the int64 loop index")
     if lo is not None and hi is not None:
-        # a Python int bound makes the index weakly typed, as in JAX
-        # (float bounds too: JAX's index is then the Python int)
-        i0: Value = (
-            lo if _static_int(lower) is None or (type(lower) is int and type(upper) is int)
-            else np.asarray(lower if isinstance(lower, np.integer) else lo)
-        )
+        # the index is the Python int, weakly typed, whatever the known
+        # bounds' types (JAX's scan carries ``int(lower)``)
+        i0: Value = lo
 
         def step(carry: tuple[Value, C], _: None) -> tuple[tuple[Value, C], None]:
             i, val = carry
