@@ -222,11 +222,13 @@ def test_fori_float_bounds_as_jax() -> None:
         return c
 
     # known bounds of any type: the index is a weak int64 (JAX's scan carries int(lower))
-    for lo, hi in ((0.0, 2.0), (np.int32(0), np.int32(2)), (np.int8(0), 2), (tnp.int32(0), tnp.int32(2))):
+    bounds: list[tuple[Any, Any]] = [(0.0, 2.0), (np.int32(0), np.int32(2)), (np.int8(0), 2), (tnp.int32(0), tnp.int32(2))]
+    for lo, hi in bounds:
         lax.fori_loop(lo, hi, record, 0.0)
         assert (idx[-1].dtype, idx[-1].weak_type) == (np.dtype(np.int64), True)  # JAX's: int64, weak
     # so an int8 carry stays int8, as JAX's
-    assert lax.fori_loop(np.int32(0), np.int32(3), lambda i, c: c + i, np.int8(1)).dtype == np.int8
+    carry: Any = lax.fori_loop(np.int32(0), np.int32(3), lambda i, c: c + i, np.int8(1))
+    assert carry.dtype == np.int8
     for lo, hi in ((np.float32(0.5), np.float32(3.7)), (-1.5, 2.5)):
         ours = tdx.jit(lambda a, b: lax.fori_loop(a, b, body, 0.0))(lo, hi)
         theirs = jax.jit(lambda a, b: jax.lax.fori_loop(a, b, body, 0.0))(lo, hi)
