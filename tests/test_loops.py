@@ -227,7 +227,10 @@ def test_fori_float_bounds_as_jax() -> None:
         lax.fori_loop(lo, hi, record, 0.0)
         assert (idx[-1].dtype, idx[-1].weak_type) == (np.dtype(np.int64), True)  # JAX's: int64, weak
     # so an int8 carry stays int8, as JAX's
-    carry: Any = lax.fori_loop(np.int32(0), np.int32(3), lambda i, c: c + i, np.int8(1))
+    def add_index(i: Any, c: Any) -> Any:
+        return c + i
+
+    carry: Any = lax.fori_loop(np.int32(0), np.int32(3), add_index, np.int8(1))
     assert carry.dtype == np.int8
     for lo, hi in ((np.float32(0.5), np.float32(3.7)), (-1.5, 2.5)):
         ours = tdx.jit(lambda a, b: lax.fori_loop(a, b, body, 0.0))(lo, hi)
