@@ -46,6 +46,7 @@ from ..core.explicit import current_mesh  # explicit sharding
 from ..core.sharded import ShardedArrayImpl  # the sharded fast path
 from ..core.sharding import EXPLICIT_SEEN  # explicit sharding
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
+from ..core.float0s import Float0Slots, float0_boundary, merge_float0, split_float0
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import LoweredModule, compile_cache, lower_jaxpr
 from ..primitives.slicing import slice_
@@ -65,6 +66,7 @@ __all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit"]
 P = ParamSpec("P")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
+T0 = TypeVar("T0")
 
 
 # -- tracing a function ----------------------------------------------------------
@@ -77,6 +79,14 @@ class _Staged:
     in_tree: tree.TreeDef
     out_tree: tree.TreeDef
     name: str
+    #: float0 leaves (``core/float0s.py``) of the inputs and outputs: not in
+    #: the jaxpr; the function gets NumPy float0 zeros, the caller too
+    in_float0: Float0Slots = ()
+    out_float0: Float0Slots = ()
+
+    def outputs(self, outs: Sequence[object]) -> object:
+        """The function's result from the jaxpr's outputs."""
+        return tree.unflatten(self.out_tree, merge_float0(outs, self.out_float0))
 
     @property
     def has_tracer_consts(self) -> bool:
@@ -451,11 +461,11 @@ class Jitted(Generic[P, R]):
         if self._donating and evaluating:
             # Donation applies to a call on concrete values; under a
             # transformation or an outer jit the call is staged as usual.
-            donated = (False,) * len(consts) + self._donated_leaves(args, kwargs)
+            donated = (False,) * len(consts) + _drop(self._donated_leaves(args, kwargs), staged.in_float0)
         plan = self._plan(staged, args, kwargs, [*consts, *leaves]) if evaluating else None
         if plan is not None:  # many devices: a fast-path entry of its own (_install_sharded)
             exe = sharded.executable(closed.jaxpr, staged.name, plan)
-            result = cast(R, tree.unflatten(staged.out_tree, sharded.run(exe, [*consts, *leaves])))
+            result = cast(R, staged.outputs(sharded.run(exe, [*consts, *leaves])))
             self._install_sharded(staged, exe, args, kwargs)
             return result
         if any(donated):
@@ -474,7 +484,7 @@ class Jitted(Generic[P, R]):
             # wrapper's trace: jit(f) written again for one f compiles once
             compile_cache.keep_with(self.fun, closed.jaxpr, donated)
             self._install_fast_path(staged, args, kwargs, donated)
-        return cast(R, tree.unflatten(staged.out_tree, list(outs)))
+        return cast(R, staged.outputs(outs))
 
     def _plan(
         self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object], values: Sequence[object]
@@ -495,10 +505,11 @@ class Jitted(Generic[P, R]):
             per_leaf = sharded.prefix_leaves(
                 spec if not isinstance(spec, list) else tuple(spec), tuple(dyn), f"jit of '{self.name}': in_shardings"
             )
+            per_leaf = list(_drop(tuple(per_leaf), staged.in_float0))
             in_specs[: len(per_leaf)] = per_leaf
         out_specs: list[Sharding | None] = [None] * len(staged.closed.jaxpr.outs)
         if self.out_shardings is not None:
-            skeleton = tree.unflatten(staged.out_tree, [0] * len(out_specs))
+            skeleton = staged.outputs([0] * len(out_specs))
             out_specs = sharded.prefix_leaves(self.out_shardings, skeleton, f"jit of '{self.name}': out_shardings")
         return sharded.make_plan(staged.name, staged.closed.jaxpr, n_consts, values[n_consts:], in_specs, out_specs)
 
@@ -558,16 +569,20 @@ class Jitted(Generic[P, R]):
         dyn_args, dyn_kwargs, statics = self._split_statics(args, kwargs)
         if abstract:
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs), is_leaf=_is_aval)
+            raw_leaves, f0_in = split_float0(raw_leaves)
             avals = tuple(
                 x if isinstance(x, ShapedArray) else aval_of(_as_value(x, self.name)) for x in raw_leaves
             )
             leaves = []  # nothing runs: trace needs only the types
         else:
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
+            raw_leaves, f0_in = split_float0(raw_leaves)  # float0 leaves: known from their shapes
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
         # avals compare without their weak flags, which change promotion
         key: Hashable = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32(), matmul_precision())
+        if f0_in:
+            key = (key, f0_in)
         if EXPLICIT_SEEN[0]:  # explicit sharding: a trace is for its operands' sharding types (and mesh)
             key = (key, tuple([a.sharding for a in avals]), current_mesh())
         staged = self._staged.get(key)
@@ -575,7 +590,7 @@ class Jitted(Generic[P, R]):
             if explain_cache_misses_enabled():  # compile logging
                 _explain_miss(self.fun, self.name, list(self._staged), in_tree, avals, statics)
             t0 = time.perf_counter()
-            staged = self._trace(in_tree, avals, statics, len(args))
+            staged = self._trace(in_tree, avals, statics, len(args), f0_in)
             if log_compiles_enabled():  # compile logging
                 _LOGGER.warning("Finished tracing %s for jit in %.9f sec", getattr(self.fun, "__name__", self.name),
                                 time.perf_counter() - t0)
@@ -584,26 +599,31 @@ class Jitted(Generic[P, R]):
         return staged, leaves
 
     def _trace(
-        self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int
+        self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int,
+        f0_in: Float0Slots = (),
     ) -> _Staged:
         out_trees: list[tree.TreeDef] = []
+        f0_out: list[Float0Slots] = []
         static_pos = {k: v for k, _, v in statics if isinstance(k, int)}
         static_kw = {k: v for k, _, v in statics if isinstance(k, str)}
         fun = self.fun
 
         def run(flat: list[Value]) -> list[Value]:
-            dyn = tree.unflatten(in_tree, flat)
+            dyn = tree.unflatten(in_tree, merge_float0(flat, f0_in))
             assert isinstance(dyn, tuple)
             dyn_args, dyn_kwargs = dyn
             it = iter(dyn_args)
             all_args = [static_pos[i] if i in static_pos else next(it) for i in range(n_args)]
-            out = fun(*all_args, **dyn_kwargs, **static_kw)  # type: ignore[arg-type]  # rebuilt P.args/P.kwargs
+            with float0_boundary():  # float0 results made directly in fun come out
+                out = fun(*all_args, **dyn_kwargs, **static_kw)  # type: ignore[arg-type]  # rebuilt P.args/P.kwargs
             out_leaves, out_tree = tree.flatten(out)
             out_trees.append(out_tree)
+            out_leaves, slots = split_float0(out_leaves)
+            f0_out.append(slots)
             return [_as_value(x, self.name, output=True) for x in out_leaves]
 
         closed = trace_to_jaxpr_flat(run, avals, self.name)
-        return _Staged(closed, in_tree, out_trees[0], self.name)
+        return _Staged(closed, in_tree, out_trees[0], self.name, f0_in, f0_out[0])
 
     def _install_fast_path(
         self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object],
@@ -614,7 +634,7 @@ class Jitted(Generic[P, R]):
         the cache lookups. ``donated`` flags the executable's inputs given
         up (``donate_argnums``): the entry deletes those arrays after a call."""
         exe = compile_cache.peek(staged.closed.jaxpr, donated)
-        if exe is None:
+        if exe is None or staged.in_float0:  # float0 arguments: the slow path (their keys raise)
             return
         if PRECISION_POSSIBLE[0]:
             fast_flat, fast_trees, key_of = self._setting_tables()
@@ -677,6 +697,8 @@ class Jitted(Generic[P, R]):
         typedax lacks), stay on this slow path."""
         if self.static_argnums or self.static_argnames or staged.has_tracer_consts:
             return
+        if staged.in_float0 or staged.out_float0:  # float0 leaves: the slow path (as one device's)
+            return
         key_of = _arg_key_32 if _x32() else _arg_key
         j_leaves, j_treedef = _FLATTEN((args, kwargs))
         try:
@@ -710,8 +732,8 @@ class Jitted(Generic[P, R]):
             )
         donated: tuple[bool, ...] = ()
         if self._donating:
-            donated = (False,) * len(staged.closed.consts) + self._donated_leaves(
-                args, kwargs, abstract=True
+            donated = (False,) * len(staged.closed.consts) + _drop(
+                self._donated_leaves(args, kwargs, abstract=True), staged.in_float0
             )
         avals = [*staged.closed.in_avals]
         plan = self._plan(staged, args, kwargs, avals)
@@ -844,8 +866,8 @@ def _fast_entry(
     run = exe.loaded.execute_sharded
     handlers = exe.out_handlers
     out_tree = staged.out_tree
-    single = out_tree == tree.LEAF
-    unflatten = _fast_unflatten(out_tree)
+    single = out_tree == tree.LEAF and not staged.out_float0
+    unflatten = _fast_unflatten(out_tree) if not staged.out_float0 else staged.outputs
     # this jaxpr's output types: the executable's may differ in weak flags
     # (it can be shared with a jaxpr that differs only in them)
     out_avals = staged.closed.jaxpr.out_avals
@@ -1072,6 +1094,14 @@ def _is_aval(x: object) -> bool:
     return isinstance(x, ShapedArray)  # a dataclass: pytrees would open it
 
 
+def _drop(flags: tuple[T0, ...], slots: Float0Slots) -> tuple[T0, ...]:
+    """Per-leaf ``flags`` without the float0 leaves' (they are not in the jaxpr)."""
+    if not slots:
+        return flags
+    at = {i for i, _ in slots}
+    return tuple(f for i, f in enumerate(flags) if i not in at)
+
+
 def _as_value(x: object, name: str, output: bool = False) -> Value:
     if isinstance(x, (ArrayImpl, Tracer, np.ndarray, np.generic, bool, int, float, complex)):
         aval_of(x)  # raises for unsupported dtypes
@@ -1187,6 +1217,12 @@ class Compiled(Generic[R_co]):
     def __call__(self, *args: object, **kwargs: object) -> R_co:
         staged = self.traced._staged
         raw_leaves, in_tree = tree.flatten((args, kwargs))
+        raw_leaves, f0_in = split_float0(raw_leaves)
+        if in_tree == staged.in_tree and f0_in != staged.in_float0:
+            raise CompiledCallError(
+                f"compiled '{staged.name}' was traced for float0 arguments (leaf, shape) "
+                f"{list(staged.in_float0)}, got {list(f0_in)}"
+            )
         if in_tree != staged.in_tree:
             raise CompiledCallError(
                 f"compiled '{staged.name}' was traced for arguments structured as "
@@ -1208,11 +1244,11 @@ class Compiled(Generic[R_co]):
             bufs.append(to_buffer(cast(Value, x), want, f"compiled '{staged.name}'"))
         if self.executable.in_shardings:  # many devices: each value laid out by its sharding
             values = cast(list[Value], [*staged.closed.consts, *raw_leaves])
-            return cast(R_co, tree.unflatten(staged.out_tree, sharded.run(self.executable, values)))
+            return cast(R_co, staged.outputs(sharded.run(self.executable, values)))
         outs = self.executable.run(bufs)
         if self.executable.donated:
             _delete_donated([*staged.closed.consts, *raw_leaves], self.executable.donated)
-        return cast(R_co, tree.unflatten(staged.out_tree, outs))
+        return cast(R_co, staged.outputs(outs))
 
     def _describe(self, args: tuple[object, ...], kwargs: dict[str, object], leaf: int) -> str:
         """Name the argument that holds flat leaf number ``leaf``."""
