@@ -48,7 +48,7 @@ from ..primitives.slicing import slice_
 from ..primitives.structural import reshape
 from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import (
-    Executable, HostPut, buffer_of, compile_module, host_putter, scalar_putter, to_buffer,
+    Executable, HostPut, buffer_of, compile_module, host_put_args, host_putter, scalar_putter, to_buffer,
 )
 from ..core.sharding import Sharding
 from ..lowering.sharding import ShardingPlan, lower_sharded
@@ -201,6 +201,9 @@ _SCALAR_KEYS_32: dict[type, int] = {
     for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32), (complex, np.complex64))
 }
 _HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
+# (bound once: the tables are cleared, never replaced)
+_HOST_KEY = _HOST_KEYS.get
+_HOST_KEY_32 = _HOST_KEYS_32.get
 
 
 def _arg_key_32(x: object) -> int:
@@ -356,9 +359,9 @@ class Jitted(Generic[P, R]):
         if kwargs or self._has_statics or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
             return self._dispatch(args, kwargs)
         if X32_POSSIBLE[0] and not x64_enabled():
-            fast, key_of = self._fast_32, _arg_key_32
+            fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
         else:
-            fast, key_of = self._fast, _arg_key
+            fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
         if not fast:
             return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
         n = len(args)
@@ -377,9 +380,15 @@ class Jitted(Generic[P, R]):
                             entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
                         )
                 key = (
-                    a._tdx_key if type(a) is ArrayImpl else key_of(a),
-                    b._tdx_key if type(b) is ArrayImpl else key_of(b),
-                    c._tdx_key if type(c) is ArrayImpl else key_of(c),
+                    a._tdx_key if type(a) is ArrayImpl
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is np.ndarray
+                    else key_of(a),
+                    b._tdx_key if type(b) is ArrayImpl
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is np.ndarray
+                    else key_of(b),
+                    c._tdx_key if type(c) is ArrayImpl
+                    else (host_key((c.shape, c.dtype)) or key_of(c)) if type(c) is np.ndarray
+                    else key_of(c),
                 )
             elif n == 2:
                 a, b = args
@@ -394,8 +403,12 @@ class Jitted(Generic[P, R]):
                             entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
                         )
                 key = (
-                    a._tdx_key if type(a) is ArrayImpl else key_of(a),
-                    b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                    a._tdx_key if type(a) is ArrayImpl
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is np.ndarray
+                    else key_of(a),
+                    b._tdx_key if type(b) is ArrayImpl
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is np.ndarray
+                    else key_of(b),
                 )
             elif n == 1:
                 a = args[0]
@@ -967,7 +980,9 @@ def _fast_entry(
         if all(t is ArrayImpl for t in types):
             return _Entry(on_device, run if direct else None, handlers, out_aval0, out_key0, make)
         entry = _Entry(on_device, None, handlers, out_aval0, out_key0, make)
-        entry.call = _host_entry(staged, exe, const_bufs, types, dynamic, narrow, wrap, entry)
+        entry.call = _host_entry(
+            staged, exe, const_bufs, types, dynamic, narrow, wrap, entry, (out_aval0, out_key0) if single else None
+        )
         return entry
 
     return make
@@ -976,6 +991,7 @@ def _fast_entry(
 def _host_entry(
     staged: _Staged, exe: Executable, const_bufs: list[jx.Array], types: tuple[type, ...],
     dynamic: tuple[int, ...] | None, narrow: bool, wrap: _Wrap, entry: _Entry,
+    single: tuple[ShapedArray, int] | None,
 ) -> _FastEntry:
     """How a call whose dynamic arguments have these Python types reaches
     the executable: device arrays by their buffers, host values (NumPy
@@ -1008,7 +1024,7 @@ def _host_entry(
     def counting(args: Sequence[object]) -> object:
         calls[0] += 1
         if calls[0] == PACK_AFTER:  # once: a racing thread at most builds it twice
-            entry.call = _packed_entry(staged, const_bufs, types, groups, dynamic, narrow, wrap)
+            entry.call = _packed_entry(staged, const_bufs, types, groups, dynamic, narrow, wrap, single)
         return one_by_one(args)
 
     return counting
@@ -1047,6 +1063,7 @@ def _pack_groups(
 def _packed_entry(
     staged: _Staged, const_bufs: list[jx.Array], types: tuple[type, ...],
     groups: tuple[tuple[int, ...], ...], dynamic: tuple[int, ...] | None, narrow: bool, wrap: _Wrap,
+    single: tuple[ShapedArray, int] | None,
 ) -> _FastEntry:
     """The entry for calls whose host values at the positions of each group
     (of one dtype) travel together: their elements (C order, converted to
@@ -1070,6 +1087,7 @@ def _packed_entry(
         for g in groups
     ]
     asarray, frombuffer, join = np.asarray, np.frombuffer, b"".join
+    out_aval0, out_key0 = single if single is not None else (None, 0)
 
     if narrow or rest or n_consts or len(packs) > 1:
 
@@ -1089,15 +1107,27 @@ def _packed_entry(
 
     # the common case (every dynamic argument a NumPy array of one dtype,
     # x64 on): one join of their bytes, one transfer
-    (_, dtype, put_group), = packs
+    ((_, dtype, _),) = packs
+    put, put_args = host_put_args(ShapedArray((sum(a.size for a in arg_avals),), dtype))
+    put_type, sharding, devices, semantics = put_args
+    tobytes = np.ndarray.tobytes
+    if dynamic is None and out_aval0 is not None:
+        # written out: this is the NumPy-argument dispatch of issue 30
+        def packed_one(args: Sequence[object]) -> object:
+            data = frombuffer(join(map(tobytes, args)), dtype)  # type: ignore[arg-type]  # NumPy arrays (the key's kinds)
+            buf = put(put_type, sharding, [data], devices, True, False, semantics, True)
+            return ArrayImpl(out_aval0, None, run([buf]).consume_with_handlers(handlers)[0], out_key0)
 
-    def packed_one(args: Sequence[object]) -> object:
+        return packed_one
+
+    def packed_dyn(args: Sequence[object]) -> object:
         if dynamic is not None:
             args = [args[i] for i in dynamic]
-        data = join([x.tobytes() for x in args])  # type: ignore[attr-defined]  # NumPy arrays (the key's kinds)
-        return wrap(run([put_group(frombuffer(data, dtype))]).consume_with_handlers(handlers))
+        data = frombuffer(join(map(tobytes, args)), dtype)  # type: ignore[arg-type]  # as above
+        buf = put(put_type, sharding, [data], devices, True, False, semantics, True)
+        return wrap(run([buf]).consume_with_handlers(handlers))
 
-    return packed_one
+    return packed_dyn
 
 
 def _packed_executable(staged: _Staged, groups: tuple[tuple[int, ...], ...]) -> Executable:
