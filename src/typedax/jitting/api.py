@@ -319,6 +319,7 @@ class Jitted(Generic[P, R]):
         # sharding by that, the inputs' sharding types and the current mesh
         self._staged: dict[Hashable, _Staged] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
+        self._static_patterns: dict[int, tuple[bool, ...]] = {}  # per count: which are static
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[Hashable, ...], _Entry] = {}
@@ -340,7 +341,7 @@ class Jitted(Generic[P, R]):
     def _clear_caches(self) -> None:
         """Forget every trace and fast path: the next call traces again
         (``typedax.clear_caches``, issue 29 item 7)."""
-        for table in (self._staged, self._static_by_count, self._fast, self._fast_trees,
+        for table in (self._staged, self._static_by_count, self._static_patterns, self._fast, self._fast_trees,
                       self._fast_32, self._fast_trees_32, self._fast_by_setting):
             table.clear()
 
@@ -356,12 +357,30 @@ class Jitted(Generic[P, R]):
         # each argument's type key (_arg_key), taken inline for up to three
         # arguments, and device arrays go straight to the executable
         # (_Entry.run). Any other call is _dispatch's.
-        if kwargs or self._has_statics or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
+        if kwargs or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
             return self._dispatch(args, kwargs)
         if X32_POSSIBLE[0] and not x64_enabled():
             fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
         else:
             fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
+        if self._has_statics:
+            pattern = self._static_patterns.get(len(args))
+            if pattern is None or len(pattern) != 3:
+                return self._call_static(args, fast, key_of)
+            # written out for three arguments, as _call_static
+            a, b, c = args
+            s0, s1, s2 = pattern
+            try:
+                entry = fast.get((
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                    (type(c), c) if s2 else c._tdx_key if type(c) is ArrayImpl else key_of(c),
+                ))
+            except (PrimitiveTypeError, TypeError):
+                return self._call(args, kwargs)  # the slow path explains an unhashable static or a bad dtype
+            if entry is not None and current_trace() is EVAL_TRACE:
+                return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
+            return self._call_static(args, fast, key_of)
         if not fast:
             return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
         n = len(args)
@@ -423,6 +442,48 @@ class Jitted(Generic[P, R]):
         if entry is not None and current_trace() is EVAL_TRACE:
             return entry.call(args)  # type: ignore[return-value]  # as above
         return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
+
+    def _call_static(
+        self, args: tuple[object, ...], fast: dict[tuple[Hashable, ...], _Entry], key_of: Callable[[object], int]
+    ) -> R:
+        """``__call__`` of a function with static arguments, all positional:
+        the key is each static argument's ``(type, value)`` and each dynamic
+        one's type key (``_flat_key``), by a pattern of static positions
+        kept per number of arguments."""
+        pattern = self._static_patterns.get(len(args))
+        if pattern is None:
+            statics = self._static_positions(len(args))
+            pattern = self._static_patterns[len(args)] = tuple([i in statics for i in range(len(args))])
+        key: tuple[Hashable, ...]
+        try:
+            if len(pattern) == 3:  # written out, as in __call__
+                a, b, c = args
+                s0, s1, s2 = pattern
+                key = (
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                    (type(c), c) if s2 else c._tdx_key if type(c) is ArrayImpl else key_of(c),
+                )
+            elif len(pattern) == 2:
+                a, b = args
+                s0, s1 = pattern
+                key = (
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                )
+            else:
+                key = tuple([
+                    (type(x), x) if s else x._tdx_key if type(x) is ArrayImpl else key_of(x)
+                    for x, s in zip(args, pattern)
+                ])
+            entry = fast.get(key)
+        except (PrimitiveTypeError, TypeError):
+            return self._call(args, {})  # the slow path explains an unhashable static or a bad dtype
+        if entry is None:  # a new mix of kinds?
+            entry = _sibling_entry(fast, key, _kindless(key), args)
+        if entry is not None and current_trace() is EVAL_TRACE:
+            return entry.call(args)  # type: ignore[return-value]  # as above
+        return self._call(args, {})
 
     def _trees_for(self, key_of: Callable[[object], int]) -> dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]]:
         """The pytree table beside the flat one ``__call__`` chose (by its key function)."""
@@ -968,6 +1029,37 @@ def _fast_entry(
         if consumed:
             _delete_donated(args, consumed)
         return wrap(res)
+
+    if single and not n_consts and not consumed and dynamic is not None:
+        # static arguments (a common use): written out, for one or two
+        # dynamic arguments without a list
+        dyn = dynamic
+        if len(dyn) == 2:
+            i, j = dyn
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[i]._dev, args[j]._dev])  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                except TypeError:  # as above
+                    results = run([buffer_of(args[k]) for k in dyn])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
+        elif len(dyn) == 1:
+            i = dyn[0]
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[i]._dev])  # type: ignore[attr-defined]  # as above
+                except TypeError:  # as above
+                    results = run([buffer_of(args[i])])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
+        else:
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[k]._dev for k in dyn])  # type: ignore[attr-defined]  # as above
+                except TypeError:  # as above
+                    results = run([buffer_of(args[k]) for k in dyn])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
 
     direct = single and not n_consts and not consumed and dynamic is None
 
