@@ -201,6 +201,7 @@ _SCALAR_KEYS_32: dict[type, int] = {
     for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32), (complex, np.complex64))
 }
 _HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
+_NDARRAY = np.ndarray  # (a global read is cheaper than an attribute of np)
 # (bound once: the tables are cleared, never replaced)
 _HOST_KEY = _HOST_KEYS.get
 _HOST_KEY_32 = _HOST_KEYS_32.get
@@ -379,7 +380,17 @@ class Jitted(Generic[P, R]):
             except (PrimitiveTypeError, TypeError):
                 return self._call(args, kwargs)  # the slow path explains an unhashable static or a bad dtype
             if entry is not None and current_trace() is EVAL_TRACE:
-                return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
+                run = entry.run
+                if run is not None:  # two dynamic device arrays (_Entry.dyn)
+                    i, j = entry.dyn
+                    try:
+                        res = run([args[i]._dev, args[j]._dev])  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                    except TypeError:  # a None: an eager array not on the device yet, or a deleted one
+                        return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
+                    return ArrayImpl(  # type: ignore[return-value]  # as above
+                        entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
+                    )
+                return entry.call(args)  # type: ignore[return-value]  # as above
             return self._call_static(args, fast, key_of)
         if not fast:
             return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
@@ -400,13 +411,13 @@ class Jitted(Generic[P, R]):
                         )
                 key = (
                     a._tdx_key if type(a) is ArrayImpl
-                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is np.ndarray
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is _NDARRAY
                     else key_of(a),
                     b._tdx_key if type(b) is ArrayImpl
-                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is np.ndarray
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is _NDARRAY
                     else key_of(b),
                     c._tdx_key if type(c) is ArrayImpl
-                    else (host_key((c.shape, c.dtype)) or key_of(c)) if type(c) is np.ndarray
+                    else (host_key((c.shape, c.dtype)) or key_of(c)) if type(c) is _NDARRAY
                     else key_of(c),
                 )
             elif n == 2:
@@ -423,10 +434,10 @@ class Jitted(Generic[P, R]):
                         )
                 key = (
                     a._tdx_key if type(a) is ArrayImpl
-                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is np.ndarray
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is _NDARRAY
                     else key_of(a),
                     b._tdx_key if type(b) is ArrayImpl
-                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is np.ndarray
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is _NDARRAY
                     else key_of(b),
                 )
             elif n == 1:
@@ -788,11 +799,9 @@ class Jitted(Generic[P, R]):
             to_buffer(cast(Value, c), a, f"constant {i} of '{self.name}'")
             for i, (c, a) in enumerate(zip(staged.closed.consts, exe.in_avals))
         ]
-        if flat and has_statics:
-            statics = self._static_positions(len(args))
-            dynamic: tuple[int, ...] | None = tuple(i for i in range(len(args)) if i not in statics)
-        else:
-            dynamic = None
+        statics = self._static_positions(len(args)) if flat and has_statics else frozenset()
+        # (None: every argument is dynamic; __call__'s own paths rely on it)
+        dynamic = tuple(i for i in range(len(args)) if i not in statics) if statics else None
         make = _fast_entry(staged, exe, const_bufs, dynamic, key_of is _arg_key_32)
         if flat:
             table: dict[tuple[Hashable, ...], _Entry] = fast_flat
@@ -946,16 +955,18 @@ class _Entry:
     donates nothing, and every argument is a device array, ``run`` (its
     ``execute_sharded``), ``handlers``, ``aval0`` and ``key0`` let
     ``Jitted.__call__`` run it on the arguments' buffers itself (``run`` is
-    ``None`` otherwise). ``sibling`` makes the entry of the same types in
+    ``None`` otherwise): all of them, or with static arguments the two
+    dynamic ones at positions ``dyn`` (with other counts ``run`` is
+    ``None``). ``sibling`` makes the entry of the same types in
     other kinds (a NumPy array where this one has a device array ...) from
     those arguments, sharing the executable."""
 
-    __slots__ = ("call", "run", "handlers", "aval0", "key0", "sibling")
+    __slots__ = ("call", "run", "handlers", "aval0", "key0", "sibling", "dyn")
 
     def __init__(
         self, call: _FastEntry, run: Callable[[list[jx.Array]], _Results] | None,
         handlers: tuple[jx.ResultHandler, ...], aval0: ShapedArray, key0: int,
-        sibling: Callable[[Sequence[object] | None], _Entry],
+        sibling: Callable[[Sequence[object] | None], _Entry], dyn: tuple[int, ...] = (),
     ) -> None:
         self.call = call
         self.run = run
@@ -963,6 +974,7 @@ class _Entry:
         self.aval0 = aval0
         self.key0 = key0
         self.sibling = sibling
+        self.dyn = dyn
 
 
 def _kindless(key: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
@@ -1061,7 +1073,7 @@ def _fast_entry(
                     results = run([buffer_of(args[k]) for k in dyn])  # type: ignore[arg-type]  # as above
                 return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
 
-    direct = single and not n_consts and not consumed and dynamic is None
+    direct = single and not n_consts and not consumed and (dynamic is None or len(dynamic) == 2)
 
     def make(values: Sequence[object] | None) -> _Entry:
         """The entry for calls of the kinds of ``values`` (``None``: device arrays)."""
@@ -1070,7 +1082,7 @@ def _fast_entry(
         else:
             types = tuple([type(values[i]) for i in dynamic]) if dynamic is not None else tuple(map(type, values))
         if all(t is ArrayImpl for t in types):
-            return _Entry(on_device, run if direct else None, handlers, out_aval0, out_key0, make)
+            return _Entry(on_device, run if direct else None, handlers, out_aval0, out_key0, make, dynamic or ())
         entry = _Entry(on_device, None, handlers, out_aval0, out_key0, make)
         entry.call = _host_entry(
             staged, exe, const_bufs, types, dynamic, narrow, wrap, entry, (out_aval0, out_key0) if single else None
