@@ -31,7 +31,7 @@ import numpy as np
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
 from ..core.config import (  # TRACE_SETTING_HOOKS: check_static_indices
-    JIT_CHECKS, PRECISION_POSSIBLE, TRACE_SETTING_HOOKS, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled,
+    JIT_CHECKS, JIT_SETTINGS, PRECISION_POSSIBLE, TRACE_SETTING_HOOKS, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled,
 )
 from ..core.config import explain_cache_misses_enabled, log_compiles_enabled  # compile logging
 from ..core.dtypes import SUPPORTED, TO_32
@@ -358,12 +358,12 @@ class Jitted(Generic[P, R]):
         # each argument's type key (_arg_key), taken inline for up to three
         # arguments, and device arrays go straight to the executable
         # (_Entry.run). Any other call is _dispatch's.
-        if kwargs or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
-            return self._dispatch(args, kwargs)
-        if X32_POSSIBLE[0] and not x64_enabled():
-            fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
-        else:
-            fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
+        fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
+        if kwargs or JIT_SETTINGS[0]:  # one read while no setting is in force
+            if kwargs or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
+                return self._dispatch(args, kwargs)
+            if X32_POSSIBLE[0] and not x64_enabled():
+                fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
         if self._has_statics:
             pattern = self._static_patterns.get(len(args))
             if pattern is None or len(pattern) != 3:
