@@ -321,6 +321,7 @@ class Jitted(Generic[P, R]):
         self._staged: dict[Hashable, _Staged] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
         self._static_patterns: dict[int, tuple[bool, ...]] = {}  # per count: which are static
+        self._pattern3: tuple[bool, ...] | None = None  # that of three arguments, once known
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
         self._fast: dict[tuple[Hashable, ...], _Entry] = {}
@@ -345,6 +346,7 @@ class Jitted(Generic[P, R]):
         for table in (self._staged, self._static_by_count, self._static_patterns, self._fast, self._fast_trees,
                       self._fast_32, self._fast_trees_32, self._fast_by_setting):
             table.clear()
+        self._pattern3 = None
 
     def __repr__(self) -> str:
         return f"jit({self.name})"
@@ -365,12 +367,11 @@ class Jitted(Generic[P, R]):
             if X32_POSSIBLE[0] and not x64_enabled():
                 fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
         if self._has_statics:
-            pattern = self._static_patterns.get(len(args))
-            if pattern is None or len(pattern) != 3:
+            if len(args) != 3 or self._pattern3 is None:
                 return self._call_static(args, fast, key_of)
             # written out for three arguments, as _call_static
             a, b, c = args
-            s0, s1, s2 = pattern
+            s0, s1, s2 = self._pattern3
             try:
                 entry = fast.get((
                     (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
@@ -381,10 +382,11 @@ class Jitted(Generic[P, R]):
                 return self._call(args, kwargs)  # the slow path explains an unhashable static or a bad dtype
             if entry is not None and current_trace() is EVAL_TRACE:
                 run = entry.run
-                if run is not None:  # two dynamic device arrays (_Entry.dyn)
-                    i, j = entry.dyn
+                if run is not None:  # two dynamic device arrays (_Entry.dyn): the ones not static
                     try:
-                        res = run([args[i]._dev, args[j]._dev])  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                        res = run(
+                            [a._dev, b._dev] if s2 else [a._dev, c._dev] if s1 else [b._dev, c._dev]  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                        )
                     except TypeError:  # a None: an eager array not on the device yet, or a deleted one
                         return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
                     return ArrayImpl(  # type: ignore[return-value]  # as above
@@ -465,6 +467,8 @@ class Jitted(Generic[P, R]):
         if pattern is None:
             statics = self._static_positions(len(args))
             pattern = self._static_patterns[len(args)] = tuple([i in statics for i in range(len(args))])
+            if len(args) == 3:
+                self._pattern3 = pattern  # __call__'s written-out static path
         key: tuple[Hashable, ...]
         try:
             if len(pattern) == 3:  # written out, as in __call__
