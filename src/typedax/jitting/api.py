@@ -6,9 +6,10 @@ every rule), which treats the nested jaxpr as a unit, so ``jvp``, ``vmap``,
 ``linearize`` and ``grad`` of a jitted function stay compiled.
 
 Dispatch has two speeds. A call whose arguments are arrays (typedax or
-NumPy) and Python scalars, with static arguments as before, and that this
-``Jitted`` has seen with those types before goes straight to the executable
-(no tracing; NumPy and scalar arguments are copied to the device). Other calls flatten
+NumPy) and Python or NumPy scalars, with static arguments as before, and
+that this ``Jitted`` has seen with those types before goes straight to the
+executable (no tracing; NumPy and scalar arguments are copied to the
+device; ``Jitted.__call__`` writes the common calls out). Other calls flatten
 their pytrees, look the traced jaxpr up by (input structure, input types,
 static arguments), and bind ``jit_p``; the executable itself is cached by
 the jaxpr's structure (``typedax.lowering.compile_cache``).
@@ -354,12 +355,13 @@ class Jitted(Generic[P, R]):
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         # The fast path of the common call, written out for speed (issue 30:
-        # each Python step here costs ~2% of a dispatch): positional
-        # arguments only, no static ones, no setting that changes the
-        # tables (disable_jit, debug checks, a matmul precision); the key is
-        # each argument's type key (_arg_key), taken inline for up to three
-        # arguments, and device arrays go straight to the executable
-        # (_Entry.run). Any other call is _dispatch's.
+        # each Python step here costs ~1-2% of a dispatch): positional
+        # arguments only, no setting in force (JIT_SETTINGS; with x64 off the
+        # _32 tables); the key is each argument's type-and-kind key
+        # (_arg_key), taken inline for up to three arguments (three with
+        # static ones by _pattern3, others by _call_static), and device
+        # arrays go straight to the executable (_Entry.run). Keywords,
+        # settings and pytrees are _dispatch's and _dispatch_trees'.
         fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
         if kwargs or JIT_SETTINGS[0]:  # one read while no setting is in force
             if kwargs or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
