@@ -1241,7 +1241,7 @@ def _packed_entry(
 
 
 def _packed_executable(staged: _Staged, groups: tuple[tuple[int, ...], ...]) -> Executable:
-    """The program ``_packed_plan`` runs: inputs the constants, the other
+    """The program ``_packed_entry`` runs: inputs the constants, the other
     arguments in order, then one flat array per group holding its
     arguments' elements one after another; outputs the function's."""
     closed = staged.closed
