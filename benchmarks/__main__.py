@@ -16,6 +16,7 @@ BENCHMARKS: tuple[str, ...] = (
     "trace",
     "scan",
     "jit",
+    "dispatch",
     "grad",
     "nesting",
     "indexing",

@@ -401,6 +401,28 @@ def test_fold_in_refuses_python_ints_out_of_uint32_range_as_jax(x64: bool) -> No
                                           np.asarray(jax.vmap(jf, in_axes=(None, 0))(jk, d)))
 
 
+def test_fold_in_float_data_as_jax() -> None:
+    """JAX converts float data to uint32 as ``jnp.asarray(data, 'uint32')``
+    does: a Python float by ``int()`` (truncated; out of range an
+    OverflowError, NaN a ValueError), a NumPy float by NumPy's cast, an
+    array (or a traced value) by XLA's conversion."""
+    k, jk = random.PRNGKey(0), jax.random.PRNGKey(0)
+    for good in (2.7, 0.0, np.float32(2.7), np.float32(-1.5), np.float64(-3.0), np.float16(7.9),
+                 tnp.asarray(-1.5), tnp.asarray(5e9)):
+        jgood = jnp.asarray(np.asarray(good)) if isinstance(good, tdx.Array) else good
+        theirs = np.asarray(jax.random.fold_in(jk, jgood))
+        np.testing.assert_array_equal(np.asarray(random.fold_in(k, good)), theirs)
+    for traced in (2.7, -1.5, 5e9):
+        np.testing.assert_array_equal(
+            np.asarray(tdx.jit(random.fold_in)(k, traced)), np.asarray(jax.jit(jax.random.fold_in)(jk, traced))
+        )
+    for bad, cls in ((-1.5, OverflowError), (5e9, OverflowError), (float("nan"), ValueError)):
+        with pytest.raises(cls):
+            jax.random.fold_in(jk, bad)
+        with pytest.raises(cls):
+            random.fold_in(k, bad)
+
+
 @pytest.mark.parametrize("x64", [True, False])
 def test_seeds_out_of_range_as_jax(x64: bool) -> None:
     with _x64(x64):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -298,6 +299,26 @@ def test_print_saved_residuals_prints_jaxs_lines_for_the_guide(capsys: pytest.Ca
         want = "".join(_no_source(line) + "\n" for line in capsys.readouterr().out.splitlines())
         assert got == want
         assert "f32[5,4] from the argument W1" in got
+
+
+def test_a_policy_that_is_not_callable_fails_when_asked_as_jaxs() -> None:
+    """JAX takes ``policy=3``: the function runs, under ``jvp``, ``vmap`` and
+    ``jit`` too; differentiating in reverse mode (which asks the policy)
+    raises its ``TypeError`` ('int' object is not callable)."""
+    def f(m: Any) -> Callable[[Any], Any]:
+        return lambda x: m.sin(x) * 2
+
+    ours = tdx.checkpoint(f(tnp), policy=cast(Any, 3))  # not a policy: the case under test
+    theirs = jax.checkpoint(f(jnp), policy=cast(Any, 3))
+    xs = np.array([0.5, 1.0], np.float32)
+    np.testing.assert_allclose(np.asarray(ours(1.0)), np.asarray(theirs(1.0)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tdx.vmap(ours)(xs)), np.asarray(jax.vmap(theirs)(xs)), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(tdx.jvp(ours, (1.0,), (1.0,))[1]),
+                               np.asarray(jax.jvp(theirs, (1.0,), (1.0,))[1]), rtol=1e-6)
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        jax.grad(theirs)(1.0)
+    with pytest.raises(TypeError, match="'int' object is not callable"):
+        tdx.grad(ours)(1.0)
 
 
 def test_checkpoint_errors_name_the_problem() -> None:

@@ -90,8 +90,36 @@ def test_clamp_errors() -> None:
         lax.clamp(0.0, x, np.ones((2, 1)))
     with pytest.raises(PrimitiveTypeError, match="one dtype"):
         lax.clamp(np.float32(0.0), x, 1.0)
-    with pytest.raises(PrimitiveTypeError, match="cannot meet x of dtype int32"):
+    with pytest.raises(PrimitiveTypeError, match="one dtype"):
         lax.clamp(0.5, np.zeros(3, np.int32), 2)
+
+
+def test_python_scalar_bounds_have_their_own_type_as_jaxs(x64_off: None) -> None:
+    """JAX's clamp does not convert Python-scalar bounds to ``x``'s dtype:
+    they take the default int or float type, so with x64 on ``clamp(0.0,
+    f32[3], 1.0)`` is a TypeError and with x64 off it works (``x64_off``
+    turns both libraries' x64 off for the second half)."""
+    x32 = np.array([-1.0, 0.5, 2.0], np.float32)
+    cases = [(0.0, x32, 1.0), (0, x32, 1), (0, np.arange(3, dtype=np.int32), 2), (0.0, x32, np.float32(1.0))]
+
+    def outcome(clamp: Any, args: tuple[Any, ...]) -> str:
+        try:
+            out = np.asarray(clamp(*args))
+        except TypeError:
+            return "TypeError"
+        return f"{out.dtype}{out.tolist()}"
+
+    with tdx.config.context(enable_x64=True):  # typedax's default; JAX's is set by the fixture
+        jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
+        try:
+            on = [outcome(lax.clamp, a) for a in cases]
+            assert on == [outcome(jax.lax.clamp, a) for a in cases]
+        finally:
+            jax.config.update("jax_enable_x64", False)  # type: ignore[no-untyped-call]  # as above
+    assert on == ["TypeError", "TypeError", "TypeError", "TypeError"]
+    off = [outcome(lax.clamp, a) for a in cases]
+    assert off == [outcome(jax.lax.clamp, a) for a in cases]
+    assert off == ["float32[0.0, 0.5, 1.0]", "TypeError", "int32[0, 1, 2]", "float32[0.0, 0.5, 1.0]"]
     with pytest.raises(PrimitiveTypeError, match="clamp takes 3 operand"):
         from typedax.primitives import clamp_p
         from pyrsistent import pmap

@@ -9,7 +9,7 @@ errors -- for every mix of argument kinds and each of its plans:
   value (so ``-0.0`` after ``0.0``, NaNs, and values met again must still
   come out exactly);
 - after ``PACK_AFTER`` calls, NumPy arrays sharing a dtype packed into one
-  transfer and sliced back out by a second program (``_packed_plan``);
+  transfer and sliced back out by a second program (``_packed_entry``);
 
 with x64 on and off, with static and donated arguments, in pytrees, and from
 many threads at once. The general path is ``Jitted._call`` itself.

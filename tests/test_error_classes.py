@@ -39,12 +39,14 @@ class Lib:
     jvp: Any
     jacfwd: Any
     key: Callable[[int], Any]
+    make_jaxpr: Any
+    checkpoint: Any
 
 
 JAX = Lib(jnp, jax.lax, jax.random, jax.tree_util, jax.jit, jax.vmap, jax.grad, jax.jvp, jax.jacfwd,
-          jax.random.PRNGKey)
+          jax.random.PRNGKey, jax.make_jaxpr, jax.checkpoint)
 TDX = Lib(tnp, tdx.lax, tdx.random, tdx.tree_util, tdx.jit, tdx.vmap, tdx.grad, tdx.jvp, tdx.jacfwd,
-          tdx.random.PRNGKey)
+          tdx.random.PRNGKey, tdx.make_jaxpr, tdx.checkpoint)
 
 V3 = np.ones(3)
 V4 = np.ones(4)
@@ -231,6 +233,15 @@ CASES: list[tuple[str, Callable[[Lib], object]]] = [
     ("while_loop body type change", lambda m: m.lax.while_loop(lambda c: c < 3, _body_changes_type, 0.0)),
     ("while_loop non-boolean cond", lambda m: m.lax.while_loop(lambda c: c, lambda c: c - 1, 3.0)),
     ("fori_loop body type change", lambda m: m.lax.fori_loop(0, 3, lambda i, c: c.astype("int32"), 0.0)),
+    ("fori_loop float and int bounds", lambda m: m.lax.fori_loop(0.0, 3, lambda i, c: c + i, 0.0)),
+    ("clamp with Python float bounds on float32 (x64)",
+     lambda m: m.lax.clamp(0.0, np.ones(3, np.float32), 1.0)),
+    ("make_jaxpr static_argnums out of range",
+     lambda m: m.make_jaxpr(lambda a, n: a * n, static_argnums=5)(1.0, 2)),
+    ("make_jaxpr unhashable static argument",
+     lambda m: m.make_jaxpr(lambda a, n: a, static_argnums=1)(1.0, [2])),
+    ("grad of checkpoint with a policy that is not callable",
+     lambda m: m.grad(m.checkpoint(lambda a: m.np.sin(a) * 2, policy=3))(1.0)),
     # -- pytrees
     ("tree_map structure mismatch", lambda m: m.tree.tree_map(lambda a, b: a, (1, 2), (1, 2, 3))),
     ("tree_map dict keys mismatch", lambda m: m.tree.tree_map(lambda a, b: a, {"a": 1}, {"b": 1})),
@@ -248,6 +259,8 @@ CASES: list[tuple[str, Callable[[Lib], object]]] = [
     ("random.bernoulli shape mismatch", lambda m: m.random.bernoulli(m.key(0), V3, shape=(4,))),
     ("random.randint float dtype", lambda m: m.random.randint(m.key(0), (2,), 0, 5, dtype=np.float32)),
     ("random.PRNGKey of a float", lambda m: m.key(1.5)),  # type: ignore[arg-type]  # the mistake
+    ("random.fold_in of a NaN", lambda m: m.random.fold_in(m.key(0), float("nan"))),
+    ("random.fold_in of a negative Python float", lambda m: m.random.fold_in(m.key(0), -1.5)),
 ]
 
 

@@ -9,7 +9,10 @@ has (take it off the list). ``jax.lax``'s and ``jax.random``'s public
 
 Measured when the list was written (JAX 0.10.2): typedax lacks 51 of
 ``jax``'s 133 public names (100 before issue 29), 16 of ``jax.numpy``'s 416
-(55 before) and 1 of ``jax.scipy.special``'s 53 (15 before).
+(55 before) and 1 of ``jax.scipy.special``'s 53 (15 before); since then
+10 of ``jax.numpy``'s (``save``/``savez``/``load``/``fromfile``/
+``array_repr``/``object_`` added) and none of ``jax.scipy.special``'s
+(``sph_harm_y`` added).
 """
 
 from __future__ import annotations
@@ -27,12 +30,11 @@ REASONS: dict[str, str] = {
     'prim': 'a public *_p primitive of jax.lax: not needed (issue 29)',
     'imports': "an import or typing alias inside JAX's module (functools, partial, Params, ...), not part of its documented API",
     'lowbit': "sub-byte and 6-bit float dtypes (int1/2/4, uint1/2/4, float6_*): not yet (XLA's CPU support is partial)",
-    'numpy_io': "NumPy's file and object machinery (save/load/fromfile, ufunc/frompyfunc, object_): JAX forwards or refuses; not yet in typedax",
+    'numpy_io': "JAX's ufunc class and frompyfunc (a Python function as a ufunc with reduce/accumulate/at/outer): not yet, a follow-up issue",
     'lax_new': 'a newer lax operation (ragged/scaled dots, dot algorithms, tokens, composites, approximate top-k, send/recv): a follow-up issue',
     'collective': "a collective of JAX's shard_map varying-axes system (pbroadcast/pcast/pswapaxes/pshuffle): a follow-up to issue 25",
     'stats': 'a scipy.stats distribution or function not yet ported: a follow-up issue',
     'signal': 'spectral analysis (stft/istft/csd/welch/detrend): needs the FFT (issue 28), not yet ported',
-    'special': 'a scipy.special function not yet ported (issue 29 item 7 lists it): a follow-up',
     'tree': 'a newer pytree utility not yet ported: a follow-up issue',
     'debug': "JAX's debugger, logging and sharding visualisation (jax.debug): not yet (issue 27's debug.print/callback exist)",
     'sharding': "an abstract-device or manual-axis sharding type of JAX's explicit mode not yet ported: a follow-up to issue 25",
@@ -40,7 +42,6 @@ REASONS: dict[str, str] = {
     'errors': "JAX's private base classes of its error classes: typedax's classes derive from the builtin ones JAX raises",
     'nn_scaled': "JAX's scaled (microscaling) matmul API: a follow-up issue",
     'random': 'a public *_p primitive of jax.random: not needed',
-    'numpy_misc': 'not yet: a follow-up issue',
 }
 
 #: module -> reason key -> the names (JAX 0.10.2's public names typedax lacks)
@@ -53,9 +54,8 @@ LACKING: dict[str, dict[str, tuple[str, ...]]] = {
         'tooling': ('custom_batching', 'dlpack', 'export', 'ffi', 'memory', 'monitoring', 'profiler'),
     },
     'jax.numpy': {
-        'numpy_misc': ('array_repr',),
         'lowbit': ('float6_e2m3fn', 'float6_e3m2fn', 'int1', 'int2', 'int4', 'uint1', 'uint2', 'uint4'),
-        'numpy_io': ('fromfile', 'frompyfunc', 'load', 'object_', 'save', 'savez', 'ufunc'),
+        'numpy_io': ('frompyfunc', 'ufunc'),
     },
     'jax.lax': {
         'lax_new': ('AccuracyMode', 'DotAlgorithm', 'DotAlgorithmPreset', 'DotDimensionNumbers', 'PrecisionLike', 'RaggedDotDimensionNumbers', 'Tolerance', 'after_all', 'approx_max_k', 'approx_min_k', 'composite', 'conv_general_dilated_local', 'create_token', 'dce_sink', 'mulhi', 'platform_dependent', 'ragged_dot', 'ragged_dot_general', 'random_gamma_grad', 'reduce_window_shape_tuple', 'rng_uniform', 'scaled_dot', 'shape_as_value', 'stage'),
@@ -63,9 +63,6 @@ LACKING: dict[str, dict[str, tuple[str, ...]]] = {
     },
     'jax.nn': {
         'nn_scaled': ('get_scaled_dot_general_config', 'scaled_dot_general', 'scaled_matmul'),
-    },
-    'jax.scipy.special': {
-        'special': ('sph_harm_y',),
     },
     'jax.scipy.stats': {
         'stats': ('betabinom', 'dirichlet', 'gaussian_kde', 'gennorm', 'gumbel_l', 'gumbel_r', 'mode', 'multinomial', 'nbinom', 'rankdata', 'sem', 'truncnorm', 'wrapcauchy'),

@@ -470,3 +470,56 @@ def test_results_are_arrays(form: str) -> None:
         assert all_arrays(out), [type(v) for v in tdx.tree.leaves(out)]
         close(out[1]["s"], np.sin(np.asarray(x)))
         close(out[1]["c"], 2.0)
+
+
+# -- issue 30: the written-out paths of Jitted.__call__ -------------------------------------------
+def _affine(a: Any, b: Any, c: Any) -> Any:
+    return a * 2.0 + b * c
+
+
+@pytest.mark.parametrize("statics", [(), (0,), (1,), (2,), (0, 2), (1, 2), (0, 1, 2)], ids=str)
+def test_three_arguments_every_static_pattern_and_kind(statics: tuple[int, ...]) -> None:
+    """Three positional arguments (written out in ``__call__``), each static
+    pattern: device, NumPy, eager and scalar arguments of one type share one
+    trace, each mix of kinds its own fast-path entry made without the
+    general path, and every result equals the general path's."""
+    jf = tdx.jit(_affine, static_argnums=statics)
+    slow = count_slow_calls(jf)
+    rng = np.random.default_rng(len(statics))
+    forms: list[Callable[[NDArray], Any]] = [tdx.device_put, np.array, tnp.asarray]
+    for call in range(4):
+        xs = [rng.normal(size=3) for _ in range(3)]
+        args = [1.5 if i in statics else forms[(call + i) % 3](x) for i, x in enumerate(xs)]
+        got = jf(*args)
+        want = Jitted._call(jf, tuple(args), {})
+        assert isinstance(got, tdx.Array) and got.aval == want.aval and got.aval.weak_type == want.aval.weak_type
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert len(slow) == 1, f"{len(slow)} of 4 calls took the general path"
+
+
+def test_weak_array_and_python_scalar_are_separate_kinds() -> None:
+    """A weakly typed ``Array`` (a jitted function's result on a Python
+    scalar) and a Python scalar share a type key but not a kind: each gets
+    its own entry (the scalar's copied, the array's buffer passed), and the
+    results keep the weak type."""
+    jf = tdx.jit(lambda x: x * 3)
+    slow = count_slow_calls(jf)
+    w = jf(2.0)
+    assert w.aval.weak_type and w.dtype == np.float64
+    for v in (w, 5.0, w, -1.0):
+        out = jf(v)
+        assert out.aval.weak_type and float(out) == float(v) * 3
+    assert len(slow) == 1
+
+
+def test_static_values_beyond_the_kind_offset_stay_apart() -> None:
+    """Keys carry an argument's kind as an offset of its type key; a large
+    static value (an int past that offset) must never be taken for a kind
+    and find another static value's entry."""
+    jf = tdx.jit(lambda x, n: x * n, static_argnums=1)
+    x = np.arange(3.0)
+    big = (1 << 40) + 5
+    close(jf(tdx.device_put(x), 5), x * 5)
+    close(jf(x, big), x * big)  # a NumPy array: a new mix of kinds, another static value
+    close(jf(x, 5), x * 5)
+    close(jf(tdx.device_put(x), big), x * big)

@@ -104,7 +104,7 @@ def test_control_flow_on_a_traced_value_under_staging_raises() -> None:
         return x
 
     with pytest.raises(ConcretizationError):
-        tdx.make_jaxpr(deriv(f))(3.0)  # type: ignore[arg-type]  # deriv returns a unary function
+        tdx.make_jaxpr(deriv(f))(3.0)  # type: ignore[call-overload]  # deriv returns a unary function
 
 
 def test_tutorial_pytrees() -> None:

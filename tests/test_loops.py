@@ -192,12 +192,55 @@ def test_fori_dynamic_is_while() -> None:
 
 
 def test_error_fori_bounds() -> None:
-    with pytest.raises(PrimitiveTypeError, match="lower must be an integer scalar"):
+    # JAX's TypeError: float bounds of two dtypes (checked against JAX in test_fori_float_bounds_as_jax)
+    with pytest.raises(PrimitiveTypeError, match="must have equal types, got float64 and int64"):
         lax.fori_loop(0.5, 3, lambda i, x: x, 1.0)
+    with pytest.raises(PrimitiveTypeError, match="lower must be an integer"):
+        lax.fori_loop(1j, 3j, lambda i, x: x, 1.0)
     with pytest.raises(PrimitiveTypeError, match="one dtype"):
         tdx.make_jaxpr(lambda a, b: lax.fori_loop(a, b, lambda i, x: x, 1.0))(
             np.int32(0), np.int64(3)
         )
+
+
+def test_fori_float_bounds_as_jax() -> None:
+    """JAX accepts float bounds of one dtype: known ones loop from int(lower)
+    to int(upper) (a scan, with a weak int index), traced ones loop a float
+    index from lower while it is below upper."""
+    import jax  # the oracle
+
+    def body(i: Any, c: Any) -> Any:
+        return c + i * i
+
+    for lo, hi in ((0.0, 3.0), (-1.5, 2.5), (np.float32(0.5), np.float32(3.7)), (3.0, 1.0)):
+        want = jax.lax.fori_loop(lo, hi, body, 0.0)
+        assert float(np.asarray(lax.fori_loop(lo, hi, body, 0.0))) == float(want)
+    idx: list[Any] = []
+
+    def record(i: Any, c: Any) -> Any:
+        idx.append(i)
+        return c
+
+    # known bounds of any type: the index is a weak int64 (JAX's scan carries int(lower))
+    bounds: list[tuple[Any, Any]] = [(0.0, 2.0), (np.int32(0), np.int32(2)), (np.int8(0), 2), (tnp.int32(0), tnp.int32(2))]
+    for lo, hi in bounds:
+        lax.fori_loop(lo, hi, record, 0.0)
+        assert (idx[-1].dtype, idx[-1].weak_type) == (np.dtype(np.int64), True)  # JAX's: int64, weak
+    # so an int8 carry stays int8, as JAX's
+    def add_index(i: Any, c: Any) -> Any:
+        return c + i
+
+    carry: Any = lax.fori_loop(np.int32(0), np.int32(3), add_index, np.int8(1))
+    assert carry.dtype == np.int8
+    for lo, hi in ((np.float32(0.5), np.float32(3.7)), (-1.5, 2.5)):
+        ours = tdx.jit(lambda a, b: lax.fori_loop(a, b, body, 0.0))(lo, hi)
+        theirs = jax.jit(lambda a, b: jax.lax.fori_loop(a, b, body, 0.0))(lo, hi)
+        assert float(np.asarray(ours)) == float(theirs)
+    # a static trip count: reverse mode works, as JAX's
+    g = tdx.grad(lambda x: lax.fori_loop(0.0, 3.0, lambda i, c: c * x, 1.0))(2.0)
+    assert float(np.asarray(g)) == 12.0
+    with pytest.raises(TypeError, match="equal types, got float32 and float64"):
+        lax.fori_loop(np.float32(1), 3.0, body, 0.0)
 
 
 # -- jvp ------------------------------------------------------------------------
@@ -290,15 +333,17 @@ def test_vmap_while_batched_predicate() -> None:
 
 
 def test_vmap_while_unbatched_predicate() -> None:
-    def f(x: Value) -> object:
-        return lax.fori_loop(0, np.asarray(3), lambda i, c: lax.mul(c, x), 1.0)
+    # a traced, unbatched bound (a known one, np.asarray(3) included, is a scan, as JAX's)
+    def f(x: Value, n: Value) -> object:
+        return lax.fori_loop(0, n, lambda i, c: lax.mul(c, x), 1.0)
 
-    closed = tdx.make_jaxpr(tdx.vmap(f))(np.ones(3))
+    g = tdx.vmap(f, in_axes=(0, None))
+    closed = tdx.make_jaxpr(g)(np.ones(3), 3)
     (eqn,) = [e for e in closed.jaxpr.eqns if e.primitive is while_p]
     cj = eqn.params["cond_jaxpr"]
     assert isinstance(cj, tdx.Jaxpr) and cj.out_avals[0].shape == ()  # not batched
     xs = np.array([1.0, 2.0, 3.0])
-    np.testing.assert_allclose(np.asarray(tdx.vmap(f)(xs)), xs**3)
+    np.testing.assert_allclose(np.asarray(tdx.jit(g)(xs, 3)), xs**3)
 
 
 def test_vmap_while_trip_counts_differ() -> None:
@@ -454,8 +499,11 @@ def test_while_linearize_works_but_grad_raises() -> None:
     assert float(np.asarray(f_lin(1.0))) == pytest.approx(27.0)
     with pytest.raises(ReverseModeError, match="use lax.scan|Use lax.scan"):
         tdx.grad(f)(3.0)  # type: ignore[arg-type]  # a leaf
-    with pytest.raises(ReverseModeError, match="fori_loop with static"):
-        tdx.grad(lambda x: lax.fori_loop(0, np.asarray(3), lambda i, c: lax.mul(c, x), 1.0))(3.0)
+    with pytest.raises(ReverseModeError, match="fori_loop with static"):  # a traced bound: a while_loop
+        tdx.jit(tdx.grad(lambda x, n: lax.fori_loop(0, n, lambda i, c: lax.mul(c, x), 1.0)))(3.0, 3)
+    # a known one (an array too) is a scan, as JAX's: reverse mode works
+    g = tdx.grad(lambda x: lax.fori_loop(0, np.asarray(3), lambda i, c: lax.mul(c, x), 1.0))(3.0)
+    assert float(np.asarray(g)) == 27.0
     with pytest.raises(ReverseModeError):
         tdx.jit(tdx.grad(f))(3.0)  # type: ignore[arg-type]  # a leaf
 

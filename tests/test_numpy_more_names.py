@@ -178,6 +178,46 @@ def test_from_buffer_and_string() -> None:
         tnp.fromiter(iter([1, 2]), float)
 
 
+def test_save_load_and_numpys_own_objects_as_jax(tmp_path: Any) -> None:
+    """``save``/``savez``/``array_repr``/``object_`` are NumPy's, as JAX's;
+    ``load`` gives an Array with bfloat16 restored (an ``.npz`` and strings
+    as NumPy's); ``fromfile`` is refused, as JAX's."""
+    import io
+
+    for name in ("save", "savez", "object_"):
+        assert getattr(tnp, name) is getattr(jnp, name) is getattr(np, name)
+    assert tnp.array_repr(tnp.arange(3.0)) == jnp.array_repr(jnp.arange(3.0))  # type: ignore[arg-type]  # JAX re-exports NumPy's (its stub says ndarray)
+    for x in (np.arange(3.0), np.arange(4, dtype=jnp.bfloat16), np.array([True, False])):
+        f, g = io.BytesIO(), io.BytesIO()
+        tnp.save(f, tnp.asarray(x))
+        jnp.save(g, jnp.asarray(x))
+        assert f.getvalue() == g.getvalue()
+        f.seek(0)
+        ours = tnp.load(f)
+        assert isinstance(ours, tdx.Array)
+        _same(ours, jnp.load(io.BytesIO(g.getvalue())))
+    f = io.BytesIO()
+    tnp.save(f, np.array(["a", "b"]))
+    f.seek(0)
+    strs = tnp.load(f)
+    assert type(strs) is np.ndarray and strs.tolist() == ["a", "b"]
+    path = tmp_path / "a.npz"
+    tnp.savez(path, a=tnp.arange(3))
+    npz: Any = tnp.load(path)
+    assert npz["a"].tolist() == [0, 1, 2]
+    with pytest.raises(NotImplementedError, match="fromfile"):
+        tnp.fromfile(path)
+    assert issubclass(_error_class(lambda: jnp.fromfile(path)), NotImplementedError)  # type: ignore[no-untyped-call]  # JAX leaves it unannotated
+
+
+def _error_class(f: Callable[[], object]) -> type[BaseException]:
+    try:
+        f()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e)
+    raise AssertionError("nothing raised")
+
+
 # -- r_ / c_ -------------------------------------------------------------------------------------
 
 R_CASES: list[Callable[[Any], Any]] = [

@@ -238,3 +238,58 @@ def test_hyp2f1_matches_jax() -> None:
     for arg in range(4):
         close(tdx.vmap(tdx.grad(ss.hyp2f1, arg))(a[m], b[m], c[m], x[m]),
               jax.jit(jax.vmap(jax.grad(jss.hyp2f1, arg)))(a[m], b[m], c[m], x[m]), 1e-13)
+
+
+def test_sph_harm_y_matches_jax() -> None:
+    """Spherical harmonics as JAX's (its recurrences): values and dtypes in
+    float32 and float64, negative orders, a scalar theta, n clipped to
+    n_max, under jit, a derivative, and JAX's errors."""
+    rng = np.random.default_rng(1)
+    jsph: Any = jss.sph_harm_y  # (annotated for Arrays; NumPy arrays are what it is given here)
+    n = np.array([0, 1, 2, 3, 4, 5, 3, 2])
+    m = np.array([0, -1, 2, -3, 1, 0, 3, -2])
+    import scipy.special as sp  # type: ignore[import-untyped]  # scipy ships no type stubs
+
+    for dt, tol in ((np.float64, 1e-12), (np.float32, 2e-6))[: 2 if FULL else 1]:  # (CI time: ~1.5 s a compilation)
+        th = rng.uniform(0, np.pi, 8).astype(dt)
+        ph = rng.uniform(0, 2 * np.pi, 8).astype(dt)
+        got = ss.sph_harm_y(n, m, th, ph)
+        close(got, jsph(n, m, th, ph), tol, tol)
+        np.testing.assert_allclose(np.asarray(got), sp.sph_harm_y(n, m, th, ph), atol=10 * tol)
+    n2, m2 = np.array([2, 3]), np.array([1, -2])
+    pts = (np.array([0.5, 1.0]), np.array([0.3, 2.0]))
+    with pytest.raises(NotImplementedError, match="diff_n"):
+        ss.sph_harm_y(n2, m2, *pts, diff_n=1)
+    with pytest.raises(TypeError, match="n_max"):
+        tdx.jit(lambda k: ss.sph_harm_y(k, m2, *pts))(n2)
+    if not FULL:
+        return
+    with pytest.raises(TypeError):
+        jax.jit(lambda k: jsph(k, m2, *pts))(n2)
+    close(ss.sph_harm_y(np.array([2]), np.array([1]), 0.5, 0.3), jsph(np.array([2]), np.array([1]), 0.5, 0.3), 1e-12)
+    args = (np.array([10]), np.array([2]), np.array([0.5]), np.array([0.3]))
+    close(ss.sph_harm_y(*args, n_max=6), jsph(*args, n_max=6), 1e-12)
+
+    def ours(a: Any, b: Any) -> Any:
+        return ss.sph_harm_y(n2, m2, a, b, n_max=3)
+
+    def theirs(a: Any, b: Any) -> Any:
+        return jsph(n2, m2, a, b, n_max=3)
+
+    close(tdx.jit(ours)(*pts), jax.jit(theirs)(*pts), 1e-12)
+    close(tdx.grad(lambda t: tnp.real(ours(t, pts[1])).sum())(pts[0]),
+          jax.grad(lambda t: jnp.real(theirs(t, pts[1])).sum())(pts[0]), 1e-10)
+
+
+def test_power_of_a_float_base_by_integer_arrays_keeps_jaxs_weak_type() -> None:
+    """JAX's power: a float base with an integer array exponent is lax.pow
+    without promotion (weak only where both are), a concrete integer scalar
+    exponent is integer_pow (the base's type). Before, ``(-1.0) ** k`` of an
+    int64 array was weakly typed, so sph_harm_y's float32 results became
+    complex64 where JAX's are complex128."""
+    k = np.array([1, 2], np.int64)
+    for b, e in ((-1.0, k), (np.float32(1.5), k), (np.array([[0.5], [2.0]]), np.array([3, -2], np.int32)),
+                 (2.5, np.int64(3)), (-1.0, np.uint32(2)), (np.array(1.5 + 1j), k)):
+        got, want = tnp.power(b, e), jnp.power(b, e)
+        assert (got.dtype, got.weak_type, got.shape) == (want.dtype, want.weak_type, want.shape), (b, e)
+        close(got, want, 1e-15)

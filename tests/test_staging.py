@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -231,3 +231,35 @@ def test_enclosing_trace_tracers_are_constants_of_an_inner_trace() -> None:
     (cj,) = inner
     assert len(cj.consts) == 1 and isinstance(cj.consts[0], Tracer)
     assert str(cj) == "{ lambda a:float64[] b:float64[] .\n  let c:float64[] = mul b a\n  in ( c ) }"
+
+
+def test_make_jaxpr_static_argnums_axis_env_and_return_shape_as_jax() -> None:
+    """JAX's make_jaxpr arguments: static positional arguments are passed
+    as they are (negative counting from the end; out of range or unhashable
+    a ValueError), ``axis_env`` binds names for collectives, and
+    ``return_shape`` gives the output's ShapeDtypeStructs."""
+    import jax as _jax  # the oracle (its x64 as this process has it: compare structure and counts)
+
+    jax: Any = _jax
+
+    def f(x: Any, n: int) -> tuple[Any, Any]:
+        return x * float(n), x
+
+    for nums in (1, (1,), -1):
+        closed = tdx.make_jaxpr(f, static_argnums=nums)(2.0, 3)
+        assert len(closed.jaxpr.in_binders) == 1 and len(closed.jaxpr.eqns) == 1
+        assert float(tdx.eval_jaxpr(closed.jaxpr, [2.0])[0]) == 6.0  # type: ignore[arg-type]  # a scalar result
+        assert len(jax.make_jaxpr(f, static_argnums=nums)(2.0, 3).jaxpr.invars) == 1
+    closed, shapes = tdx.make_jaxpr(f, static_argnums=1, return_shape=True)(np.ones(2, np.float32), 3)
+    assert shapes == (ShapedArray((2,), np.dtype(np.float32)), ShapedArray((2,), np.dtype(np.float32)))
+    _, jshapes = jax.make_jaxpr(f, static_argnums=1, return_shape=True)(np.ones(2, np.float32), 3)
+    assert [(s.shape, s.dtype) for s in shapes] == [(s.shape, s.dtype) for s in jshapes]
+    for bad in ((5, (2.0, 3)), (1, (2.0, [3]))):
+        with pytest.raises(ValueError):
+            jax.make_jaxpr(lambda a, b: a, static_argnums=bad[0])(*bad[1])
+        with pytest.raises(ValueError):
+            tdx.make_jaxpr(lambda a, b: a, static_argnums=bad[0])(*bad[1])
+    closed = tdx.make_jaxpr(lambda x: lax.psum(x, "i"), axis_env=[("i", 4)])(1.0)
+    assert [e.primitive.name for e in closed.jaxpr.eqns] == ["psum"]
+    jclosed = jax.make_jaxpr(lambda x: jax.lax.psum(x, "i"), axis_env=[("i", 4)])(1.0)
+    assert [e.primitive.name for e in jclosed.jaxpr.eqns] == ["psum"]

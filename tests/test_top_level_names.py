@@ -245,3 +245,85 @@ def test_float0_tangents_as_jax() -> None:
     ct_t = jax.vjp(lambda x, n: (x * n, n), 2.0, 3)[1]((1.0, z0))
     assert float(np.asarray(ct_o[0])) == float(ct_t[0])
     assert np.asarray(ct_o[1]).dtype == np.asarray(ct_t[1]).dtype == tdx.float0
+
+
+def _same(ours: Any, theirs: Any) -> None:
+    """Equal pytrees of arrays: leaves, shapes, values, and float0 where JAX's
+    are (NumPy arrays, as JAX's)."""
+    o_leaves, o_tree = tdx.tree_util.tree_flatten(ours)
+    t_leaves, t_tree = jax.tree_util.tree_flatten(theirs)
+    assert len(o_leaves) == len(t_leaves)
+    for o, t in zip(o_leaves, t_leaves):
+        o_arr, t_arr = np.asarray(o), np.asarray(t)
+        assert o_arr.shape == t_arr.shape
+        assert (o_arr.dtype == tdx.float0) == (t_arr.dtype == tdx.float0)
+        if t_arr.dtype == tdx.float0:
+            assert type(o) is np.ndarray  # a host array, as JAX's
+        else:  # (JAX runs with x64 off here: its floats are float32)
+            np.testing.assert_allclose(o_arr, t_arr)
+
+
+def test_float0_through_jit_and_vmap_as_jax() -> None:
+    def f(x: Any, n: Any) -> Any:
+        return x * n
+
+    def g(lib: Any) -> Any:
+        return lib.grad(f, argnums=(0, 1), allow_int=True)
+
+    xs, ns = np.arange(3.0), np.arange(3)
+    z3 = np.zeros(3, tdx.float0)
+    for outer in (False, True):  # and the same again inside jit
+        def wrap(lib: Any, h: Any) -> Any:
+            return lib.jit(h) if outer else h
+        _same(wrap(tdx, tdx.jit(g(tdx)))(2.0, 3), wrap(jax, jax.jit(g(jax)))(2.0, 3))
+        _same(wrap(tdx, tdx.vmap(g(tdx)))(xs, ns), wrap(jax, jax.vmap(g(jax)))(xs, ns))
+    _same(tdx.vmap(g(tdx), in_axes=(0, None))(xs, 3), jax.vmap(g(jax), in_axes=(0, None))(xs, 3))
+    _same(tdx.vmap(tdx.jit(g(tdx)))(xs, ns), jax.vmap(jax.jit(g(jax)))(xs, ns))
+    # jit of jvp with a float0 tangent in, and an integer output's float0 tangent out
+    def jvp_of(lib: Any) -> Any:
+        return lib.jit(lambda n, t: lib.jvp(lambda m: (m * 2, m * 0.5), (n,), (t,)))
+    _same(jvp_of(tdx)(ns, z3), jvp_of(jax)(ns, z3))
+    # vjp of a function with an integer input, under jit
+    def vjp_of(lib: Any) -> Any:
+        def h(x: Any, n: Any) -> Any:
+            y, pullback = lib.vjp(f, x, n)
+            return pullback(y)
+        return lib.jit(h)
+    _same(vjp_of(tdx)(2.0, 3), vjp_of(jax)(2.0, 3))
+    # float0 arguments and results of jit and vmap themselves, in pytrees and with out_axes
+    for lib in (tdx, jax):
+        assert np.shape(lib.jit(lambda d: d["t"])({"t": z3})) == (3,)
+    _same(tdx.vmap(lambda t, x: (t, x), out_axes=(1, 0))(np.zeros((3, 2), tdx.float0), xs),
+          jax.vmap(lambda t, x: (t, x), out_axes=(1, 0))(np.zeros((3, 2), tdx.float0), xs))
+    _same(tdx.vmap(lambda t: t, in_axes=1)(np.zeros((2, 3), tdx.float0)),
+          jax.vmap(lambda t: t, in_axes=1)(np.zeros((2, 3), tdx.float0)))
+    # the batch size counts float0 arguments too
+    with pytest.raises(ValueError, match="inconsistent sizes"):
+        tdx.vmap(lambda t, x: x)(np.zeros(2, tdx.float0), xs)
+    assert issubclass(_jax_error(lambda: jax.vmap(lambda t, x: x)(np.zeros(2, tdx.float0), xs)), ValueError)
+    # a jitted function keeps one trace per float0 shape, and its fast path
+    traced: list[int] = []
+
+    def counted_grad(x: Any, n: Any) -> Any:
+        traced.append(1)
+        return g(tdx)(x, n)
+
+    def counted_id(t: Any) -> Any:
+        traced.append(2)
+        return t
+
+    jg = tdx.jit(counted_grad)
+    for _ in range(3):
+        _same(jg(2.0, 3), jax.grad(f, argnums=(0, 1), allow_int=True)(2.0, 3))
+    jt = tdx.jit(counted_id)
+    assert [np.shape(jt(np.zeros(k, tdx.float0))) for k in (1, 2, 1)] == [(1,), (2,), (1,)]
+    assert traced == [1, 2, 2]
+    # ahead of time: a float0 argument is no input of the program
+    compiled = tdx.jit(lambda x, t: (x * 2, t)).lower(xs, z3).compile()
+    assert len(compiled.traced.in_avals) == 1 and np.shape(compiled(xs, z3)[1]) == (3,)
+    with pytest.raises(TypeError, match="float0 arguments"):
+        compiled(xs, np.zeros(2, tdx.float0))
+    # float0 values support no operations, as JAX's
+    with pytest.raises(TypeError, match="float0"):
+        tnp.add(z3, 1)
+    assert issubclass(_jax_error(lambda: jnp.add(z3, 1)), TypeError)

@@ -94,19 +94,20 @@ def test_jacfwd_has_aux_needs_a_pair() -> None:
         tdx.jacfwd(lambda a: (a, a, a), has_aux=True)(X)  # type: ignore[call-overload]  # as above
 
 
-def test_integer_outputs_under_jit_and_vmap_give_zero_tangents() -> None:
-    # at the top level JAX's float0; inside jit and vmap zeros of the output's
-    # own dtype (typedax's jit and vmap carry no float0 yet; they once raised)
+def test_integer_outputs_under_jit_and_vmap_give_float0_tangents() -> None:
+    # JAX's float0 zeros at the top level and through jit and vmap (which
+    # once gave zeros of the output's own dtype, and before that raised)
     def f(a: Any) -> Any:
         return tnp.argmax(a), tnp.sum(a * a)
 
     _, (ti, tf) = tdx.jvp(f, (X,), (CT,))
     assert np.asarray(ti).dtype == jax.dtypes.float0
     _, (ji, jfl) = tdx.jit(lambda a, t: tdx.jvp(f, (a,), (t,)))(X, CT)
-    assert int(ji) == 0 and np.isclose(float(jfl), float(tf))
+    assert np.asarray(ji).dtype == jax.dtypes.float0 and np.isclose(float(jfl), float(tf))
     _, (vi, vfl) = tdx.vmap(lambda a, t: tdx.jvp(f, (a,), (t,)))(np.stack([X, X]), np.stack([CT, CT]))
-    assert np.asarray(vi).tolist() == [0, 0] and np.allclose(np.asarray(vfl), float(tf))
+    assert np.asarray(vi).dtype == jax.dtypes.float0 and np.shape(vi) == (2,)
+    assert np.allclose(np.asarray(vfl), float(tf))
     n = np.arange(3)
     g = tdx.jit(tdx.grad(lambda a, k: tnp.sum(a * k), argnums=(0, 1), allow_int=True))(X, n)
     np.testing.assert_allclose(np.asarray(g[0]), n.astype(np.float32))
-    assert np.asarray(g[1]).tolist() == [0, 0, 0]
+    assert np.asarray(g[1]).dtype == jax.dtypes.float0 and np.shape(g[1]) == (3,)

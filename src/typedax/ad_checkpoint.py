@@ -22,7 +22,7 @@ import numpy as np
 from pyrsistent import pmap
 
 from . import tree
-from .control_flow.checkpoints import NOTHING_SAVEABLE, CheckpointParams, Policy, checkpoint_p, name_of, name_p
+from .control_flow.checkpoints import NOT_CALLABLE, NOTHING_SAVEABLE, CheckpointParams, Policy, checkpoint_p, name_of, name_p
 from .control_flow.common import trace_callable
 from .core.avals import ShapedArray
 from .core.errors import CheckpointError
@@ -98,7 +98,11 @@ def checkpoint(
     """
     if not isinstance(prevent_cse, bool):
         raise CheckpointError(f"checkpoint: prevent_cse must be a bool, got {prevent_cse!r}")
-    if policy is not None and not isinstance(policy, Policy):
+    given: object = policy  # (annotated a Policy; anything may arrive)
+    if given is not None and not isinstance(given, Policy) and not callable(given):
+        # as JAX's: accepted, and a TypeError once differentiating asks it
+        policy = Policy(NOT_CALLABLE, (type(given).__name__,))
+    elif policy is not None and not isinstance(policy, Policy):
         raise CheckpointError(
             f"checkpoint: policy must be one of typedax.checkpoint_policies, got {policy!r} "
             "(a custom policy function cannot be held by a jaxpr's params)"

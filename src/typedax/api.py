@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import ParamSpec, TypeVar
+from typing import Literal, ParamSpec, TypeVar, overload
 
 from . import tree
 from .core.array import ArrayImpl
 from .core.avals import ShapedArray
-from .core.errors import ArgnumsError, ArgnumsRangeError, TangentTypeError
+from .core.axes import binding
+from .core.errors import ArgnumsError, ArgnumsRangeError, StaticArgumentError, TangentTypeError
 from .core.names import fun_name
 from .core.ir import ClosedJaxpr
 from .core.trace import Value, aval_of, as_value
@@ -60,18 +61,79 @@ def _is_aval(x: object) -> bool:
     return isinstance(x, ShapedArray)
 
 
-def make_jaxpr(f: Callable[P, object]) -> Callable[P, ClosedJaxpr]:
+@overload
+def make_jaxpr(
+    f: Callable[P, object], static_argnums: int | Sequence[int] = (),
+    axis_env: Sequence[tuple[str, int]] | None = None, return_shape: Literal[False] = False,
+) -> Callable[P, ClosedJaxpr]: ...
+@overload
+def make_jaxpr(
+    f: Callable[P, object], static_argnums: int | Sequence[int] = (),
+    axis_env: Sequence[tuple[str, int]] | None = None, *, return_shape: Literal[True],
+) -> Callable[P, tuple[ClosedJaxpr, object]]: ...
+def make_jaxpr(
+    f: Callable[P, object], static_argnums: int | Sequence[int] = (),
+    axis_env: Sequence[tuple[str, int]] | None = None, return_shape: bool = False,
+) -> Callable[P, ClosedJaxpr] | Callable[P, tuple[ClosedJaxpr, object]]:
     """``make_jaxpr(f)(*args)`` stages ``f`` at the types of ``args`` (arrays,
-    scalars or ``ShapedArray``s, in any pytree) into a ``ClosedJaxpr``."""
+    scalars or ``ShapedArray``s, in any pytree) into a ``ClosedJaxpr``
+    (``jax.make_jaxpr``). The positional arguments ``static_argnums``
+    (negative ones count from the end) are passed to ``f`` as they are, not
+    staged (they must be hashable, as JAX's); ``axis_env`` binds axis names
+    and sizes for the collectives in ``f``; with ``return_shape``, the
+    result is ``(jaxpr, shapes)``, ``shapes`` the output's pytree of
+    ``ShapeDtypeStruct``s."""
+    nums = (static_argnums,) if isinstance(static_argnums, int) else tuple(static_argnums)
+    for k in nums:
+        if type(k) is not int:
+            raise StaticArgumentError(f"make_jaxpr: static_argnums must be ints, got {k!r}")
+    env = tuple(axis_env or ())
 
     @functools.wraps(f, updated=())  # name and docs only, not f's state
-    def staged(*args: P.args, **kwargs: P.kwargs) -> ClosedJaxpr:
+    def staged(*args: P.args, **kwargs: P.kwargs) -> ClosedJaxpr | tuple[ClosedJaxpr, object]:
+        fun: Callable[..., object] = f
+        if nums:
+            fun, args = _bind_statics(f, nums, args)  # type: ignore[assignment]  # the dynamic ones of P.args
         leaves, in_tree = tree.flatten((args, kwargs), is_leaf=_is_aval)
         avals: Sequence[ShapedArray] = [aval_of(x) for x in leaves]
-        run, _ = flat_fun(f, in_tree)
-        return trace_to_jaxpr_flat(run, avals, fun_name(f))
+        run, out_trees = flat_fun(fun, in_tree)
+        with binding(env):
+            closed = trace_to_jaxpr_flat(run, avals, fun_name(f))
+        if return_shape:
+            return closed, tree.unflatten(out_trees[0], list(closed.out_avals))
+        return closed
 
-    return staged
+    return staged  # type: ignore[return-value]  # by return_shape, as the overloads say
+
+
+def _bind_statics(
+    f: Callable[..., object], nums: tuple[int, ...], args: tuple[object, ...]
+) -> tuple[Callable[..., object], tuple[object, ...]]:
+    """``f`` with the static positional arguments ``nums`` of ``args``
+    fixed, and the other (dynamic) arguments (JAX's checks: in range,
+    hashable; ``ValueError`` else)."""
+    n = len(args)
+    bad = [k for k in nums if not -n <= k < n]
+    if bad:
+        raise StaticArgumentError(
+            f"make_jaxpr of '{fun_name(f)}': static_argnums={nums}, but it was called with only "
+            f"{n} positional argument(s)"
+        )
+    statics = {k % n: args[k] for k in nums}
+    for k, v in statics.items():
+        try:
+            hash(v)
+        except TypeError as e:
+            raise StaticArgumentError(
+                f"make_jaxpr of '{fun_name(f)}': static argument {k} must be hashable, but "
+                f"{type(v).__name__} is not ({e}). Non-hashable static arguments are not supported."
+            ) from None
+
+    def with_statics(*dyn: object, **kwargs: object) -> object:
+        it = iter(dyn)
+        return f(*[statics[i] if i in statics else next(it) for i in range(n)], **kwargs)
+
+    return with_statics, tuple(a for i, a in enumerate(args) if i not in statics)
 
 
 #: ``jax.ShapeDtypeStruct``: a shape and a dtype standing for an array of that

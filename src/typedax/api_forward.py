@@ -17,7 +17,10 @@ from .core.avals import ShapedArray
 from .core.dtypes import float0, is_complex, is_float, is_inexact  # float0 names
 from .core.errors import BatchingError, BatchingTypeError, GradOutputError, TangentTypeError
 from .core.names import check_callable
-from .core.trace import EVAL_TRACE, Tracer, Value, as_value, aval_of, current_trace, exact
+from .core.float0s import (
+    Float0Slots, float0_boundary, float0_ok, float0_zeros, is_float0, merge_float0, split_float0,
+)
+from .core.trace import Tracer, Value, as_value, aval_of, exact
 from .interpreters.batching import BatchDim, vmap_flat
 from .interpreters.jvp import Tangent, Zero, instantiate_zeros, jvp_flat
 
@@ -111,14 +114,12 @@ def _tangent_out(primal: Value, tangent: Tangent) -> object:
 def int_zero_tangent(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
     """The derivative of an integer or bool value of type ``a``, as ``jvp``,
     ``vjp`` and ``grad(allow_int=True)`` return it: zeros of JAX's
-    ``float0`` when called at the top level. Inside a trace (``jit``,
-    ``vmap``, an outer ``jvp``) zeros of ``a``'s own dtype instead, as
-    typedax did before float0: its ``jit`` and ``vmap`` cannot carry float0
-    values yet, where JAX's can (a known gap; the zeros are the same
-    numbers, in another dtype), and a float0 there was an error
-    (``jit(jvp(argmax-like f))``)."""
-    if current_trace() is EVAL_TRACE:
-        return np.zeros(a.shape, float0)
+    ``float0`` at the top level and directly under ``jit`` or ``vmap``,
+    which carry float0 results out (``core/float0s.py``). Inside other
+    traces (a loop body, an outer derivative, ``make_jaxpr``), which cannot
+    carry float0 values, zeros of ``a``'s own dtype (the same numbers)."""
+    if float0_ok():
+        return float0_zeros(a.shape)
     return np.zeros(a.shape, a.dtype)
 
 
@@ -283,17 +284,68 @@ def vmap(
             )
         dims = _broadcast_prefix(in_axes, args_tree, "in_axes", "the positional arguments")
         dims += [0] * kw_tree.num_leaves
-        vals = _values(leaves)
+        rest, f0_in = split_float0(leaves)  # float0 arguments (core/float0s.py)
+        if f0_in:  # their shapes count toward the batch size (through a bool stand-in)
+            it = iter([np.broadcast_to(False, s) for _, s in f0_in])
+            vals = _values([next(it) if is_float0(x) else x for x in leaves])
+        else:
+            vals = _values(leaves)
         size = _axis_size(f, args, kw_tree, vals, dims, axis_size)
-        run, out_trees = flat_fun(f, in_tree)
+        f0_at = {i for i, _ in f0_in}
+        inner = tuple((i, _unbatched_shape(s, dims[i])) for i, s in f0_in)  # one example's zeros
+        out_trees: list[tree.TreeDef] = []
+        f0_out: list[Float0Slots] = []
 
-        def out_dims() -> list[BatchDim]:
+        def run(xs: list[Value]) -> list[Value]:
+            args_kwargs = tree.unflatten(in_tree, merge_float0(xs, inner))
+            assert isinstance(args_kwargs, tuple)
+            with float0_boundary():  # float0 results made directly in f come out
+                out = f(*args_kwargs[0], **args_kwargs[1])
+            flat, out_tree = tree.flatten(out)
+            out_trees.append(out_tree)
+            flat, slots = split_float0(flat)
+            f0_out.append(slots)
+            return [as_value(x, "the outputs of the function") for x in flat]
+
+        def all_out_dims() -> list[BatchDim]:
             return _broadcast_prefix(out_axes, out_trees[0], "out_axes", "the output")
 
-        outs = vmap_flat(run, size, dims, vals, out_dims, axis_name)
-        return cast(T, tree.unflatten(out_trees[0], outs))
+        def out_dims() -> list[BatchDim]:
+            at = {j for j, _ in f0_out[-1]}
+            return [d for j, d in enumerate(all_out_dims()) if j not in at]
+
+        outs = vmap_flat(
+            run, size, [d for i, d in enumerate(dims) if i not in f0_at],
+            vals if not f0_in else _values(rest), out_dims, axis_name,
+        )
+        if not f0_out[-1]:
+            return cast(T, tree.unflatten(out_trees[0], outs))
+        full_dims = all_out_dims()  # a float0 result: zeros with the batch axis where out_axes puts it
+        slots = tuple((j, _batched_shape(s, size, full_dims[j], j)) for j, s in f0_out[-1])
+        return cast(T, tree.unflatten(out_trees[0], merge_float0(outs, slots)))
 
     return batched
+
+
+def _unbatched_shape(shape: tuple[int, ...], d: BatchDim) -> tuple[int, ...]:
+    """The shape of one example of a float0 argument of ``shape`` mapped along ``d``."""
+    if d is None:
+        return shape
+    d %= len(shape)
+    return shape[:d] + shape[d + 1 :]
+
+
+def _batched_shape(shape: tuple[int, ...], size: int, d: BatchDim, j: int) -> tuple[int, ...]:
+    """The shape of a float0 result of one example's ``shape`` once batched along ``d``."""
+    if d is None:
+        return shape
+    nd = len(shape) + 1
+    if not -nd <= d < nd:
+        raise BatchingError(
+            f"vmap: out_axes={d} is out of range for output {j}, which has {nd} axes once batched"
+        )
+    d %= nd
+    return shape[:d] + (size,) + shape[d:]
 
 
 # -- jacfwd ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from .core.array import Array
 from .core.avals import ShapedArray
 from .core.config import PLATFORM_ALIASES
 from .core.dtypes import SUPPORTED
+from .core.result_types import clear_result_types
 from .interpreters.compile_time_eval import compile_time_eval
 from .jitting import primitive as _jit_primitive
 from .jitting.api import clear_jit_caches
@@ -70,6 +71,7 @@ def clear_caches() -> None:
     traces, so the next call of a jitted function traces and compiles again."""
     clear_cache()
     clear_jit_caches()
+    clear_result_types()  # tracing's remembered result types (issue 30 item 3)
     for cached in (_jit_primitive._jvp_jaxpr_nonzero, _jit_primitive._vmap_jaxpr_cached,
                    _jit_primitive._partial_eval_cached, _jit_primitive._transpose_cached,
                    _shard_map_program):

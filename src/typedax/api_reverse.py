@@ -168,8 +168,8 @@ def vjp(
 
 def _float0_zeros(a: ShapedArray) -> np.ndarray[tuple[int, ...], np.dtype[np.generic]]:
     """The gradient of an integer or bool value: zeros of JAX's ``float0``,
-    a NumPy array as JAX's, at the top level (``int_zero_tangent``: inside
-    ``jit``/``vmap``, zeros of its own dtype) (float0 names)."""
+    a NumPy array as JAX's, where ``jit``/``vmap`` or the caller take it
+    (``int_zero_tangent``) (float0 names)."""
     return int_zero_tangent(a)
 
 

@@ -543,11 +543,18 @@ from ._numpy.printing import printoptions as printoptions
 from ._numpy.printing import set_printoptions as set_printoptions
 from ._numpy.searching import histogram2d as histogram2d
 from ._numpy.searching import histogramdd as histogramdd
+from ._numpy.numpy_io import array_repr as array_repr
+from ._numpy.numpy_io import fromfile as fromfile
+from ._numpy.numpy_io import load as load
+from ._numpy.numpy_io import object_ as object_
+from ._numpy.numpy_io import save as save
+from ._numpy.numpy_io import savez as savez
 
 __all__ += [  # (issue 29, item 7)
     "c_", "einsum_path", "frombuffer", "fromiter", "fromstring", "get_printoptions", "histogram2d",
     "histogramdd", "i0", "kaiser", "mask_indices", "packbits", "place", "polyfit", "printoptions", "r_",
     "roots", "set_printoptions", "unpackbits",
+    "array_repr", "fromfile", "load", "object_", "save", "savez",  # (issue 29 leftovers)
 ]
 
 # -- the scalar types (``tnp.float32(0.5)`` is an Array; ``tnp.float32`` stands for its dtype) --

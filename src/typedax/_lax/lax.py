@@ -29,8 +29,9 @@ from ..core.explicit import given_type  # explicit sharding: out_sharding=
 from ..core.sharding import NamedSharding, PartitionSpec  # explicit sharding: out_sharding=
 from ..jitting.explicit_sharding import reshard  # explicit sharding: out_sharding=
 from ..control_flow.common import trace_callable
+from ..interpreters.staging import JaxprTracer  # _binop's fast case
 from ..control_flow.reduce_windows import bind_reduce_window
-from ..core.trace import Tracer, Value, as_value, aval_of, bind1, scalar_as
+from ..core.trace import Tracer, Value, as_value, aval_of, bind1, current_trace, scalar_as
 from ..primitives import (
     abs_p,
     add_p,
@@ -81,7 +82,7 @@ from ..primitives.special import RoundingMethod
 
 
 
-_PYTHON_SCALARS = (float, int, bool, builtins.complex)
+_PYTHON_SCALARS = frozenset({float, int, bool, builtins.complex})  # (hashed: a set, not a tuple)
 
 
 def _is_python_scalar(x: Value) -> bool:
@@ -103,7 +104,8 @@ def _convert_weak(x: ArrayLike, new_dtype: DType) -> Array:
 
 
 def _unop(prim: Primitive, x: ArrayLike) -> Array:
-    return bind1(prim, (x,), NO_PARAMS)
+    # ``bind1``, without its call (staging answers process_primitive1 directly)
+    return current_trace().process_primitive1(prim, (x,), NO_PARAMS)  # type: ignore[return-value]  # bind's results are Arrays (core/trace.py: bind)
 
 
 def _scalar_as(prim: Primitive, x: bool | int | float | builtins.complex, like: ShapedArray) -> Value:
@@ -124,16 +126,24 @@ def _scalar_as(prim: Primitive, x: bool | int | float | builtins.complex, like: 
 
 
 def _binop(prim: Primitive, x: ArrayLike, y: ArrayLike) -> Array:
-    # ``_weak`` on both operands, inlined (this is on every traced binary op)
-    if type(x) in _PYTHON_SCALARS:
-        if type(y) not in _PYTHON_SCALARS:
-            x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
-    elif type(y) in _PYTHON_SCALARS:
-        y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
-    sx, sy = aval_of(x).shape, aval_of(y).shape
-    if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
-        x, y = _broadcast_operands(prim, x, y, sx, sy)
-    return bind1(prim, (x, y), NO_PARAMS)
+    ax: ShapedArray
+    ay: ShapedArray
+    if type(x) is JaxprTracer and type(y) is JaxprTracer:  # two staged values: tracing's hot case
+        ax, ay = x.ir_var.aval, y.ir_var.aval  # (aval_of's answer, without its two calls)
+    else:
+        # ``_weak`` on both operands, inlined (this is on every traced binary op)
+        if type(x) in _PYTHON_SCALARS:
+            if type(y) not in _PYTHON_SCALARS:
+                x = _scalar_as(prim, x, aval_of(y))  # type: ignore[arg-type]  # type(x) checked above
+        elif type(y) in _PYTHON_SCALARS:
+            y = _scalar_as(prim, y, aval_of(x))  # type: ignore[arg-type]  # type(y) checked above
+        ax, ay = aval_of(x), aval_of(y)
+    if ax is not ay:  # (one shared type: the common case, nothing to compare)
+        sx, sy = ax.shape, ay.shape
+        if sx != sy and sx and sy:  # a rank-0 operand meets any shape in the primitive itself
+            x, y = _broadcast_operands(prim, x, y, sx, sy)
+    # ``bind1``, without its call (as _unop)
+    return current_trace().process_primitive1(prim, (x, y), NO_PARAMS)  # type: ignore[return-value]  # as _unop
 
 
 def _broadcast_operands(

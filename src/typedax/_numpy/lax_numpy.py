@@ -257,7 +257,7 @@ def _prepare2(x: Value, y: Value, keep_scalars: bool = False) -> list[Value]:
     if tx not in _SCALAR_TYPES:
         if ty not in _SCALAR_TYPES:
             ax, ay = aval_of(x), aval_of(y)
-            if ax == ay:
+            if ax is ay or ax == ay:  # (identity first: a dataclass == is Python code)
                 return [x, y]
             d = ax.dtype
             # what _prepare gives, without its promotion: one strong dtype
@@ -464,10 +464,26 @@ def minimum(x: ArrayLike, y: ArrayLike) -> Array:
 
 
 def power(x: ArrayLike, y: ArrayLike) -> Array:
+    if isinstance(y, np.integer) or (type(y) is np.ndarray and y.shape == () and y.dtype.kind in "iu"):
+        y = int(y)  # a concrete integer exponent: integer_pow, as JAX's (operator.index)
     if type(y) is int:
         if aval_of(x).dtype == _bool:  # as JAX: a bool base powers as int32
             x = lax.convert_element_type(x, _int32)
         return lax.integer_pow(x, y)
+    xa, ya = aval_of(x), aval_of(y)
+    if (
+        is_inexact(xa.dtype) and ya.dtype.kind in "iu"
+        and not (X32_POSSIBLE[0] and (xa.dtype in TO_32 or ya.dtype in TO_32))  # (x64 off: _prepare2 canonicalizes)
+        and (shape := _broadcast_shape2(xa.shape, ya.shape)) is not None
+    ):
+        # JAX's case 3: a float or complex base with an integer exponent is
+        # lax.pow's without promotion, so the result is weak only where both
+        # are (``(-1.0) ** int64_array`` is a strong float64, as JAX's)
+        if xa.ndim and xa.shape != shape:
+            x = _broadcast_array(asarray(x), xa.shape, shape)
+        if ya.ndim and ya.shape != shape:
+            y = _broadcast_array(asarray(y), ya.shape, shape)
+        return asarray(lax.pow(x, y))
     a, b = _prepare2(x, y, keep_scalars=True)
     d = aval_of(a).dtype
     if d.kind in "biu":

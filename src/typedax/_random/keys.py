@@ -17,7 +17,7 @@ from .. import numpy as tnp
 from ..core.array import Array, ArrayLike, from_numpy
 from ..core.avals import ShapedArray
 from ..core.config import x64_enabled
-from ..core.dtypes import EXTENDED, KEY, DType, INTEGER, UNSIGNED, canonicalize_explicit, uint32, uint64
+from ..core.dtypes import EXTENDED, KEY, DType, INTEGER, UNSIGNED, canonicalize_explicit, is_float, uint32, uint64
 from ..core.errors import RandomKeyError, RandomRangeError
 from ..core.trace import Tracer, aval_of
 from ..jitting import jit
@@ -185,6 +185,8 @@ def fold_in(key: Array | RawKey, data: ArrayLike) -> Array:
             f"fold_in accepts a scalar, but was given an array of shape {aval_of(data).shape} != (). "
             "Use typedax.vmap for batching."
         )
+    if type(data) is float:  # JAX converts a Python float by int(): truncated, range checked (NaN: ValueError)
+        data = int(data)
     if isinstance(data, int) and not 0 <= data < 1 << 32:
         # a Python int is converted to uint32, as JAX does, which refuses one
         # out of range (wrapping would fold in another stream's data:
@@ -193,10 +195,14 @@ def fold_in(key: Array | RawKey, data: ArrayLike) -> Array:
         raise RandomRangeError(f"fold_in: Python integer {data} out of bounds for uint32 (0 <= data < 2**32)")
     if isinstance(data, (int, np.integer, np.bool_)):
         d: ArrayLike = np.asarray(int(data) & 0xFFFFFFFF, np.uint32)
+    elif isinstance(data, (np.floating, np.ndarray)) and is_float(aval_of(data).dtype):
+        # JAX's jnp.asarray(data, dtype='uint32'): a NumPy float by NumPy's cast
+        d = np.asarray(data, dtype=np.uint32)
     else:
-        if aval_of(data).dtype not in INTEGER and aval_of(data).dtype != np.bool_:
-            raise RandomKeyError(f"fold_in: data must be an integer, got {aval_of(data).str_short()}")
-        d = lax.convert_element_type(data, uint32)
+        a = aval_of(data)
+        if a.dtype not in INTEGER and a.dtype != np.bool_ and not is_float(a.dtype):
+            raise RandomKeyError(f"fold_in: data must be an integer (or a float), got {a.str_short()}")
+        d = lax.convert_element_type(data, uint32)  # a float array: XLA's conversion, as JAX's
     if typed and not _is_concrete(kd, d):
         return _fold_in(kd, d)
     return _fold_in_jit(kd, d)

@@ -70,6 +70,10 @@ __all__ = ["CheckpointParams", "Policy", "checkpoint_p", "name_p", "remat_partia
 #: The policies that take no names, and those that take a list of names.
 PLAIN_POLICIES = ("nothing_saveable", "everything_saveable", "dots_saveable", "dots_with_no_batch_dims_saveable")
 NAME_POLICIES = ("save_anything_except_these_names", "save_any_names_but_these", "save_only_these_names")
+#: A policy that is not callable (``checkpoint(f, policy=3)``), held by the
+#: name of its type: JAX accepts it until the policy is asked (on
+#: differentiation), then raises its ``TypeError``; so does ``saveable``.
+NOT_CALLABLE = "not_callable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +87,10 @@ class Policy:
     names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.kind in PLAIN_POLICIES:
+        if self.kind == NOT_CALLABLE:
+            if len(self.names) != 1:
+                raise CheckpointError(f"checkpoint policy {NOT_CALLABLE} takes one type name, got {self.names}")
+        elif self.kind in PLAIN_POLICIES:
             if self.names:
                 raise CheckpointError(f"checkpoint policy {self.kind} takes no names, got {self.names}")
         elif self.kind not in NAME_POLICIES:
@@ -111,6 +118,11 @@ class Policy:
 
     def saveable(self, eqn: Eqn) -> bool:
         kind, prim = self.kind, eqn.primitive.name
+        if kind == NOT_CALLABLE:  # JAX's error, when JAX's would call the policy
+            raise CheckpointError(
+                f"'{self.names[0]}' object is not callable: checkpoint's policy must be one of "
+                "typedax.checkpoint_policies"
+            )
         if kind == "everything_saveable":
             return True
         if kind == "dots_saveable":

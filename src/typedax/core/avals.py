@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SMALL_FLOATS, SMALL_SEEN, SUPPORTED, DType, uint32
+from .dtypes import EXTENDED, KEYS_SEEN, NAMES, SMALL_FLOATS, SMALL_SEEN, SUPPORTED, DType, float0, uint32
 from .errors import PrimitiveTypeError
 
 if TYPE_CHECKING:
@@ -60,6 +60,15 @@ class ShapedArray:
                 SMALL_SEEN[0] = True
             elif self.dtype in EXTENDED:
                 KEYS_SEEN[0] = True
+            elif self.dtype == float0:  # JAX's words for it (core/float0s.py)
+                raise PrimitiveTypeError(
+                    "Called an operation with a float0 array. float0s do not support any operations "
+                    "by design because they are not compatible with non-trivial vector spaces. No "
+                    "implicit dtype conversion is done. You can use np.zeros_like(arr, dtype=np.float) "
+                    "to cast a float0 array to a regular zeros array. If you didn't expect to get a "
+                    "float0 you might have accidentally taken a gradient with respect to an integer "
+                    "argument."
+                )
             else:
                 names = ", ".join(d.name for d in SUPPORTED)
                 raise PrimitiveTypeError(f"unsupported dtype {self.dtype}; typedax supports {names}")

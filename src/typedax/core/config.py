@@ -188,6 +188,10 @@ EAGER_FAST: Final[list[bool]] = [True]
 #: True while ``jit`` may have to do more than run its program (jit disabled
 #: globally or in some context, or a debug check on): its fast path reads this
 JIT_CHECKS: Final[list[bool]] = [False]
+#: True while any of ``JIT_CHECKS``, ``PRECISION_POSSIBLE`` or
+#: ``X32_POSSIBLE`` is: ``jit``'s dispatch reads this one flag first (issue
+#: 30: each read costs ~0.5% of a dispatch)
+JIT_SETTINGS: Final[list[bool]] = [False]
 #: ``platform_name`` (``None``: ``TYPEDAX_PLATFORM`` or ``cpu``), and the
 #: platform the runtime started (``None`` before)
 _PLATFORM_NAME: list[str | None] = [None]
@@ -283,6 +287,11 @@ def _refresh_jit_checks() -> None:
     DEBUG_CHECKS[0] = _DEBUG_NANS[0] or _DEBUG_INFS[0]
     EAGER_FAST[0] = not DEBUG_CHECKS[0]
     JIT_CHECKS[0] = DEBUG_CHECKS[0] or _GLOBAL_NO_JIT[0] or _NO_JIT_CONTEXTS[0] > 0
+    _refresh_jit_settings()
+
+
+def _refresh_jit_settings() -> None:
+    JIT_SETTINGS[0] = JIT_CHECKS[0] or PRECISION_POSSIBLE[0] or X32_POSSIBLE[0]
 
 
 def enable_x64(new_val: bool = True) -> contextlib.AbstractContextManager[None]:
@@ -368,6 +377,7 @@ def default_matmul_precision(precision: str | None) -> Iterator[None]:
     with _LOCK:
         _PRECISION_CONTEXTS[0] += 1
         PRECISION_POSSIBLE[0] = True
+        _refresh_jit_settings()
     try:
         yield
     finally:
@@ -375,10 +385,12 @@ def default_matmul_precision(precision: str | None) -> Iterator[None]:
         with _LOCK:
             _PRECISION_CONTEXTS[0] -= 1
             PRECISION_POSSIBLE[0] = _GLOBAL_PRECISION[0] is not None or _PRECISION_CONTEXTS[0] > 0
+            _refresh_jit_settings()
 
 
 def _refresh() -> None:
     X32_POSSIBLE[0] = (not _GLOBAL_X64[0]) or _CONTEXTS_OFF[0] > 0
+    _refresh_jit_settings()
 
 
 def _option(name: str) -> str:
@@ -474,6 +486,7 @@ class Config:
             with _LOCK:
                 _GLOBAL_PRECISION[0] = prec
                 PRECISION_POSSIBLE[0] = prec is not None or _PRECISION_CONTEXTS[0] > 0
+                _refresh_jit_settings()
             return
         if option == "platform_name":
             self._set_platform(name, value)

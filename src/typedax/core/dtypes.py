@@ -227,7 +227,8 @@ def default_complex() -> DType:
 #: bool value, which has no derivative. Arrays of it hold nothing (zero bytes
 #: per element) and never enter a jaxpr: the transformations' user API turns
 #: them into symbolic zeros on the way in and gives them back on the way out,
-#: as NumPy arrays (as JAX's ``grad(..., allow_int=True)`` and ``jvp`` do).
+#: as NumPy arrays (as JAX's ``grad(..., allow_int=True)`` and ``jvp`` do);
+#: ``jit`` and ``vmap`` pass them around their traces (``core/float0s.py``).
 float0: Final[DType] = np.dtype([("float0", np.void, 0)])
 
 #: JAX's ``jax.typing.DTypeLike``: what names a dtype (a name, a scalar

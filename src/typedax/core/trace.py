@@ -17,8 +17,7 @@ raises ``EscapedTracerError``.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from operator import attrgetter
 from typing import Self, TypeAlias, cast
@@ -63,6 +62,11 @@ class Trace(abc.ABC):
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
         """Apply ``prim`` to ``args`` in this interpretation."""
+
+    def process_primitive1(self, prim: Primitive, args: Sequence[Value], params: Params) -> Value:
+        """``process_primitive``'s first result (``bind1``'s question): an
+        interpreter may answer it without the list (staging does)."""
+        return self.process_primitive(prim, args, params)[0]
 
     def encloses(self, other: Trace) -> bool:
         """Whether ``other`` is this trace or one of its ancestors."""
@@ -276,14 +280,23 @@ _CURRENT: ContextVar[Trace] = ContextVar("typedax_current_trace", default=EVAL_T
 current_trace: Callable[[], Trace] = _CURRENT.get
 
 
-@contextmanager
-def using_trace(trace: Trace) -> Iterator[None]:
-    """Run the body with ``trace`` as the current interpreter."""
-    token = _CURRENT.set(trace)
-    try:
-        yield
-    finally:
-        _CURRENT.reset(token)
+class using_trace:  # noqa: N801 - used as a function (``with using_trace(t):``), as it was
+    """Run the body with ``trace`` as the current interpreter.
+
+    A class, not a ``@contextmanager`` generator: the JVP and partial
+    evaluation traces enter one per primitive they apply, and a generator's
+    context manager costs about three times as much to enter and leave."""
+
+    __slots__ = ("_trace", "_token")
+
+    def __init__(self, trace: Trace) -> None:
+        self._trace = trace
+
+    def __enter__(self) -> None:
+        self._token = _CURRENT.set(self._trace)
+
+    def __exit__(self, *exc: object) -> None:
+        _CURRENT.reset(self._token)
 
 
 def bind(prim: Primitive, args: Sequence[Value], params: Params) -> list[Array]:
@@ -295,7 +308,13 @@ def bind(prim: Primitive, args: Sequence[Value], params: Params) -> list[Array]:
 
 
 def bind1(prim: Primitive, args: Sequence[Value], params: Params) -> Array:
-    return _CURRENT.get().process_primitive(prim, args, params)[0]  # type: ignore[return-value]  # as bind
+    """``bind``'s first result. Eager evaluation answers through
+    ``process_primitive`` (a call less there); the other interpreters through
+    ``process_primitive1``, which staging answers without the list."""
+    t = _CURRENT.get()
+    if t is EVAL_TRACE:
+        return t.process_primitive(prim, args, params)[0]  # type: ignore[return-value]  # as bind
+    return t.process_primitive1(prim, args, params)  # type: ignore[return-value]  # as bind
 
 
 # Caches for ``aval_of`` (avals are values, so sharing them is safe).
@@ -436,6 +455,7 @@ def memo_abstract(fn: AbstractEvalRule) -> AbstractEvalRule:
     abstract.__name__ = getattr(fn, "__name__", "abstract")
     abstract.__doc__ = fn.__doc__
     abstract.__wrapped__ = fn  # type: ignore[attr-defined]  # the plain function, for tests to compare with
+    abstract.pure_types = True  # type: ignore[attr-defined]  # read by Primitive: its results may be remembered (core/result_types.py)
     return abstract
 
 

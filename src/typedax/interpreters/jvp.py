@@ -81,6 +81,19 @@ class JVPTracer(Tracer):
         )
 
 
+_new = object.__new__
+
+
+def _new_tracer(trace: JVPTrace, primal: Value, tangent: Tangent) -> JVPTracer:
+    """``JVPTracer(trace, primal, tangent)``, without ``__init__``'s call."""
+    t: JVPTracer = _new(JVPTracer)
+    t._trace = trace
+    t.primal = primal
+    t.tangent = tangent
+    t._aval = None
+    return t
+
+
 class JVPTrace(Trace):
     """Applies JVP rules to its own tracers; everything else is a constant."""
 
@@ -119,11 +132,16 @@ class JVPTrace(Trace):
             else:
                 primals.append(a)
                 tangents.append(self.const_zero(a))
-        rule = require(prim, prim.rules.jvp, "jvp")
+        rule = prim.rules.jvp
+        if rule is None:
+            rule = require(prim, rule, "jvp")  # (raises: no JVP rule)
         with using_trace(parent):
             p_out, t_out = rule(primals, tangents, params)
+        if len(p_out) == 1:
+            t = t_out[0]
+            return [p_out[0] if type(t) is Zero else _new_tracer(self, p_out[0], t)]
         return [
-            p if isinstance(t, Zero) else JVPTracer(self, p, t) for p, t in zip(p_out, t_out)
+            p if type(t) is Zero else _new_tracer(self, p, t) for p, t in zip(p_out, t_out)
         ]
 
 

@@ -21,17 +21,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import TypeAlias
 
 import numpy as np
 
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError, JaxprTypeError
-from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var
+from ..core.ir import Atom, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var
 from ..core.memo import IdentityMemo
 from ..core.rules import PartialEvalRule
-from ..core.weak import with_weak
-from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, using_trace
+from ..core.result_types import weak_types
+from ..core.trace import Trace, Tracer, Value, aval_of, bind, current_trace, register_aval_getter, using_trace
 from ..core.typecheck import typecheck_jaxpr
 
 _SCALARS = (bool, int, float, complex)
@@ -109,6 +110,39 @@ class PartialEvalTracer(Tracer):
         )
 
 
+_new = object.__new__
+# (``aval_of`` of an unknown value: its var's aval, read in C, as staging's)
+register_aval_getter(PartialEvalTracer, attrgetter("ir_var.aval"))
+
+
+# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``
+# (about 1 us for three); the recipes made per staged equation set their
+# slots directly (they validate nothing).
+_set_const_val: Callable[[ConstRecipe, Value], None] = ConstRecipe.__dict__["val"].__set__
+_set_recipe_eqn: Callable[[JaxprEqnRecipe, Eqn], None] = JaxprEqnRecipe.__dict__["eqn"].__set__
+_set_recipe_parents: Callable[[JaxprEqnRecipe, tuple[PartialEvalTracer, ...]], None] = (
+    JaxprEqnRecipe.__dict__["parents"].__set__)
+_set_recipe_seq: Callable[[JaxprEqnRecipe, int], None] = JaxprEqnRecipe.__dict__["seq"].__set__
+
+
+def _eqn_recipe(eqn: Eqn, parents: tuple[PartialEvalTracer, ...], seq: int) -> JaxprEqnRecipe:
+    """``JaxprEqnRecipe(eqn, parents, seq)``, faster."""
+    r: JaxprEqnRecipe = _new(JaxprEqnRecipe)
+    _set_recipe_eqn(r, eqn)
+    _set_recipe_parents(r, parents)
+    _set_recipe_seq(r, seq)
+    return r
+
+
+def _new_tracer(trace: PartialEvalTrace, var: Var, recipe: Recipe) -> PartialEvalTracer:
+    """``PartialEvalTracer(trace, var, recipe)``, without ``__init__``'s call."""
+    t: PartialEvalTracer = _new(PartialEvalTracer)
+    t._trace = trace
+    t.ir_var = var
+    t.recipe = recipe
+    return t
+
+
 class PartialEvalTrace(Trace):
     """Evaluates known operations now and records the others."""
 
@@ -127,7 +161,7 @@ class PartialEvalTrace(Trace):
         or a fresh unknown tracer."""
         if pval.const is not None:
             return pval.const
-        return PartialEvalTracer(self, Var(pval.aval), _LAMBDA)
+        return _new_tracer(self, new_var(pval.aval), _LAMBDA)
 
     def is_unknown(self, x: Value) -> bool:
         return type(x) is PartialEvalTracer and x._trace is self
@@ -136,11 +170,13 @@ class PartialEvalTrace(Trace):
         """``x`` as an unknown value: a known one becomes a constant binder."""
         if type(x) is PartialEvalTracer and x._trace is self:
             return x
-        if isinstance(x, Tracer):
-            self.check_foreign(x)
-        t = self._consts.get(id(x))
+        t = self._consts.get(id(x))  # (a value met before passed the foreign check then)
         if t is None:
-            t = self._consts[id(x)] = PartialEvalTracer(self, Var(aval_of(x)), ConstRecipe(x))
+            if isinstance(x, Tracer):
+                self.check_foreign(x)
+            recipe: ConstRecipe = _new(ConstRecipe)
+            _set_const_val(recipe, x)  # ``ConstRecipe(x)``, without the frozen __init__
+            t = self._consts[id(x)] = _new_tracer(self, new_var(aval_of(x)), recipe)
         return t
 
     def _atom(self, x: Value) -> tuple[Atom, PartialEvalTracer | None]:
@@ -154,16 +190,24 @@ class PartialEvalTrace(Trace):
         atoms: list[Atom] = []
         parents: list[PartialEvalTracer] = []
         for a in args:
+            if type(a) is PartialEvalTracer and a._trace is self:  # (``_atom``'s answer, without its calls)
+                atoms.append(a.ir_var)
+                parents.append(a)
+                continue
             atom, t = self._atom(a)
             atoms.append(atom)
             if t is not None:
                 parents.append(t)
-        in_avals = [a.aval for a in atoms]
-        avals_out = with_weak(prim.name, in_avals, params, prim.abstract_eval(in_avals, params))
-        outs = tuple(Var(a) for a in avals_out)
+        # abstract evaluation and the weak-type rule, remembered (core/result_types.py)
+        avals_out = weak_types(prim, [a.aval for a in atoms], params)
         self._seq += 1
-        recipe = JaxprEqnRecipe(Eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
-        return [PartialEvalTracer(self, v, recipe) for v in outs]
+        if len(avals_out) == 1:
+            v = new_var(avals_out[0])
+            recipe = _eqn_recipe(new_eqn(prim, tuple(atoms), params, (v,)), tuple(parents), self._seq)
+            return [_new_tracer(self, v, recipe)]
+        outs = tuple([new_var(a) for a in avals_out])
+        recipe = _eqn_recipe(new_eqn(prim, tuple(atoms), params, outs), tuple(parents), self._seq)
+        return [_new_tracer(self, v, recipe) for v in outs]
 
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
@@ -181,6 +225,19 @@ class PartialEvalTrace(Trace):
             return out
         unknowns = [type(a) is PartialEvalTracer and a._trace is self for a in args]
         return self._apply_jaxpr_rule(rule, prim, args, unknowns, params)
+
+    def process_primitive1(self, prim: Primitive, args: Sequence[Value], params: Params) -> Value:
+        # ``process_primitive``'s first result; a known application goes to
+        # the interpreter below's own ``process_primitive1`` (staging's is
+        # its fast path)
+        for a in args:
+            if type(a) is PartialEvalTracer and a._trace is self:
+                if prim.rules.partial_eval is None:  # (process_primitive's choice, without its loop again)
+                    return self.stage(prim, args, params)[0]
+                return self.process_primitive(prim, args, params)[0]
+        parent = self.parent
+        assert parent is not None  # partial_eval_flat always gives one
+        return parent.process_primitive1(prim, args, params)
 
     def _apply_jaxpr_rule(
         self,

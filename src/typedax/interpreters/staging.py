@@ -17,13 +17,11 @@ import numpy as np
 from ..core.config import X32_POSSIBLE
 from ..core.avals import ShapedArray
 from ..core.errors import ConcretizationError
-from ..core.explicit import propagate
-from ..core.sharding import EXPLICIT_SEEN
 from ..core.ir import (
-    Atom, ClosedJaxpr, Eqn, Jaxpr, Lit, NDArray, Params, Primitive, Var, new_eqn, new_var,
+    Atom, ClosedJaxpr, Eqn, EqnSlots, Jaxpr, Lit, NDArray, Params, Primitive, Types, Var, new_eqn, new_var,
 )
 from ..core.trace import Trace, Tracer, Value, aval_of, current_trace, register_aval_getter, using_trace
-from ..core.weak import ALWAYS_ASK, with_weak
+from ..core.result_types import result_types, types1, types2
 
 _LIT_TYPES = (bool, int, float, complex)
 
@@ -52,8 +50,7 @@ class JaxprTracer(Tracer):
 
 
 _new = object.__new__
-_set_tracer_trace: Callable[[JaxprTracer, JaxprTrace], None] = Tracer.__dict__["_trace"].__set__
-_set_tracer_var: Callable[[JaxprTracer, Var], None] = JaxprTracer.__dict__["ir_var"].__set__
+_set_var_aval: Callable[[Var, ShapedArray], None] = Var.__dict__["aval"].__set__
 
 
 # (``aval_of`` of a staged value: its var's aval, read in C)
@@ -61,10 +58,10 @@ register_aval_getter(JaxprTracer, attrgetter("ir_var.aval"))
 
 
 def _new_tracer(trace: JaxprTrace, var: Var) -> JaxprTracer:
-    """``JaxprTracer(trace, var)``, faster (slots set directly)."""
+    """``JaxprTracer(trace, var)``, faster (without ``__init__``'s call)."""
     t: JaxprTracer = _new(JaxprTracer)
-    _set_tracer_trace(t, trace)
-    _set_tracer_var(t, var)
+    t._trace = trace
+    t.ir_var = var
     return t
 
 
@@ -85,7 +82,7 @@ class JaxprTrace(Trace):
         return f"staging of '{self.fun_name}'"
 
     def new_arg(self, aval: ShapedArray) -> JaxprTracer:
-        return JaxprTracer(self, Var(aval))
+        return _new_tracer(self, new_var(aval))
 
     def atom(self, x: Value) -> Atom:
         """The jaxpr atom for an operand: its var, a literal, or a constvar."""
@@ -114,31 +111,70 @@ class JaxprTrace(Trace):
         self.constvals.append(_frozen_copy(x) if type(x) is np.ndarray else x)
         return var
 
+    def process_primitive1(self, prim: Primitive, args: Sequence[Value], params: Params) -> Value:
+        # The hot path of tracing (``lax``'s functions come here directly):
+        # no comprehension (a frame each) for one or two operands, the
+        # primitive's last result types compared by identity before asking
+        # ``core/result_types.py``, and the IR nodes and the tracer built
+        # inline (``new_var``, ``new_eqn``, ``_new_tracer``).
+        n = len(args)
+        if n == 1:
+            x = args[0]
+            a = x.ir_var if type(x) is JaxprTracer and x._trace is self else self.atom(x)
+            ins: tuple[Atom, ...] = (a,)
+            aa = a.aval
+            last1 = prim.last_types.one
+            if last1 is not None and last1[0] is params and last1[1] is aa:
+                avals = last1[2]
+            else:
+                avals = types1(prim, aa, params)
+        elif n == 2:
+            x, y = args
+            a = x.ir_var if type(x) is JaxprTracer and x._trace is self else self.atom(x)
+            b = y.ir_var if type(y) is JaxprTracer and y._trace is self else self.atom(y)
+            ins = (a, b)
+            aa, ba = a.aval, b.aval
+            last2 = prim.last_types.two
+            if last2 is not None and last2[0] is params and last2[1] is aa and last2[2] is ba:
+                avals = last2[3]
+            else:
+                avals = types2(prim, aa, ba, params)
+        else:
+            return self.process_primitive(prim, args, params)[0]
+        if len(avals) != 1:
+            return self._record(prim, ins, params, avals)[0]
+        v: Var = _new(Var)
+        _set_var_aval(v, avals[0])
+        e = EqnSlots()
+        e.primitive = prim
+        e.inputs = ins
+        e.params = params
+        e.out_binders = (v,)
+        e.__class__ = Eqn  # type: ignore[assignment]  # an Eqn from here on (ir.EqnSlots)
+        self.eqns.append(e)  # type: ignore[arg-type]  # as the line above
+        t: JaxprTracer = _new(JaxprTracer)
+        t._trace = self  # (a tracer is no frozen dataclass: plain stores)
+        t.ir_var = v
+        return t
+
     def process_primitive(
         self, prim: Primitive, args: Sequence[Value], params: Params
     ) -> list[Value]:
-        # The hot path of tracing: kept to one pass per list, and the IR nodes
-        # built with the fast constructors.
         ins = tuple([
             x.ir_var if type(x) is JaxprTracer and x._trace is self else self.atom(x) for x in args
         ])
-        in_avals = [a.aval for a in ins]
-        avals = prim.abstract_eval(in_avals, params)
-        for a in in_avals:
-            if a.weak_type:
-                avals = with_weak(prim.name, in_avals, params, avals)
-                break
+        n = len(ins)
+        if n == 1:
+            avals = types1(prim, ins[0].aval, params)
+        elif n == 2:
+            avals = types2(prim, ins[0].aval, ins[1].aval, params)
         else:
-            if prim.name in ALWAYS_ASK:
-                avals = with_weak(prim.name, in_avals, params, avals)
-        if EXPLICIT_SEEN[0]:  # explicit sharding: the results' sharding types (untyped operands: nothing to do)
-            for a in in_avals:
-                if a.sharding is not None:
-                    avals = propagate(prim.name, in_avals, params, list(avals))
-                    break
-            else:
-                if prim.name == "sharding_constraint":  # (it types an untyped operand too)
-                    avals = propagate(prim.name, in_avals, params, list(avals))
+            avals = result_types(prim, [a.aval for a in ins], params)
+        return self._record(prim, ins, params, avals)
+
+    def _record(self, prim: Primitive, ins: tuple[Atom, ...], params: Params, avals: Types) -> list[Value]:
+        """Record the equation ``prim`` of ``ins`` with results of ``avals``;
+        its results' tracers."""
         if len(avals) == 1:
             v = new_var(avals[0])
             self.eqns.append(new_eqn(prim, ins, params, (v,)))

@@ -13,10 +13,11 @@ get no contribution.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ..core.avals import ShapedArray
 from ..core.errors import JaxprTypeError
 from ..core.explicit import resolving_contractions
 from ..core.ir import Atom, Eqn, Jaxpr, Lit, Var
@@ -35,6 +36,10 @@ __all__ = ["Primal", "TransposeRule", "UndefPrimal", "backward_pass", "transpose
 
 def _lit_value(a: Lit) -> Value:
     return np.asarray(a.val, a.aval.dtype)
+
+
+_new = object.__new__
+_set_undef_aval: Callable[[UndefPrimal, ShapedArray], None] = UndefPrimal.__dict__["aval"].__set__
 
 
 def backward_pass(
@@ -72,19 +77,27 @@ def backward_pass(
         else:
             primal_env[v] = x
 
+    undef_primals: dict[Var, UndefPrimal] = {}  # one per linear variable, made when first read
+
     def read_primal(a: Atom) -> Primal:
         if isinstance(a, Lit):
             return _lit_value(a)
         if a in undefined:
-            return UndefPrimal(a.aval)
+            u = undef_primals.get(a)
+            if u is None:
+                u = undef_primals[a] = _new(UndefPrimal)
+                _set_undef_aval(u, a.aval)  # ``UndefPrimal(a.aval)``, without the frozen __init__
+            return u
         return primal_env[a]
 
     # forward: evaluate what does not depend on the linear inputs
     linear_eqns: list[Eqn] = []
     for eqn in jaxpr.eqns:
-        if any(isinstance(a, Var) and a in undefined for a in eqn.inputs):
-            linear_eqns.append(eqn)
-            undefined.update(eqn.out_binders)
+        for a in eqn.inputs:  # (a loop, not any() of a generator: once per equation)
+            if type(a) is Var and a in undefined:
+                linear_eqns.append(eqn)
+                undefined.update(eqn.out_binders)
+                break
         else:
             vals = [_lit_value(a) if isinstance(a, Lit) else primal_env[a] for a in eqn.inputs]
             outs = bind(eqn.primitive, vals, eqn.params)

@@ -6,9 +6,10 @@ every rule), which treats the nested jaxpr as a unit, so ``jvp``, ``vmap``,
 ``linearize`` and ``grad`` of a jitted function stay compiled.
 
 Dispatch has two speeds. A call whose arguments are arrays (typedax or
-NumPy) and Python scalars, with static arguments as before, and that this
-``Jitted`` has seen with those types before goes straight to the executable
-(no tracing; NumPy and scalar arguments are copied to the device). Other calls flatten
+NumPy) and Python or NumPy scalars, with static arguments as before, and
+that this ``Jitted`` has seen with those types before goes straight to the
+executable (no tracing; NumPy and scalar arguments are copied to the
+device; ``Jitted.__call__`` writes the common calls out). Other calls flatten
 their pytrees, look the traced jaxpr up by (input structure, input types,
 static arguments), and bind ``jit_p``; the executable itself is cached by
 the jaxpr's structure (``typedax.lowering.compile_cache``). A sharded call
@@ -22,7 +23,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, ParamSpec, TypeVar, cast, overload
+from typing import Generic, ParamSpec, Protocol, TypeVar, cast, overload
 
 import inspect
 import logging  # compile logging
@@ -34,7 +35,7 @@ import numpy as np
 from .. import tree
 from ..core.array import ArrayImpl, aval_key, host_aval
 from ..core.config import (  # TRACE_SETTING_HOOKS: check_static_indices
-    JIT_CHECKS, PRECISION_POSSIBLE, TRACE_SETTING_HOOKS, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled,
+    JIT_CHECKS, JIT_SETTINGS, PRECISION_POSSIBLE, TRACE_SETTING_HOOKS, X32_POSSIBLE, jit_disabled, matmul_precision, x64_enabled,
 )
 from ..core.config import explain_cache_misses_enabled, log_compiles_enabled  # compile logging
 from ..core.dtypes import SUPPORTED, TO_32
@@ -46,13 +47,14 @@ from ..core.explicit import current_mesh  # explicit sharding
 from ..core.sharded import ShardedArrayImpl  # the sharded fast path
 from ..core.sharding import EXPLICIT_SEEN  # explicit sharding
 from ..core.trace import EVAL_TRACE, Tracer, Value, aval_of, bind, current_trace
+from ..core.float0s import Float0Slots, float0_boundary, merge_float0, split_float0
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..lowering import LoweredModule, compile_cache, lower_jaxpr
 from ..primitives.slicing import slice_
 from ..primitives.structural import reshape
 from ..lowering import jaxlib_api as jx
 from ..lowering.runtime import (
-    Executable, HostPut, buffer_of, compile_module, host_putter, scalar_putter, to_buffer,
+    Executable, HostPut, buffer_of, compile_module, host_put_args, host_putter, scalar_putter, to_buffer,
 )
 from ..core.sharding import Sharding
 from ..lowering.sharding import ShardingPlan, lower_sharded
@@ -65,6 +67,7 @@ __all__ = ["Compiled", "Jitted", "Lowered", "Traced", "jit"]
 P = ParamSpec("P")
 R = TypeVar("R")
 R_co = TypeVar("R_co", covariant=True)
+T0 = TypeVar("T0")
 
 
 # -- tracing a function ----------------------------------------------------------
@@ -77,6 +80,14 @@ class _Staged:
     in_tree: tree.TreeDef
     out_tree: tree.TreeDef
     name: str
+    #: float0 leaves (``core/float0s.py``) of the inputs and outputs: not in
+    #: the jaxpr; the function gets NumPy float0 zeros, the caller too
+    in_float0: Float0Slots = ()
+    out_float0: Float0Slots = ()
+
+    def outputs(self, outs: Sequence[object]) -> object:
+        """The function's result from the jaxpr's outputs."""
+        return tree.unflatten(self.out_tree, merge_float0(outs, self.out_float0))
 
     @property
     def has_tracer_consts(self) -> bool:
@@ -167,33 +178,48 @@ def _check_disjoint(
 #: a NumPy scalar ...): no entry is ever stored under a key holding it.
 _NOT_FAST = -1
 
+#: An argument's key says its type (``aval_key``) and its kind: a device
+#: array's is the type key itself, a NumPy array's the type key plus
+#: ``_HOST``, a Python or NumPy scalar's plus ``_SCALAR``. Each mix of kinds
+#: has its own entry (no check of the kinds on a call), made from the
+#: device arrays' entry of the same types on its first call
+#: (``_sibling_entry``; ``_kindless`` takes the kinds off a key).
+_KIND = 1 << 40
+_HOST = _KIND
+_SCALAR = 2 * _KIND
 
 # Python ints and floats are weakly typed: their keys are not those of
 # 0-d arrays of their dtype (which promote differently)
 _SCALAR_KEYS: dict[type, int] = {
-    t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
+    t: _SCALAR + aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
     for t, d in ((bool, np.bool_), (int, np.int64), (float, np.float64), (complex, np.complex128))
 }
+_HOST_KEYS: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
 
 
 def _arg_key(x: object) -> int:
     """The dispatch key of one fast-path argument: its type's ``aval_key``
-    (an array and a NumPy array of one type share it)."""
+    and its kind (``_KIND``)."""
     t = type(x)
     if t is ArrayImpl:
         return x._tdx_key  # type: ignore[attr-defined, no-any-return]  # t is ArrayImpl
     if t is np.ndarray:
-        return host_aval(x)[1]  # type: ignore[arg-type]  # t is np.ndarray
+        k = _HOST_KEYS.get((x.shape, x.dtype))  # type: ignore[attr-defined]  # t is np.ndarray
+        return _host_key(x, _HOST_KEYS, False) if k is None else k  # type: ignore[arg-type]  # as above
     k = _SCALAR_KEYS.get(t)
     return _numpy_scalar_key(t, _NUMPY_SCALAR_KEYS, False) if k is None else k
 
 
 # x64 off: Python scalars and 64-bit NumPy arrays enter as 32-bit types
 _SCALAR_KEYS_32: dict[type, int] = {
-    t: aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
+    t: _SCALAR + aval_key(ShapedArray((), np.dtype(d), weak_type=t is not bool))
     for t, d in ((bool, np.bool_), (int, np.int32), (float, np.float32), (complex, np.complex64))
 }
 _HOST_KEYS_32: dict[tuple[tuple[int, ...], np.dtype[np.generic]], int] = {}
+_NDARRAY = np.ndarray  # (a global read is cheaper than an attribute of np)
+# (bound once: the tables are cleared, never replaced)
+_HOST_KEY = _HOST_KEYS.get
+_HOST_KEY_32 = _HOST_KEYS_32.get
 
 
 def _arg_key_32(x: object) -> int:
@@ -202,17 +228,23 @@ def _arg_key_32(x: object) -> int:
     if t is ArrayImpl:
         return x._tdx_key  # type: ignore[attr-defined, no-any-return]  # t is ArrayImpl
     if t is np.ndarray:
-        shape, dtype = x.shape, x.dtype  # type: ignore[attr-defined]  # t is np.ndarray
-        k = _HOST_KEYS_32.get((shape, dtype))
-        if k is None:
-            narrow = TO_32.get(dtype)
-            k = host_aval(x)[1] if narrow is None else aval_key(ShapedArray(shape, narrow))  # type: ignore[arg-type]  # t is np.ndarray
-            if len(_HOST_KEYS_32) >= 4096:
-                _HOST_KEYS_32.clear()
-            _HOST_KEYS_32[(shape, dtype)] = k
-        return k
+        k = _HOST_KEYS_32.get((x.shape, x.dtype))  # type: ignore[attr-defined]  # t is np.ndarray
+        return _host_key(x, _HOST_KEYS_32, True) if k is None else k  # type: ignore[arg-type]  # as above
     k = _SCALAR_KEYS_32.get(t)
     return _numpy_scalar_key(t, _NUMPY_SCALAR_KEYS_32, True) if k is None else k
+
+
+def _host_key(x: np.ndarray[tuple[int, ...], np.dtype[np.generic]], table: dict[
+    tuple[tuple[int, ...], np.dtype[np.generic]], int], x32: bool) -> int:
+    """The key of NumPy array ``x`` (narrowed with x64 off), remembered in
+    ``table`` by shape and dtype."""
+    shape, dtype = x.shape, x.dtype
+    narrow = TO_32.get(dtype) if x32 else None
+    k = _HOST + (host_aval(x)[1] if narrow is None else aval_key(ShapedArray(shape, narrow)))
+    if len(table) >= 4096:
+        table.clear()
+    table[(shape, dtype)] = k
+    return k
 
 
 #: The keys of NumPy scalar types (``np.float32(2.0)``: strongly typed, a
@@ -233,7 +265,7 @@ def _numpy_scalar_key(t: type, table: dict[type, int], x32: bool) -> int:
             dtype = np.dtype(t)
             if dtype in SUPPORTED:
                 narrow = TO_32.get(dtype) if x32 else None
-                k = aval_key(ShapedArray((), dtype if narrow is None else narrow))
+                k = _SCALAR + aval_key(ShapedArray((), dtype if narrow is None else narrow))
         table[t] = k
     return k
 
@@ -318,23 +350,26 @@ class Jitted(Generic[P, R]):
             (self.static_argnums, self.static_argnames), (self.donate_argnums, self.donate_argnames)
         )
         self._donating = bool(self.donate_argnums or self.donate_argnames)
+        self._has_statics = bool(self.static_argnums)  # read on every call
         # traces by (input structure, input types, their weak flags, static
         # arguments, x64 on, default matmul precision), and with explicit
         # sharding by that, the inputs' sharding types and the current mesh
         self._staged: dict[Hashable, _Staged] = {}
         self._static_by_count: dict[int, frozenset[int]] = {}
+        self._static_patterns: dict[int, tuple[bool, ...]] = {}  # per count: which are static
+        self._pattern3: tuple[bool, ...] | None = None  # that of three arguments, once known
         # fast paths: flat positional arguments by their types (and static
         # values); pytrees by (jaxlib tree structure, leaf types)
-        self._fast: dict[tuple[Hashable, ...], _FastEntry] = {}
-        self._fast_trees: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
+        self._fast: dict[tuple[Hashable, ...], _Entry] = {}
+        self._fast_trees: dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]] = {}
         # the same with x64 off (typedax.config): arguments enter as other types
-        self._fast_32: dict[tuple[Hashable, ...], _FastEntry] = {}
-        self._fast_trees_32: dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]] = {}
+        self._fast_32: dict[tuple[Hashable, ...], _Entry] = {}
+        self._fast_trees_32: dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]] = {}
         # once a default matmul precision has been set anywhere (typedax.config):
         # one pair of tables per (x64 off, precision), as a trace depends on both
         self._fast_by_setting: dict[
             tuple[bool, str | None],
-            tuple[dict[tuple[Hashable, ...], _FastEntry], dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]]],
+            tuple[dict[tuple[Hashable, ...], _Entry], dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]]],
         ] = {}
         # sharded calls' fast paths (jitting/sharded.py): by (the settings a
         # trace depends on, jaxlib tree structure), then by (leaf types,
@@ -352,17 +387,175 @@ class Jitted(Generic[P, R]):
     def _clear_caches(self) -> None:
         """Forget every trace and fast path: the next call traces again
         (``typedax.clear_caches``, issue 29 item 7)."""
-        for table in (self._staged, self._static_by_count, self._fast, self._fast_trees,
+        for table in (self._staged, self._static_by_count, self._static_patterns, self._fast, self._fast_trees,
                       self._fast_32, self._fast_trees_32, self._fast_by_setting, self._fast_sharded):
             table.clear()
+        self._pattern3 = None
 
     def __repr__(self) -> str:
         return f"jit({self.name})"
 
     # -- calling -------------------------------------------------------------
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        # The fast path of the common call, written out for speed (issue 30:
+        # each Python step here costs ~1-2% of a dispatch): positional
+        # arguments only, no setting in force (JIT_SETTINGS; with x64 off the
+        # _32 tables); the key is each argument's type-and-kind key
+        # (_arg_key), taken inline for up to three arguments (three with
+        # static ones by _pattern3, others by _call_static), and device
+        # arrays go straight to the executable (_Entry.run). Keywords,
+        # settings and pytrees are _dispatch's and _dispatch_trees'.
+        fast, key_of, host_key = self._fast, _arg_key, _HOST_KEY
+        if kwargs or JIT_SETTINGS[0]:  # one read while no setting is in force
+            if kwargs or JIT_CHECKS[0] or PRECISION_POSSIBLE[0]:
+                return self._dispatch(args, kwargs)
+            if X32_POSSIBLE[0] and not x64_enabled():
+                fast, key_of, host_key = self._fast_32, _arg_key_32, _HOST_KEY_32
+        if self._has_statics:
+            if len(args) != 3 or self._pattern3 is None:
+                return self._call_static(args, fast, key_of)
+            # written out for three arguments, as _call_static
+            a, b, c = args
+            s0, s1, s2 = self._pattern3
+            try:
+                entry = fast.get((
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                    (type(c), c) if s2 else c._tdx_key if type(c) is ArrayImpl else key_of(c),
+                ))
+            except (PrimitiveTypeError, TypeError):
+                return self._call(args, kwargs)  # the slow path explains an unhashable static or a bad dtype
+            if entry is not None and current_trace() is EVAL_TRACE:
+                run = entry.run
+                if run is not None:  # two dynamic device arrays (_Entry.dyn): the ones not static
+                    try:
+                        res = run(
+                            [a._dev, b._dev] if s2 else [a._dev, c._dev] if s1 else [b._dev, c._dev]  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                        )
+                    except TypeError:  # a None: an eager array not on the device yet, or a deleted one
+                        return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
+                    return ArrayImpl(  # type: ignore[return-value]  # as above
+                        entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
+                    )
+                return entry.call(args)  # type: ignore[return-value]  # as above
+            return self._call_static(args, fast, key_of)
+        if not fast:
+            return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
+        n = len(args)
+        key: tuple[Hashable, ...]
+        try:
+            if n == 3:
+                a, b, c = args
+                if type(a) is ArrayImpl and type(b) is ArrayImpl and type(c) is ArrayImpl:
+                    entry = fast.get((a._tdx_key, b._tdx_key, c._tdx_key))
+                    if entry is not None and entry.run is not None and current_trace() is EVAL_TRACE:
+                        try:
+                            res = entry.run([a._dev, b._dev, c._dev])  # type: ignore[list-item]  # a None raises TypeError
+                        except TypeError:  # a None: an eager array not on the device yet, or a deleted one
+                            return entry.call(args)  # type: ignore[return-value]  # made from a call returning R
+                        return ArrayImpl(  # type: ignore[return-value]  # as above
+                            entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
+                        )
+                key = (
+                    a._tdx_key if type(a) is ArrayImpl
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is _NDARRAY
+                    else key_of(a),
+                    b._tdx_key if type(b) is ArrayImpl
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is _NDARRAY
+                    else key_of(b),
+                    c._tdx_key if type(c) is ArrayImpl
+                    else (host_key((c.shape, c.dtype)) or key_of(c)) if type(c) is _NDARRAY
+                    else key_of(c),
+                )
+            elif n == 2:
+                a, b = args
+                if type(a) is ArrayImpl and type(b) is ArrayImpl:
+                    entry = fast.get((a._tdx_key, b._tdx_key))
+                    if entry is not None and entry.run is not None and current_trace() is EVAL_TRACE:
+                        try:
+                            res = entry.run([a._dev, b._dev])  # type: ignore[list-item]  # as above
+                        except TypeError:  # as above
+                            return entry.call(args)  # type: ignore[return-value]  # as above
+                        return ArrayImpl(  # type: ignore[return-value]  # as above
+                            entry.aval0, None, res.consume_with_handlers(entry.handlers)[0], entry.key0
+                        )
+                key = (
+                    a._tdx_key if type(a) is ArrayImpl
+                    else (host_key((a.shape, a.dtype)) or key_of(a)) if type(a) is _NDARRAY
+                    else key_of(a),
+                    b._tdx_key if type(b) is ArrayImpl
+                    else (host_key((b.shape, b.dtype)) or key_of(b)) if type(b) is _NDARRAY
+                    else key_of(b),
+                )
+            elif n == 1:
+                a = args[0]
+                key = (a._tdx_key if type(a) is ArrayImpl else key_of(a),)
+            else:
+                key = tuple([x._tdx_key if type(x) is ArrayImpl else key_of(x) for x in args])
+            entry = fast.get(key)
+        except (PrimitiveTypeError, TypeError):
+            return self._call(args, kwargs)  # the slow path explains a bad dtype
+        if entry is None:  # a new mix of kinds?
+            entry = _sibling_entry(fast, key, _kindless(key), args)
+        if entry is not None and current_trace() is EVAL_TRACE:
+            return entry.call(args)  # type: ignore[return-value]  # as above
+        return self._dispatch_trees(args, kwargs, self._trees_for(key_of), key_of)
+
+    def _call_static(
+        self, args: tuple[object, ...], fast: dict[tuple[Hashable, ...], _Entry], key_of: Callable[[object], int]
+    ) -> R:
+        """``__call__`` of a function with static arguments, all positional:
+        the key is each static argument's ``(type, value)`` and each dynamic
+        one's type key (``_flat_key``), by a pattern of static positions
+        kept per number of arguments."""
+        pattern = self._static_patterns.get(len(args))
+        if pattern is None:
+            statics = self._static_positions(len(args))
+            pattern = self._static_patterns[len(args)] = tuple([i in statics for i in range(len(args))])
+            if len(args) == 3:
+                self._pattern3 = pattern  # __call__'s written-out static path
+        key: tuple[Hashable, ...]
+        try:
+            if len(pattern) == 3:  # written out, as in __call__
+                a, b, c = args
+                s0, s1, s2 = pattern
+                key = (
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                    (type(c), c) if s2 else c._tdx_key if type(c) is ArrayImpl else key_of(c),
+                )
+            elif len(pattern) == 2:
+                a, b = args
+                s0, s1 = pattern
+                key = (
+                    (type(a), a) if s0 else a._tdx_key if type(a) is ArrayImpl else key_of(a),
+                    (type(b), b) if s1 else b._tdx_key if type(b) is ArrayImpl else key_of(b),
+                )
+            else:
+                key = tuple([
+                    (type(x), x) if s else x._tdx_key if type(x) is ArrayImpl else key_of(x)
+                    for x, s in zip(args, pattern)
+                ])
+            entry = fast.get(key)
+        except (PrimitiveTypeError, TypeError):
+            return self._call(args, {})  # the slow path explains an unhashable static or a bad dtype
+        if entry is None:  # a new mix of kinds?
+            entry = _sibling_entry(fast, key, _kindless(key), args)
+        if entry is not None and current_trace() is EVAL_TRACE:
+            return entry.call(args)  # type: ignore[return-value]  # as above
+        return self._call(args, {})
+
+    def _trees_for(self, key_of: Callable[[object], int]) -> dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]]:
+        """The pytree table beside the flat one ``__call__`` chose (by its key function)."""
+        return self._fast_trees_32 if key_of is _arg_key_32 else self._fast_trees
+
+    def _dispatch(self, args: tuple[object, ...], kwargs: dict[str, object]) -> R:
+        """A call that ``__call__``'s written-out path does not take: the
+        tables of the settings in force, static arguments, pytrees and
+        keyword arguments; ``_call`` (the general path) when no fast-path
+        entry fits."""
         if JIT_CHECKS[0]:  # disable_jit, or debug_nans/infs (their check is jit_p's): no fast path
-            return self.fun(*args, **kwargs) if jit_disabled() else self._call(args, kwargs)
+            return self.fun(*args, **kwargs) if jit_disabled() else self._call(args, kwargs)  # type: ignore[arg-type]  # P's own args and kwargs
         if PRECISION_POSSIBLE[0]:
             fast, fast_trees, key_of = self._setting_tables()
         elif X32_POSSIBLE[0] and not x64_enabled():
@@ -371,13 +564,25 @@ class Jitted(Generic[P, R]):
             fast, fast_trees, key_of = self._fast, self._fast_trees, _arg_key
         if fast and not kwargs:
             try:
-                key = self._flat_key(args, key_of) if self.static_argnums else tuple(map(key_of, args))
+                key = self._flat_key(args, key_of) if self._has_statics else tuple(map(key_of, args))
                 entry = fast.get(key)
             except (PrimitiveTypeError, TypeError):
                 pass  # the slow path explains an unhashable static or a bad dtype
             else:
+                if entry is None:  # a new mix of kinds?
+                    entry = _sibling_entry(fast, key, _kindless(key), args)
                 if entry is not None and current_trace() is EVAL_TRACE:
-                    return entry(args)  # type: ignore[return-value]  # the entry was made from a call returning R
+                    return entry.call(args)  # type: ignore[return-value]  # the entry was made from a call returning R
+        return self._dispatch_trees(args, kwargs, fast_trees, key_of)
+
+    def _dispatch_trees(
+        self, args: tuple[object, ...], kwargs: dict[str, object],
+        fast_trees: dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]], key_of: Callable[[object], int],
+    ) -> R:
+        """The fast path of calls with pytree or keyword arguments (no static
+        ones): by jaxlib's tree structure, then the leaves' type keys (then,
+        for sharded calls, their committed shardings: ``_install_sharded``);
+        ``_call`` when no entry fits."""
         if (fast_trees or self._fast_sharded) and not self.static_argnums and not self.static_argnames:
             try:
                 leaves, treedef = _FLATTEN((args, kwargs))
@@ -389,22 +594,27 @@ class Jitted(Generic[P, R]):
                 pass
             else:
                 by_type = fast_trees.get(treedef)
-                entry = None if by_type is None else by_type.get(keys)
-                if entry is None and self._fast_sharded:  # sharded arrays among them, or in_shardings
+                if by_type is not None:
+                    entry = by_type.get(keys)
+                    if entry is None:
+                        entry = _sibling_entry(by_type, keys, _kindless(keys), leaves)
+                    if entry is not None and current_trace() is EVAL_TRACE:
+                        return entry.call(leaves)  # type: ignore[return-value]  # as above
+                if self._fast_sharded:  # sharded arrays among them, or in_shardings
                     by_key = self._fast_sharded.get((_sharded_setting(), treedef))
                     if by_key is not None and self._fast_sharded_generation == compile_cache.generation:
                         try:
-                            entry = by_key.get(_sharded_key(leaves, key_of))
+                            sharded_entry = by_key.get(_sharded_key(leaves, key_of))
                         except PrimitiveTypeError:
-                            pass
-                if entry is not None and current_trace() is EVAL_TRACE:
-                    return entry(leaves)  # type: ignore[return-value]  # as above
+                            sharded_entry = None
+                        if sharded_entry is not None and current_trace() is EVAL_TRACE:
+                            return sharded_entry(leaves)  # type: ignore[return-value]  # as above
         return self._call(args, kwargs)
 
     def _setting_tables(
         self,
     ) -> tuple[
-        dict[tuple[Hashable, ...], _FastEntry], dict[jx.PyTreeDef, dict[tuple[int, ...], _FastEntry]],
+        dict[tuple[Hashable, ...], _Entry], dict[jx.PyTreeDef, dict[tuple[Hashable, ...], _Entry]],
         Callable[[object], int],
     ]:
         """The fast-path tables for the settings in force here (x64 and the
@@ -451,11 +661,11 @@ class Jitted(Generic[P, R]):
         if self._donating and evaluating:
             # Donation applies to a call on concrete values; under a
             # transformation or an outer jit the call is staged as usual.
-            donated = (False,) * len(consts) + self._donated_leaves(args, kwargs)
+            donated = (False,) * len(consts) + _drop(self._donated_leaves(args, kwargs), staged.in_float0)
         plan = self._plan(staged, args, kwargs, [*consts, *leaves]) if evaluating else None
         if plan is not None:  # many devices: a fast-path entry of its own (_install_sharded)
             exe = sharded.executable(closed.jaxpr, staged.name, plan)
-            result = cast(R, tree.unflatten(staged.out_tree, sharded.run(exe, [*consts, *leaves])))
+            result = cast(R, staged.outputs(sharded.run(exe, [*consts, *leaves])))
             self._install_sharded(staged, exe, args, kwargs)
             return result
         if any(donated):
@@ -474,7 +684,7 @@ class Jitted(Generic[P, R]):
             # wrapper's trace: jit(f) written again for one f compiles once
             compile_cache.keep_with(self.fun, closed.jaxpr, donated)
             self._install_fast_path(staged, args, kwargs, donated)
-        return cast(R, tree.unflatten(staged.out_tree, list(outs)))
+        return cast(R, staged.outputs(outs))
 
     def _plan(
         self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object], values: Sequence[object]
@@ -495,10 +705,11 @@ class Jitted(Generic[P, R]):
             per_leaf = sharded.prefix_leaves(
                 spec if not isinstance(spec, list) else tuple(spec), tuple(dyn), f"jit of '{self.name}': in_shardings"
             )
+            per_leaf = list(_drop(tuple(per_leaf), staged.in_float0))
             in_specs[: len(per_leaf)] = per_leaf
         out_specs: list[Sharding | None] = [None] * len(staged.closed.jaxpr.outs)
         if self.out_shardings is not None:
-            skeleton = tree.unflatten(staged.out_tree, [0] * len(out_specs))
+            skeleton = staged.outputs([0] * len(out_specs))
             out_specs = sharded.prefix_leaves(self.out_shardings, skeleton, f"jit of '{self.name}': out_shardings")
         return sharded.make_plan(staged.name, staged.closed.jaxpr, n_consts, values[n_consts:], in_specs, out_specs)
 
@@ -558,16 +769,20 @@ class Jitted(Generic[P, R]):
         dyn_args, dyn_kwargs, statics = self._split_statics(args, kwargs)
         if abstract:
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs), is_leaf=_is_aval)
+            raw_leaves, f0_in = split_float0(raw_leaves)
             avals = tuple(
                 x if isinstance(x, ShapedArray) else aval_of(_as_value(x, self.name)) for x in raw_leaves
             )
             leaves = []  # nothing runs: trace needs only the types
         else:
             raw_leaves, in_tree = tree.flatten((dyn_args, dyn_kwargs))
+            raw_leaves, f0_in = split_float0(raw_leaves)  # float0 leaves: known from their shapes
             leaves = [_as_value(x, self.name) for x in raw_leaves]
             avals = tuple(aval_of(x) for x in leaves)
         # avals compare without their weak flags, which change promotion
         key: Hashable = (in_tree, avals, tuple([a.weak_type for a in avals]), statics, not _x32(), matmul_precision())
+        if f0_in:
+            key = (key, f0_in)
         if EXPLICIT_SEEN[0]:  # explicit sharding: a trace is for its operands' sharding types (and mesh)
             key = (key, tuple([a.sharding for a in avals]), current_mesh())
         staged = self._staged.get(key)
@@ -575,7 +790,7 @@ class Jitted(Generic[P, R]):
             if explain_cache_misses_enabled():  # compile logging
                 _explain_miss(self.fun, self.name, list(self._staged), in_tree, avals, statics)
             t0 = time.perf_counter()
-            staged = self._trace(in_tree, avals, statics, len(args))
+            staged = self._trace(in_tree, avals, statics, len(args), f0_in)
             if log_compiles_enabled():  # compile logging
                 _LOGGER.warning("Finished tracing %s for jit in %.9f sec", getattr(self.fun, "__name__", self.name),
                                 time.perf_counter() - t0)
@@ -584,26 +799,31 @@ class Jitted(Generic[P, R]):
         return staged, leaves
 
     def _trace(
-        self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int
+        self, in_tree: tree.TreeDef, avals: tuple[ShapedArray, ...], statics: _StaticKey, n_args: int,
+        f0_in: Float0Slots = (),
     ) -> _Staged:
         out_trees: list[tree.TreeDef] = []
+        f0_out: list[Float0Slots] = []
         static_pos = {k: v for k, _, v in statics if isinstance(k, int)}
         static_kw = {k: v for k, _, v in statics if isinstance(k, str)}
         fun = self.fun
 
         def run(flat: list[Value]) -> list[Value]:
-            dyn = tree.unflatten(in_tree, flat)
+            dyn = tree.unflatten(in_tree, merge_float0(flat, f0_in))
             assert isinstance(dyn, tuple)
             dyn_args, dyn_kwargs = dyn
             it = iter(dyn_args)
             all_args = [static_pos[i] if i in static_pos else next(it) for i in range(n_args)]
-            out = fun(*all_args, **dyn_kwargs, **static_kw)  # type: ignore[arg-type]  # rebuilt P.args/P.kwargs
+            with float0_boundary():  # float0 results made directly in fun come out
+                out = fun(*all_args, **dyn_kwargs, **static_kw)  # type: ignore[arg-type]  # rebuilt P.args/P.kwargs
             out_leaves, out_tree = tree.flatten(out)
             out_trees.append(out_tree)
+            out_leaves, slots = split_float0(out_leaves)
+            f0_out.append(slots)
             return [_as_value(x, self.name, output=True) for x in out_leaves]
 
         closed = trace_to_jaxpr_flat(run, avals, self.name)
-        return _Staged(closed, in_tree, out_trees[0], self.name)
+        return _Staged(closed, in_tree, out_trees[0], self.name, f0_in, f0_out[0])
 
     def _install_fast_path(
         self, staged: _Staged, args: tuple[object, ...], kwargs: dict[str, object],
@@ -614,7 +834,7 @@ class Jitted(Generic[P, R]):
         the cache lookups. ``donated`` flags the executable's inputs given
         up (``donate_argnums``): the entry deletes those arrays after a call."""
         exe = compile_cache.peek(staged.closed.jaxpr, donated)
-        if exe is None:
+        if exe is None or staged.in_float0:  # float0 arguments: the slow path (their keys raise)
             return
         if PRECISION_POSSIBLE[0]:
             fast_flat, fast_trees, key_of = self._setting_tables()
@@ -650,19 +870,21 @@ class Jitted(Generic[P, R]):
             to_buffer(cast(Value, c), a, f"constant {i} of '{self.name}'")
             for i, (c, a) in enumerate(zip(staged.closed.consts, exe.in_avals))
         ]
-        if flat and has_statics:
-            statics = self._static_positions(len(args))
-            dynamic: tuple[int, ...] | None = tuple(i for i in range(len(args)) if i not in statics)
-        else:
-            dynamic = None
-        fast = _fast_entry(staged, exe, const_bufs, dynamic)
-
+        statics = self._static_positions(len(args)) if flat and has_statics else frozenset()
+        # (None: every argument is dynamic; __call__'s own paths rely on it)
+        dynamic = tuple(i for i in range(len(args)) if i not in statics) if statics else None
+        make = _fast_entry(staged, exe, const_bufs, dynamic, key_of is _arg_key_32)
         if flat:
-            _bounded_put(fast_flat, key, fast)
+            table: dict[tuple[Hashable, ...], _Entry] = fast_flat
         else:
-            _bounded_put(fast_trees.setdefault(j_treedef, {}), keys, fast)
+            key = keys
+            table = fast_trees.setdefault(j_treedef, {})
             while len(fast_trees) > MAX_TRACES_PER_FUNCTION:
                 del fast_trees[next(iter(fast_trees))]
+        kindless = _kindless(key)
+        if kindless != key:  # the device arrays' entry, which the other kinds' are made from
+            _bounded_put(table, kindless, make(None))
+        _bounded_put(table, key, make(args if flat else j_leaves))
 
     def _install_sharded(
         self, staged: _Staged, exe: Executable, args: tuple[object, ...], kwargs: dict[str, object]
@@ -676,6 +898,8 @@ class Jitted(Generic[P, R]):
         leaves the fast path cannot key (tracers, NumPy scalars of types
         typedax lacks), stay on this slow path."""
         if self.static_argnums or self.static_argnames or staged.has_tracer_consts:
+            return
+        if staged.in_float0 or staged.out_float0:  # float0 leaves: the slow path (as one device's)
             return
         key_of = _arg_key_32 if _x32() else _arg_key
         j_leaves, j_treedef = _FLATTEN((args, kwargs))
@@ -710,8 +934,8 @@ class Jitted(Generic[P, R]):
             )
         donated: tuple[bool, ...] = ()
         if self._donating:
-            donated = (False,) * len(staged.closed.consts) + self._donated_leaves(
-                args, kwargs, abstract=True
+            donated = (False,) * len(staged.closed.consts) + _drop(
+                self._donated_leaves(args, kwargs, abstract=True), staged.in_float0
             )
         avals = [*staged.closed.in_avals]
         plan = self._plan(staged, args, kwargs, avals)
@@ -823,97 +1047,196 @@ _FLATTEN = jx.pytree_flatten().flatten
 #: second program.
 PACK_AFTER = 3
 
-#: Call patterns (tuples of argument types) one entry keeps plans for.
-MAX_PLANS = 64
+_Wrap = Callable[[list[jx.Array]], object]
 
-_Plan = Callable[[Sequence[object]], list[jx.Array]]
+
+class _Results(Protocol):
+    """What an executable's ``execute_sharded`` returns (jaxlib's ``ExecuteResults``)."""
+
+    def consume_with_handlers(self, out_handlers: Sequence[jx.ResultHandler], /) -> list[jx.Array]: ...
+
+
+class _Entry:
+    """A fast-path entry: ``call`` takes the arguments (or pytree leaves) of
+    one call pattern -- their type keys and kinds (``_arg_key``) -- and
+    returns the result. Where the program has one output, no constants and
+    donates nothing, and every argument is a device array, ``run`` (its
+    ``execute_sharded``), ``handlers``, ``aval0`` and ``key0`` let
+    ``Jitted.__call__`` run it on the arguments' buffers itself (``run`` is
+    ``None`` otherwise): all of them, or with static arguments the two
+    dynamic ones at positions ``dyn`` (with other counts ``run`` is
+    ``None``). ``sibling`` makes the entry of the same types in
+    other kinds (a NumPy array where this one has a device array ...) from
+    those arguments, sharing the executable."""
+
+    __slots__ = ("call", "run", "handlers", "aval0", "key0", "sibling", "dyn")
+
+    def __init__(
+        self, call: _FastEntry, run: Callable[[list[jx.Array]], _Results] | None,
+        handlers: tuple[jx.ResultHandler, ...], aval0: ShapedArray, key0: int,
+        sibling: Callable[[Sequence[object] | None], _Entry], dyn: tuple[int, ...] = (),
+    ) -> None:
+        self.call = call
+        self.run = run
+        self.handlers = handlers
+        self.aval0 = aval0
+        self.key0 = key0
+        self.sibling = sibling
+        self.dyn = dyn
+
+
+def _kindless(key: tuple[Hashable, ...]) -> tuple[Hashable, ...]:
+    """``key`` with every argument a device array: the type keys without
+    their kinds (static arguments' ``(type, value)`` pairs kept)."""
+    return tuple([k % _KIND if type(k) is int and k >= 0 else k for k in key])
+
+
+def _sibling_entry(table: dict[K, _Entry], key: K, kindless: K, values: Sequence[object]) -> _Entry | None:
+    """The entry for ``key`` (arguments ``values``), made from the entry of
+    the same types as device arrays (under ``kindless``) and remembered;
+    ``None`` if there is none."""
+    base = table.get(kindless)
+    if base is None:
+        return None
+    entry = base.sibling(values)
+    _bounded_put(table, key, entry)
+    return entry
 
 
 def _fast_entry(
-    staged: _Staged, exe: Executable, const_bufs: list[jx.Array], dynamic: tuple[int, ...] | None
-) -> _FastEntry:
-    """The fast-path function for calls of one type signature: dynamic
-    arguments (or pytree leaves) in, this jaxpr's results out.
+    staged: _Staged, exe: Executable, const_bufs: list[jx.Array], dynamic: tuple[int, ...] | None,
+    narrow: bool,
+) -> Callable[[Sequence[object] | None], _Entry]:
+    """The maker of fast-path entries for calls of one type signature, by
+    the arguments of a call: dynamic arguments (or pytree leaves) in, this
+    jaxpr's results out. ``narrow``: x64 is off (host values convert).
 
     Arguments of one type may come as device arrays, eager arrays, NumPy
-    arrays or (weakly typed) Python scalars. A call of device arrays only
-    passes their buffers straight to the executable; any other mix of
-    kinds runs a plan made for that mix (``_plan``) on first sight."""
+    arrays or (weakly typed) Python or NumPy scalars; the entry of each mix
+    of kinds is made on its first call. Device arrays only pass their
+    buffers straight to the executable; any other mix copies its host
+    values (``_host_entry``)."""
     n_consts = len(const_bufs)
-    arg_avals = exe.in_avals[n_consts:]
     run = exe.loaded.execute_sharded
     handlers = exe.out_handlers
     out_tree = staged.out_tree
-    single = out_tree == tree.LEAF
-    unflatten = _fast_unflatten(out_tree)
+    single = out_tree == tree.LEAF and not staged.out_float0
+    unflatten = _fast_unflatten(out_tree) if not staged.out_float0 else staged.outputs
     # this jaxpr's output types: the executable's may differ in weak flags
     # (it can be shared with a jaxpr that differs only in them)
     out_avals = staged.closed.jaxpr.out_avals
     out_keys = tuple([aval_key(a) for a in out_avals])
-    out_aval0, out_key0 = (out_avals[0], out_keys[0]) if single else (None, 0)
+    # (read only where there is one output)
+    out_aval0, out_key0 = (out_avals[0], out_keys[0]) if single else (ShapedArray((), np.dtype(np.bool_)), 0)
     consumed = tuple(i - n_consts for i in exe.donated)
-    all_devices = (ArrayImpl,) * len(arg_avals)
-    plans: dict[tuple[type, ...], _Plan] = {}
 
-    def fast(args: Sequence[object]) -> object:
-        if dynamic is not None:
-            args = [args[i] for i in dynamic]
-        types = tuple(map(type, args))
-        if types == all_devices:
-            bufs = [x._dev for x in args]  # type: ignore[attr-defined]  # every x is an ArrayImpl
-            if n_consts:
-                bufs = const_bufs + bufs
-            try:
-                results = run(bufs)
-            except TypeError:  # a None: an eager array not on the device yet, or a deleted one
-                results = run([*const_bufs, *[buffer_of(x) for x in args]])  # type: ignore[arg-type]  # as above
-            res = results.consume_with_handlers(handlers)
-        else:
-            plan = plans.get(types)
-            if plan is None:
-                if len(plans) >= MAX_PLANS:
-                    plans.clear()
-                plan = plans[types] = _plan(staged, exe, const_bufs, types, plans)
-            res = plan(args)
-        if consumed:
-            _delete_donated(args, consumed)
+    def wrap(res: list[jx.Array]) -> object:
         if single:
-            return ArrayImpl(out_aval0, None, res[0], out_key0)  # type: ignore[arg-type]  # single: set above
+            return ArrayImpl(out_aval0, None, res[0], out_key0)
         return unflatten([ArrayImpl(v, None, o, k) for o, v, k in zip(res, out_avals, out_keys)])
 
-    return fast
+    def on_device(args: Sequence[object]) -> object:
+        if dynamic is not None:
+            args = [args[i] for i in dynamic]
+        bufs = [x._dev for x in args]  # type: ignore[attr-defined]  # every x is an ArrayImpl (the key's kinds)
+        if n_consts:
+            bufs = const_bufs + bufs
+        try:
+            results = run(bufs)
+        except TypeError:  # a None: an eager array not on the device yet, or a deleted one
+            results = run([*const_bufs, *[buffer_of(x) for x in args]])  # type: ignore[arg-type]  # as above
+        res = results.consume_with_handlers(handlers)
+        if consumed:
+            _delete_donated(args, consumed)
+        return wrap(res)
+
+    if single and not n_consts and not consumed and dynamic is not None:
+        # static arguments (a common use): written out, for one or two
+        # dynamic arguments without a list
+        dyn = dynamic
+        if len(dyn) == 2:
+            i, j = dyn
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[i]._dev, args[j]._dev])  # type: ignore[attr-defined]  # ArrayImpls (the key's kinds)
+                except TypeError:  # as above
+                    results = run([buffer_of(args[k]) for k in dyn])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
+        elif len(dyn) == 1:
+            i = dyn[0]
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[i]._dev])  # type: ignore[attr-defined]  # as above
+                except TypeError:  # as above
+                    results = run([buffer_of(args[i])])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
+        else:
+
+            def on_device(args: Sequence[object]) -> object:  # noqa: F811  - the specialised form
+                try:
+                    results = run([args[k]._dev for k in dyn])  # type: ignore[attr-defined]  # as above
+                except TypeError:  # as above
+                    results = run([buffer_of(args[k]) for k in dyn])  # type: ignore[arg-type]  # as above
+                return ArrayImpl(out_aval0, None, results.consume_with_handlers(handlers)[0], out_key0)
+
+    direct = single and not n_consts and not consumed and (dynamic is None or len(dynamic) == 2)
+
+    def make(values: Sequence[object] | None) -> _Entry:
+        """The entry for calls of the kinds of ``values`` (``None``: device arrays)."""
+        if values is None:
+            types: tuple[type, ...] = ()
+        else:
+            types = tuple([type(values[i]) for i in dynamic]) if dynamic is not None else tuple(map(type, values))
+        if all(t is ArrayImpl for t in types):
+            return _Entry(on_device, run if direct else None, handlers, out_aval0, out_key0, make, dynamic or ())
+        entry = _Entry(on_device, None, handlers, out_aval0, out_key0, make)
+        entry.call = _host_entry(
+            staged, exe, const_bufs, types, dynamic, narrow, wrap, entry, (out_aval0, out_key0) if single else None
+        )
+        return entry
+
+    return make
 
 
-def _plan(
+def _host_entry(
     staged: _Staged, exe: Executable, const_bufs: list[jx.Array], types: tuple[type, ...],
-    plans: dict[tuple[type, ...], _Plan],
-) -> _Plan:
-    """How a call whose arguments have these Python types reaches the
-    executable: device arrays by their buffers, host values (NumPy arrays,
-    Python scalars) copied one by one; after ``PACK_AFTER`` calls, where two
-    or more host values share a dtype, the plan for ``types`` in ``plans``
-    becomes the packed one (``_packed_plan``)."""
+    dynamic: tuple[int, ...] | None, narrow: bool, wrap: _Wrap, entry: _Entry,
+    single: tuple[ShapedArray, int] | None,
+) -> _FastEntry:
+    """How a call whose dynamic arguments have these Python types reaches
+    the executable: device arrays by their buffers, host values (NumPy
+    arrays, Python and NumPy scalars) copied one by one; after
+    ``PACK_AFTER`` calls, where two or more NumPy arrays share a dtype,
+    ``entry.call`` becomes the packed one (``_packed_entry``)."""
     n_consts = len(const_bufs)
     arg_avals = exe.in_avals[n_consts:]
     run, handlers = exe.loaded.execute_sharded, exe.out_handlers
     puts = [_putter(t, a, bool(exe.donated)) for t, a in zip(types, arg_avals)]
+    consumed = tuple(i - n_consts for i in exe.donated)
 
-    def one_by_one(args: Sequence[object]) -> list[jx.Array]:
+    def one_by_one(args: Sequence[object]) -> object:
+        if dynamic is not None:
+            args = [args[i] for i in dynamic]
         bufs = [
             buffer_of(x) if put is None else put(x)  # type: ignore[arg-type]  # put None: an ArrayImpl
             for x, put in zip(args, puts)
         ]
-        return run([*const_bufs, *bufs]).consume_with_handlers(handlers)
+        res = run([*const_bufs, *bufs]).consume_with_handlers(handlers)
+        if consumed:
+            _delete_donated(args, consumed)
+        return wrap(res)
 
     groups = _pack_groups(staged.closed.jaxpr.in_avals[n_consts:], types)
     if not groups or exe.donated:
         return one_by_one
     calls = [0]
 
-    def counting(args: Sequence[object]) -> list[jx.Array]:
+    def counting(args: Sequence[object]) -> object:
         calls[0] += 1
         if calls[0] == PACK_AFTER:  # once: a racing thread at most builds it twice
-            plans[types] = _packed_plan(staged, const_bufs, types, groups)
+            entry.call = _packed_entry(staged, const_bufs, types, groups, dynamic, narrow, wrap, single)
         return one_by_one(args)
 
     return counting
@@ -949,17 +1272,20 @@ def _pack_groups(
     )
 
 
-def _packed_plan(
+def _packed_entry(
     staged: _Staged, const_bufs: list[jx.Array], types: tuple[type, ...],
-    groups: tuple[tuple[int, ...], ...],
-) -> _Plan:
-    """The plan for calls whose host values at the positions of each group
+    groups: tuple[tuple[int, ...], ...], dynamic: tuple[int, ...] | None, narrow: bool, wrap: _Wrap,
+    single: tuple[ShapedArray, int] | None,
+) -> _FastEntry:
+    """The entry for calls whose host values at the positions of each group
     (of one dtype) travel together: their elements (C order, converted to
     the dtype as a one-by-one copy converts them) are joined into one flat
     array and copied in one transfer, and a program made for this pattern
     slices each value back out before the function's own computation,
     which it calls as a nested ``jit``. Other arguments are passed as
-    ``one_by_one`` passes them."""
+    ``one_by_one`` passes them. ``narrow``: x64 is off, so a NumPy array
+    may have a wider dtype than its group's (with x64 on, the key makes
+    them equal, and its bytes are the converted ones)."""
     n_consts = len(const_bufs)
     arg_avals = staged.closed.jaxpr.in_avals[n_consts:]
     exe = _packed_executable(staged, groups)
@@ -972,23 +1298,52 @@ def _packed_plan(
          host_putter(ShapedArray((sum(arg_avals[i].size for i in g),), arg_avals[g[0]].dtype)))
         for g in groups
     ]
-    asarray, frombuffer = np.asarray, np.frombuffer
+    asarray, frombuffer, join = np.asarray, np.frombuffer, b"".join
+    out_aval0, out_key0 = single if single is not None else (None, 0)
 
-    def packed(args: Sequence[object]) -> list[jx.Array]:
-        bufs = [*const_bufs, *[
-            buffer_of(args[i]) if put is None else put(args[i])  # type: ignore[arg-type]  # put None: an ArrayImpl
-            for i, put in rest
-        ]]
-        for g, dtype, put_group in packs:
-            data = b"".join([asarray(args[i], dtype).tobytes() for i in g])
-            bufs.append(put_group(frombuffer(data, dtype)))
-        return run(bufs).consume_with_handlers(handlers)
+    if narrow or rest or n_consts or len(packs) > 1:
 
-    return packed
+        def packed(args: Sequence[object]) -> object:
+            if dynamic is not None:
+                args = [args[i] for i in dynamic]
+            bufs = [*const_bufs, *[
+                buffer_of(args[i]) if put is None else put(args[i])  # type: ignore[arg-type]  # put None: an ArrayImpl
+                for i, put in rest
+            ]]
+            for g, dtype, put_group in packs:
+                data = join([asarray(args[i], dtype).tobytes() for i in g])
+                bufs.append(put_group(frombuffer(data, dtype)))
+            return wrap(run(bufs).consume_with_handlers(handlers))
+
+        return packed
+
+    # the common case (every dynamic argument a NumPy array of one dtype,
+    # x64 on): one join of their bytes, one transfer
+    ((_, dtype, _),) = packs
+    put, put_args = host_put_args(ShapedArray((sum(a.size for a in arg_avals),), dtype))
+    put_type, sharding, devices, semantics = put_args
+    tobytes = np.ndarray.tobytes
+    if dynamic is None and out_aval0 is not None:
+        # written out: this is the NumPy-argument dispatch of issue 30
+        def packed_one(args: Sequence[object]) -> object:
+            data = frombuffer(join(map(tobytes, args)), dtype)  # type: ignore[arg-type]  # NumPy arrays (the key's kinds)
+            buf = put(put_type, sharding, [data], devices, True, False, semantics, True)
+            return ArrayImpl(out_aval0, None, run([buf]).consume_with_handlers(handlers)[0], out_key0)
+
+        return packed_one
+
+    def packed_dyn(args: Sequence[object]) -> object:
+        if dynamic is not None:
+            args = [args[i] for i in dynamic]
+        data = frombuffer(join(map(tobytes, args)), dtype)  # type: ignore[arg-type]  # as above
+        buf = put(put_type, sharding, [data], devices, True, False, semantics, True)
+        return wrap(run([buf]).consume_with_handlers(handlers))
+
+    return packed_dyn
 
 
 def _packed_executable(staged: _Staged, groups: tuple[tuple[int, ...], ...]) -> Executable:
-    """The program ``_packed_plan`` runs: inputs the constants, the other
+    """The program ``_packed_entry`` runs: inputs the constants, the other
     arguments in order, then one flat array per group holding its
     arguments' elements one after another; outputs the function's."""
     closed = staged.closed
@@ -1070,6 +1425,14 @@ def _delete_donated(values: Sequence[object], consumed: Sequence[int]) -> None:
 
 def _is_aval(x: object) -> bool:
     return isinstance(x, ShapedArray)  # a dataclass: pytrees would open it
+
+
+def _drop(flags: tuple[T0, ...], slots: Float0Slots) -> tuple[T0, ...]:
+    """Per-leaf ``flags`` without the float0 leaves' (they are not in the jaxpr)."""
+    if not slots:
+        return flags
+    at = {i for i, _ in slots}
+    return tuple(f for i, f in enumerate(flags) if i not in at)
 
 
 def _as_value(x: object, name: str, output: bool = False) -> Value:
@@ -1187,6 +1550,12 @@ class Compiled(Generic[R_co]):
     def __call__(self, *args: object, **kwargs: object) -> R_co:
         staged = self.traced._staged
         raw_leaves, in_tree = tree.flatten((args, kwargs))
+        raw_leaves, f0_in = split_float0(raw_leaves)
+        if in_tree == staged.in_tree and f0_in != staged.in_float0:
+            raise CompiledCallError(
+                f"compiled '{staged.name}' was traced for float0 arguments (leaf, shape) "
+                f"{list(staged.in_float0)}, got {list(f0_in)}"
+            )
         if in_tree != staged.in_tree:
             raise CompiledCallError(
                 f"compiled '{staged.name}' was traced for arguments structured as "
@@ -1208,11 +1577,11 @@ class Compiled(Generic[R_co]):
             bufs.append(to_buffer(cast(Value, x), want, f"compiled '{staged.name}'"))
         if self.executable.in_shardings:  # many devices: each value laid out by its sharding
             values = cast(list[Value], [*staged.closed.consts, *raw_leaves])
-            return cast(R_co, tree.unflatten(staged.out_tree, sharded.run(self.executable, values)))
+            return cast(R_co, staged.outputs(sharded.run(self.executable, values)))
         outs = self.executable.run(bufs)
         if self.executable.donated:
             _delete_donated([*staged.closed.consts, *raw_leaves], self.executable.donated)
-        return cast(R_co, tree.unflatten(staged.out_tree, outs))
+        return cast(R_co, staged.outputs(outs))
 
     def _describe(self, args: tuple[object, ...], kwargs: dict[str, object], leaf: int) -> str:
         """Name the argument that holds flat leaf number ``leaf``."""

@@ -13,9 +13,10 @@ from ..core.ir import Jaxpr, LazyJaxpr, Param, Params
 
 
 def _get(prim: str, params: Params, key: str) -> Param:
-    if key not in params:
-        raise PrimitiveTypeError(f"{prim}: missing param '{key}'")
-    return params[key]
+    try:
+        return params[key]  # (one lookup: a pyrsistent map's are Python code)
+    except KeyError:
+        raise PrimitiveTypeError(f"{prim}: missing param '{key}'") from None
 
 
 def get_int(prim: str, params: Params, key: str) -> int:
@@ -27,9 +28,14 @@ def get_int(prim: str, params: Params, key: str) -> int:
 
 def get_ints(prim: str, params: Params, key: str) -> tuple[int, ...]:
     v = _get(prim, params, key)
-    if not isinstance(v, tuple) or not all(type(x) is int for x in v):
-        raise PrimitiveTypeError(f"{prim}: param '{key}' must be a tuple of ints, got {v!r}")
-    return tuple(x for x in v if type(x) is int)
+    if type(v) is not tuple:
+        if not isinstance(v, tuple):
+            raise PrimitiveTypeError(f"{prim}: param '{key}' must be a tuple of ints, got {v!r}")
+        v = tuple(v)  # a namedtuple, say: a plain tuple of its items
+    for x in v:
+        if type(x) is not int:
+            raise PrimitiveTypeError(f"{prim}: param '{key}' must be a tuple of ints, got {v!r}")
+    return v  # type: ignore[return-value]  # every item checked an int just above
 
 
 def get_dtype(prim: str, params: Params, key: str) -> DType:

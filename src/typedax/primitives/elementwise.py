@@ -114,7 +114,7 @@ def _unary(
             return [ShapedArray(x.shape, real_dtype(x.dtype), x.weak_type)]
         return [x]
 
-    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for, pure_types=True)
 
 
 def _binary(
@@ -144,7 +144,7 @@ def _binary(
         big = y if not xs and ys else x  # the result has the non-scalar operand's shape
         return [big if out is None else ShapedArray(big.shape, out)]
 
-    return Primitive(name, impl, abstract_eval, rules_for=rules_for)
+    return Primitive(name, impl, abstract_eval, rules_for=rules_for, pure_types=True)
 
 
 def _logistic(x: NDArray) -> object:
@@ -1039,21 +1039,12 @@ clamp_p = Primitive(
 
 def clamp(min: ArrayLike, x: ArrayLike, max: ArrayLike) -> Array:  # noqa: A002 - jax.lax's names
     """``x`` clipped to ``[min, max]`` elementwise (``jax.lax.clamp``): ``min``
-    and ``max`` are scalars or of ``x``'s shape; a Python scalar takes ``x``'s dtype
-    (weakly where ``x`` is weak, so the result keeps ``x``'s weak type, as JAX's)."""
-    x_aval = aval_of(x)
-    dtype = x_aval.dtype
-
-    def weak(v: ArrayLike, name: str) -> ArrayLike:
-        if type(v) in (bool, int, float):
-            if (type(v) is float and dtype.kind in "iub") or (type(v) is int and dtype.kind == "b"):
-                raise PrimitiveTypeError(
-                    f"clamp: a Python {type(v).__name__} {name} ({v!r}) cannot meet x of dtype {dtype.name}"
-                )
-            return scalar_as(v, x_aval)  # type: ignore[arg-type]  # a Python scalar, checked above
-        return v
-
-    return bind1(clamp_p, (weak(min, "min"), x, weak(max, "max")), NO_PARAMS)
+    and ``max`` are scalars or of ``x``'s shape, of ``x``'s dtype. As JAX's,
+    a Python scalar bound is not converted to ``x``'s dtype: it has its own
+    (weak) type, the default int or float, so ``clamp(0.0, x, 1.0)`` works
+    for a float32 ``x`` with x64 off and is a ``TypeError`` with x64 on
+    (JAX's ``clamp_p.bind`` with no promotion; pass bounds of ``x``'s dtype)."""
+    return bind1(clamp_p, (min, x, max), NO_PARAMS)
 
 
 # -- stop_gradient: the identity, with a zero derivative (JAX's stop_gradient_p) ------

@@ -68,6 +68,7 @@ from ._special_names import owens_t as owens_t
 from ._special_names import sici as sici
 from ._special_names import spence as spence
 from ._special_names import wofz as wofz
+from ._sph_harm import sph_harm_y as sph_harm_y
 
 __all__ = [
     "digamma", "erf", "erfc", "erfinv", "expit", "gammaln", "logit", "logsumexp", "xlog1py", "xlogy",
@@ -76,4 +77,5 @@ __all__ = [
     "multigammaln", "ndtr", "ndtri", "poch", "polygamma", "rel_entr", "softmax", "zeta",
     # issue 29 item 7: more of jax.scipy.special (_special_names.py)
     "bernoulli", "bessel_jn", "dawsn", "exp1", "expi", "expn", "fresnel", "hyp1f1", "hyp2f1", "loggamma", "owens_t", "sici", "spence", "wofz",
+    "sph_harm_y",
 ]
