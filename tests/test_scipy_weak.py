@@ -48,6 +48,7 @@ _NOT_SCALAR_FUNCTIONS: dict[str, str] = {
     "special.bessel_jn": "takes its order and argument by keyword, and returns every order up to n",
     "special.sici": "returns a pair",
     "special.fresnel": "returns a pair",
+    "special.sph_harm_y": "JAX's takes arrays of degrees and orders only (it calls len(n))",
 }
 
 
