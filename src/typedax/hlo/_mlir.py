@@ -3,7 +3,6 @@ and constants of typedax's avals."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from typing import Final, TypeAlias
 
@@ -21,24 +20,9 @@ HloValue: TypeAlias = "ir.Value[ir.RankedTensorType]"
 
 _REGISTRY: list[ir.DialectRegistry] = []
 
-#: How many lowerings share one context before a fresh one is made. Making a
-#: context and loading its dialects costs ~3 ms, a tenth of compiling a small
-#: program, so ``jit``'s first call reuses one; but a context keeps every
-#: type and attribute it uniqued (array constants included) until it dies, so
-#: it is replaced now and then. Per thread: a context is used by one thread at
-#: a time (JAX makes one per lowering).
-CONTEXT_REUSE: Final = 64
 
-
-class _Contexts(threading.local):
-    context: ir.Context | None = None
-    uses: int = 0
-
-
-_CONTEXTS = _Contexts()
-
-
-def _fresh_context() -> ir.Context:
+def make_context() -> ir.Context:
+    """A fresh MLIR context that knows func, StableHLO and their friends."""
     if not _REGISTRY:
         registry = ir.DialectRegistry()
         _jax_mlir_ext.register_dialects(registry)
@@ -48,17 +32,6 @@ def _fresh_context() -> ir.Context:
     ctx.load_all_available_dialects()
     _stablehlo.register_dialect(ctx)
     return ctx
-
-
-def make_context() -> ir.Context:
-    """An MLIR context that knows func, StableHLO and their friends: this
-    thread's, made afresh every ``CONTEXT_REUSE`` lowerings. (A module made
-    in it keeps it alive while anyone holds the module.)"""
-    local = _CONTEXTS
-    if local.context is None or local.uses >= CONTEXT_REUSE:
-        local.context, local.uses = _fresh_context(), 0
-    local.uses += 1
-    return local.context
 
 
 #: The MLIR types of ml_dtypes' small floats, by dtype name (issue 29, item 7).
