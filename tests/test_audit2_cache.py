@@ -6,6 +6,7 @@ written again in a loop and its previous iteration's)."""
 from __future__ import annotations
 
 import gc
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -45,7 +46,7 @@ import gc, sys
 sys.path.insert(0, sys.argv[1])
 import test_audit2_cache as t
 from typedax.lowering import cache_stats
-t._create_call_delete(50, -1000.0)  # warm the allocator and the library's own caches
+t._create_call_delete(100, -1000.0)  # warm the allocator and the library's own caches
 gc.collect()
 size0, rss0, compiles0 = cache_stats().size, t._rss_mb(), cache_stats().compiles
 t._create_call_delete(150, 0.0)
@@ -61,8 +62,11 @@ def test_deleted_functions_release_their_executables() -> None:
     thousands of tests makes the allocator's own growth (~16 MB in some full
     runs, none alone) look like a leak of 150 executables (~100 KB each).
     JAX frees them too: its caches are tied to the function."""
+    # one malloc arena: XLA's threads each take one of their own otherwise, and
+    # under load (more of them busy) the arenas' pages count as growth
+    env = dict(os.environ, MALLOC_ARENA_MAX="1")
     done = subprocess.run([sys.executable, "-c", _RELEASE_CHECK, str(Path(__file__).parent)],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     compiles, size, rss = done.stdout.split()
     assert int(compiles) == 150  # each had a distinct body
