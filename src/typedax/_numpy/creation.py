@@ -383,11 +383,17 @@ def fromstring(string: str, dtype: DType | type = float, count: int = -1, *, sep
     return tnp.asarray(np.fromstring(string, dtype=np.dtype(dtype), count=count, sep=sep))
 
 
+def impure(name: str, consumed: str) -> NotImplementedError:
+    """JAX's error for ``jnp.<name>``, which it leaves out as impure (it
+    consumes ``consumed``)."""
+    return NotImplementedError(
+        f"jnp.{name}() is not implemented because it may be non-pure and thus unsafe for use "
+        f"with JIT and other JAX transformations. Consider using jnp.asarray(np.{name}(...)) "
+        f"instead, although care should be taken if np.{name} is used within a jax transformations "
+        f"because of its potential side-effect of consuming the {consumed}; for more information see "
+        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+
+
 def fromiter(*args: object, **kwargs: object) -> Array:
     """``jnp.fromiter``: not implemented, as JAX's (consuming an iterator is a side effect)."""
-    raise NotImplementedError(
-        "jnp.fromiter() is not implemented because it may be non-pure and thus unsafe for use "
-        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromiter(...)) "
-        "instead, although care should be taken if np.fromiter is used within a jax transformations "
-        "because of its potential side-effect of consuming the iterable object; for more information see "
-        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+    raise impure("fromiter", "iterable object")

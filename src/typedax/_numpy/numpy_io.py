@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core.dtypes import bfloat16
 from . import lax_numpy as tnp
+from .creation import impure
 
 save = np.save
 savez = np.savez
@@ -46,9 +47,4 @@ def load(file: IO[bytes] | str | os.PathLike[str], *args: object, **kwargs: obje
 
 def fromfile(*args: object, **kwargs: object) -> object:
     """``jnp.fromfile``: not implemented, as JAX's (reading a file is a side effect)."""
-    raise NotImplementedError(
-        "jnp.fromfile() is not implemented because it may be non-pure and thus unsafe for use "
-        "with JIT and other JAX transformations. Consider using jnp.asarray(np.fromfile(...)) "
-        "instead, although care should be taken if np.fromfile is used within a jax transformations "
-        "because of its potential side-effect of consuming the file object; for more information see "
-        "https://docs.jax.dev/en/latest/notebooks/Common_Gotchas_in_JAX.html#pure-functions")
+    raise impure("fromfile", "file object")
