@@ -233,9 +233,12 @@ def _dot_general_t(cts: Sequence[Value], ps: Sequence[Primal], params: Params) -
         r_rest = sorted(rc)  # rhs's remaining axes, ascending: the contracting ones
         src = list(lb) + lf + [lc[rc.index(j)] for j in r_rest]
         return [_permute_back(res, src), None]
-    res = _product_back(_defined(lhs, "lhs"), ct, ((tuple(lf), ct_lf), (tuple(lb), ct_b)), prec, pet, primal_aval(rhs).dtype)
-    l_rest = sorted(lc)
-    src = list(rb) + [rc[lc.index(j)] for j in l_rest] + rf
+    # the cotangent first, as JAX's (its rhs transpose is its lhs one with the
+    # operands swapped): dot(ct, lhs) then a transpose, not dot(lhs, ct) --
+    # the same program as JAX's, so XLA makes the same choices for it
+    res = _product_back(ct, _defined(lhs, "lhs"), ((ct_lf, tuple(lf)), (ct_b, tuple(lb))), prec, pet, primal_aval(rhs).dtype)
+    l_rest = sorted(lc)  # lhs's remaining axes, ascending: the contracting ones
+    src = list(rb) + rf + [rc[lc.index(j)] for j in l_rest]
     return [None, _permute_back(res, src)]
 
 

@@ -661,8 +661,11 @@ exp_p = _unary("exp", np.exp, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, y), hlo.exponential))
 log_p = _unary("log", np.log, INEXACT,
     _unary_rules(lambda t, x, y: div(t, x), hlo.log))
+# JAX's form, (t + t y)(1 - y), not t (1 - y^2): the same program as JAX's, so
+# XLA makes the same choices for it (on a GPU, which matmul kernels, hence
+# which TF32 roundings, a differentiated network's products get)
 tanh_p = _unary("tanh", np.tanh, INEXACT,
-    _unary_rules(lambda t, x, y: mul(t, sub(full_like(1.0, y), mul(y, y))), hlo.tanh))
+    _unary_rules(lambda t, x, y: mul(add(t, mul(t, y)), sub(full_like(1.0, y), y)), hlo.tanh))
 logistic_p = _unary("logistic", _logistic, INEXACT,
     _unary_rules(lambda t, x, y: mul(t, mul(y, sub(full_like(1.0, y), y))), hlo.logistic))
 floor_p = _unary("floor", np.floor, FLOATING, _unary_rules(None, hlo.floor))
