@@ -49,7 +49,7 @@ import numpy as np
 
 from .. import lax
 from ..core.array import Array, ArrayImpl, ArrayLike, from_numpy
-from ..core.config import check_static_indices
+from ..core.config import EAGER_ON_DEVICE, check_static_indices
 from ..core.dtypes import EXTENDED, DType, bool_, int32, int64, is_float
 from ..core.errors import IndexingError, ShapeError
 from ..core.ir import NDArray
@@ -613,6 +613,13 @@ def _wrapped(v: NDArray, n: int) -> NDArray:
     return np.where(w < 0, w + n, w)
 
 
+def _host_indexing(x: ArrayImpl) -> bool:
+    """Whether a concrete array is indexed with NumPy on the host: not on an
+    accelerator (``EAGER_ON_DEVICE``), where the gather or scatter runs on the
+    device as JAX's does -- typed keys aside, which stay on the host."""
+    return not EAGER_ON_DEVICE[0] or x.aval.dtype in EXTENDED
+
+
 def _numpy_get(idx: object, x: ArrayImpl, elems: Sequence[Elem]) -> Array | None:
     """``x[elems]`` by NumPy's own indexing, when everything is concrete;
     None when some index is traced (or indexes an empty axis)."""
@@ -700,7 +707,7 @@ def getitem(
     if m != "fill":
         # (NumPy's own indexing places separated advanced indices as JAX does,
         # except across an ellipsis that stands for no axes: JAX's rule then)
-        if isinstance(x, ArrayImpl) and together:
+        if isinstance(x, ArrayImpl) and together and _host_indexing(x):
             got = _numpy_get(idx, x, elems)
             if got is not None:
                 return got
@@ -748,7 +755,7 @@ def _scatter(
             f"got {aval_of(y).str_short()} for {x.aval.str_short()}"
         ))
     elems, together = parse(idx, shape, check_bounds=False)
-    if isinstance(x, ArrayImpl) and together and not isinstance(y, Tracer):
+    if isinstance(x, ArrayImpl) and together and not isinstance(y, Tracer) and _host_indexing(x):
         done = _numpy_update(x, elems, y, scatter, clip=m == "clip")
         if done is not None:
             return done

@@ -183,7 +183,8 @@ _DEBUG_INFS: list[bool] = [False]
 #: each primitive's results, ``jit`` each call's
 DEBUG_CHECKS: Final[list[bool]] = [False]
 #: ``typedax.numpy``'s eager fast paths (``EAGER_FAST`` there), which skip
-#: the eval trace: off while a debug check is on
+#: the eval trace for NumPy's: off while a debug check is on, and on an
+#: accelerator (``EAGER_ON_DEVICE``)
 EAGER_FAST: Final[list[bool]] = [True]
 #: True while ``jit`` may have to do more than run its program (jit disabled
 #: globally or in some context, or a debug check on): its fast path reads this
@@ -197,6 +198,26 @@ JIT_SETTINGS: Final[list[bool]] = [False]
 _PLATFORM_NAME: list[str | None] = [None]
 _STARTED_PLATFORM: list[str | None] = [None]
 PLATFORM_ALIASES: Final[dict[str, str]] = {"cpu": "cpu", "cuda": "cuda", "gpu": "cuda"}
+#: Whether eager evaluation runs every primitive it can on the device, as
+#: JAX's dispatch does there (the platform is an accelerator:
+#: ``core/trace.py``'s ``_device_evaluable``): asked of ``_ACCELERATOR``
+#: (``typedax.lowering`` installs it) again after each choice of platform
+EAGER_ON_DEVICE: Final[list[bool]] = [False]
+_ACCELERATOR: list[Callable[[], bool]] = [lambda: False]
+
+
+def install_accelerator_question(question: Callable[[], bool]) -> None:
+    """How to ask whether the platform is an accelerator (``typedax.lowering``)."""
+    _ACCELERATOR[0] = question
+    refresh_eager_device()
+
+
+def refresh_eager_device() -> None:
+    """Ask again whether eager evaluation runs on the device (the platform
+    was chosen or changed; called outside ``_LOCK``: the question reads the
+    settings)."""
+    EAGER_ON_DEVICE[0] = _ACCELERATOR[0]()
+    _refresh_jit_checks()
 
 #: JAX's legacy precision names (``jax.lax.Precision``'s aliases): the values
 #: ``default_matmul_precision`` takes besides ``None``.
@@ -281,11 +302,12 @@ def backend_started(platform: str) -> None:
     with _LOCK:
         _STARTED_PLATFORM[0] = platform
         _BACKEND_STARTED[0] = True
+    refresh_eager_device()
 
 
 def _refresh_jit_checks() -> None:
     DEBUG_CHECKS[0] = _DEBUG_NANS[0] or _DEBUG_INFS[0]
-    EAGER_FAST[0] = not DEBUG_CHECKS[0]
+    EAGER_FAST[0] = not DEBUG_CHECKS[0] and not EAGER_ON_DEVICE[0]
     JIT_CHECKS[0] = DEBUG_CHECKS[0] or _GLOBAL_NO_JIT[0] or _NO_JIT_CONTEXTS[0] > 0
     _refresh_jit_settings()
 
@@ -532,6 +554,7 @@ class Config:
                     "running; set the platform before the first computation"
                 )
             _PLATFORM_NAME[0] = platform
+        refresh_eager_device()
 
     def read(self, name: str) -> bool | str | int | None:
         """The value of an option in force here."""

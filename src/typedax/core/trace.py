@@ -26,7 +26,7 @@ import numpy as np
 
 from .array import Array, ArrayImpl, ArrayLike, HostArray, aval_key, from_numpy, host_aval
 from .avals import ShapedArray
-from .config import DEBUG_CHECKS, X32_POSSIBLE, debug_infs_on, debug_nans_on, x64_enabled
+from .config import DEBUG_CHECKS, EAGER_ON_DEVICE, X32_POSSIBLE, debug_infs_on, debug_nans_on, x64_enabled
 from .dtypes import NARROW, SMALL_FLOATS, SMALL_SEEN, TO_32, DType, is_complex, is_float  # (NARROW, SMALL_*: issue 29, item 7)
 from .errors import (
     DebugNanError,
@@ -115,10 +115,12 @@ class EvalTrace(Trace):
         avals: list[ShapedArray] = []
         borrowed = False  # whether an operand is a NumPy array the caller owns
         weak_in = False  # whether an operand is weakly typed (core/weak.py)
+        everything = EAGER_ON_DEVICE[0]
         for a in args:
             if type(a) is ArrayImpl:  # the common case, without an isinstance
                 h = a._host
-                vals.append(h if h is not None else a.to_numpy())
+                # on an accelerator a device array is fetched only if the host computes
+                vals.append(h if h is not None else _ON_DEVICE if everything else a.to_numpy())
                 aval = a.aval
                 avals.append(aval)
                 weak_in = weak_in or aval.weak_type
@@ -141,6 +143,11 @@ class EvalTrace(Trace):
         consts = None if on_device is None else on_device(vals, avals, params)
         if consts is None and SMALL_SEEN[0] and _small_on_device(prim, params, avals, out_avals):
             consts = ()  # the 8- and 4-bit floats: XLA's own values (issue 29, item 7)
+        if everything:
+            if consts is None and _device_evaluable(prim, params, avals, out_avals):
+                consts = ()  # on an accelerator: XLA's value there, as JAX's dispatch (issue 26)
+            if consts is None:  # the host computes: fetch the device operands
+                vals = [a.to_numpy() if v is _ON_DEVICE else v for a, v in zip(args, vals)]  # type: ignore[union-attr]  # only an ArrayImpl's value is _ON_DEVICE
         if consts is not None:  # XLA's own value (Rules.eval_on_device), 16-bit types as they are
             if weak_in or prim.name in ALWAYS_ASK:
                 out_avals = with_weak(prim.name, avals, params, out_avals)
@@ -210,7 +217,8 @@ _DEVICE_EVAL: list[DeviceEval] = [_no_device_eval]
 
 def install_device_eval(device_eval: DeviceEval) -> None:
     """Make ``device_eval`` what the eval trace runs ``Rules.eval_on_device``
-    primitives with (``typedax.lowering.eager`` on import)."""
+    primitives with, and every primitive it can on an accelerator
+    (``config.EAGER_ON_DEVICE``) (``typedax.lowering.eager`` on import)."""
     _DEVICE_EVAL[0] = device_eval
 
 
@@ -240,6 +248,30 @@ def _small_on_device(prim: Primitive, params: Params, avals: Sequence[ShapedArra
             return False
     if prim.rules.lower is None or prim.name in _HOST_CALLS:
         return False
+    return not any(_has_jaxpr(v) for v in params.values())
+
+
+#: The host value of an operand that stays on the device (eager evaluation on
+#: an accelerator): empty, so a rule reading it (``pow``'s uniform exponent)
+#: finds no constant in it.
+_ON_DEVICE: NDArray = np.empty((0,), np.float32)
+
+def _device_evaluable(prim: Primitive, params: Params, avals: Sequence[ShapedArray],
+                      out_avals: Sequence[ShapedArray]) -> bool:
+    """Whether eager evaluation on an accelerator runs ``prim`` as its
+    one-equation XLA program, as JAX's dispatch runs every primitive there:
+    so eager values are XLA's on that device (its TF32 products, its special
+    functions, its conversions), equal to ``jit``'s and JAX's, and arrays stay
+    on the device. Not host callbacks, not higher-order primitives (their
+    bodies evaluate equation by equation, each on the device), not the
+    extended dtypes (typed keys, float0), which eager evaluation keeps on the
+    host."""
+    if prim.rules.lower is None or prim.name in _HOST_CALLS:
+        return False
+    for group in (avals, out_avals):
+        for a in group:
+            if a.dtype.fields is not None:  # typed keys and float0: structured dtypes
+                return False
     return not any(_has_jaxpr(v) for v in params.values())
 
 

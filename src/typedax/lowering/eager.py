@@ -20,6 +20,7 @@ recently used.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
@@ -29,12 +30,14 @@ import numpy as np
 
 from ..core.array import ArrayImpl
 from ..core.avals import ShapedArray
+from ..core.config import install_accelerator_question
+from ..core.errors import PlatformError
 from ..core.ir import Jaxpr, NDArray, Params, Primitive
 from ..core.trace import Value, aval_of, bind, install_device_eval
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives.structural import broadcast_to
 from .cache import compile_cache
-from .runtime import Executable, buffer_of, put_buffer
+from .runtime import Executable, buffer_of, platform, put_buffer
 
 #: Programs kept (least recently used dropped first): each is a few hundred
 #: KB of compiled code; an eager loop uses a handful.
@@ -148,4 +151,20 @@ def programs() -> int:
     return len(_PROGRAMS)
 
 
+def on_accelerator() -> bool:
+    """Whether the platform (``runtime.platform()``) is an accelerator, where
+    eager evaluation runs every primitive it can through XLA, as JAX's
+    dispatch does there (docs/architecture.md, "Eager evaluation is XLA's").
+    ``TYPEDAX_EAGER_ON_DEVICE=1`` asks for that on the CPU too (XLA's values
+    and XLA's speed for every eager operation, not NumPy's): the tests run
+    the GPU's eager path with it."""
+    if os.environ.get("TYPEDAX_EAGER_ON_DEVICE", "") == "1":
+        return True
+    try:
+        return platform() != "cpu"
+    except PlatformError:  # a bad TYPEDAX_PLATFORM: the first computation says so
+        return False
+
+
 install_device_eval(eval_on_device)  # the eval trace (core) runs Rules.eval_on_device primitives with it
+install_accelerator_question(on_accelerator)

@@ -23,7 +23,9 @@ from typing import cast
 import numpy as np
 
 from ..core.avals import ShapedArray, physical_aval
-from ..core.config import backend_started, cpu_async_dispatch, num_cpu_devices, platform_name, x64_enabled
+from ..core.config import (
+    refresh_eager_device, backend_started, cpu_async_dispatch, num_cpu_devices, platform_name, x64_enabled,
+)
 from ..core.dtypes import EXTENDED, SUPPORTED, TO_32, key_words
 from ..core.errors import PlatformError as PlatformError
 from ..core.errors import PrimitiveTypeError
@@ -93,6 +95,7 @@ def set_platform(name: str) -> None:
                 "set the platform before the first computation"
             )
         _REQUESTED[:] = [name]
+    refresh_eager_device()  # eager evaluation asks the platform again
 
 
 def platform() -> str:
