@@ -15,7 +15,9 @@ A property whose every example compiles with XLA or runs JAX eagerly may run
 fewer examples under ``ci`` alone: ``tests/_examples.py``'s ``ci_examples``.
 """
 
+import importlib.metadata
 import os
+import tomllib
 from collections.abc import Iterator
 
 import pytest
@@ -57,9 +59,32 @@ def pytest_configure(config: pytest.Config) -> None:
         "first: a long test run in a process of its own; the suite starts with these, so "
         "that at the end no pytest worker waits alone on one (make test's wall time)",
     )
+    config.addinivalue_line(
+        "markers",
+        "pinned_jax: compares with the surface of the JAX version pyproject.toml pins (its "
+        "public names, primitive names, messages, default dtypes, lowerings), which other JAX "
+        "versions change: skipped, naming both versions, where another JAX is installed "
+        "(a GPU machine's)",
+    )
+
+
+def pinned_jax() -> str:
+    """The JAX version the oracles are pinned to (pyproject.toml's ``bench``
+    extra, ``jax==X``)."""
+    with open(os.path.join(os.path.dirname(__file__), "..", "pyproject.toml"), "rb") as f:
+        pins = tomllib.load(f)["project"]["optional-dependencies"]["bench"]
+    (pin,) = [str(p) for p in pins if str(p).startswith("jax==")]
+    return pin.split("==", 1)[1]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The ``first`` tests at the front of the run (pytest-xdist hands each
-    worker a contiguous share of this order and steals from its end)."""
+    worker a contiguous share of this order and steals from its end); the
+    ``pinned_jax`` tests skipped where the installed JAX is not the pinned one."""
     items.sort(key=lambda item: item.get_closest_marker("first") is None)
+    pinned, installed = pinned_jax(), importlib.metadata.version("jax")
+    if installed != pinned:
+        skip = pytest.mark.skip(reason=f"compares with JAX {pinned}'s surface; JAX {installed} is installed")
+        for item in items:
+            if item.get_closest_marker("pinned_jax") is not None:
+                item.add_marker(skip)

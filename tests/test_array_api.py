@@ -6,6 +6,7 @@ the smaller fixes, and the array API surface (``copy=``, ``device=``,
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -129,6 +130,7 @@ def test_linalg_vecdot_checks_the_axes_before_broadcasting() -> None:
 # -- 2. the smaller fixes --------------------------------------------------------------------
 
 
+@pytest.mark.pinned_jax  # JAX 0.11's tri gives float64 under x64, 0.10's float32
 @pytest.mark.parametrize("k", [2**31, -(2**31), 2**40, 3, -2, 1, 0])
 def test_eye_and_tri_with_any_offset_as_jax(k: int) -> None:
     for n, m in [(2, None), (3, 5), (4, 2)]:
@@ -164,6 +166,7 @@ def test_linalg_trace_dtype(dtype: Any) -> None:
         _same(tnp.linalg.trace(x, offset=offset, dtype=dtype), jnp.linalg.trace(x, offset=offset, dtype=dtype))
 
 
+@pytest.mark.pinned_jax  # the standard's version JAX reports moves with JAX
 def test_bool_and_the_version() -> None:
     assert getattr(tnp, "bool") is tnp.bool_  # (served to callers; the module's builtin bool is untouched)
     from typedax.numpy import bool as b  # type: ignore[attr-defined]  # runtime-only name, see numpy.py's __getattr__
@@ -197,10 +200,30 @@ def test_linalg_cross_outer_tensordot_as_jax() -> None:
 # -- 3. the array API surface ---------------------------------------------------------------
 
 
+def test_copy_false_of_a_host_buffer_on_an_accelerator_as_jax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JAX's ValueError, checked on the CPU by pretending the platform is a GPU."""
+    from typedax._numpy import lax_numpy
+
+    monkeypatch.setattr(lax_numpy, "_default_backend", lambda: "gpu")
+    for host in (np.arange(3), np.float32(2.0)):
+        with pytest.raises(ValueError, match=re.escape(
+                f"jnp.asarray: cannot convert object of type {type(host)} to JAX Array on platform=gpu "
+                "with copy=False. Consider using copy=None or copy=True instead.")):
+            tnp.asarray(host, copy=False)
+    _same(tnp.asarray([1.0, 2.0], copy=False), np.array([1.0, 2.0]))  # no buffer protocol: no copy to refuse
+    _same(tnp.asarray(3, copy=False), np.array(3))
+
+
 def test_copy_keywords_as_jax() -> None:
     x, jx = tnp.arange(6.0), jnp.arange(6.0)
     for copy in (None, True, False):
-        _same(tnp.asarray(np.arange(3), copy=copy), jnp.asarray(np.arange(3), copy=copy))
+        if copy is False and tdx.default_backend() != "cpu":  # a host buffer must be copied to the GPU
+            with pytest.raises(ValueError) as theirs:
+                jnp.asarray(np.arange(3), copy=False)
+            with pytest.raises(ValueError, match=re.escape(str(theirs.value))):
+                tnp.asarray(np.arange(3), copy=False)
+        else:
+            _same(tnp.asarray(np.arange(3), copy=copy), jnp.asarray(np.arange(3), copy=copy))
         _same(tnp.asarray(x, copy=copy), jnp.asarray(jx, copy=copy))
         _same(tnp.reshape(x, (2, 3), copy=copy), jnp.reshape(jx, (2, 3), copy=copy))
     for copy in (True, False):
@@ -279,6 +302,20 @@ def test_dlpack_both_ways() -> None:
         tnp.from_dlpack(np.ones(2), device=jax.devices()[0])
     with pytest.raises(DLPackError, match="cannot read a list on the host"):
         tnp.from_dlpack(cast(Any, [1.0, 2.0]))
+
+    class FarAway:  # a tensor in the memory of a CUDA device typedax does not run on
+        def __dlpack__(self, *, stream: object = None) -> object:
+            raise AssertionError("not exported")
+
+        def __dlpack_device__(self) -> tuple[int, int]:
+            return (2, 99)
+
+    with pytest.raises(DLPackError, match="in the memory of CUDA device 99, which typedax does not run on"):
+        tnp.from_dlpack(cast(Any, FarAway()))
+    if tdx.default_backend() == "gpu":  # JAX's GPU array: copied on the GPU, never through the host
+        y = tnp.from_dlpack(jnp.arange(6.0).reshape(2, 3))  # type: ignore[arg-type]  # jax's stub: __dlpack__ only
+        assert y.devices() == x.devices() and cast(Any, y)._host is None  # (ArrayImpl: no host copy)
+        _same(y, np.arange(6.0).reshape(2, 3))
     with pytest.raises(tdx.core.errors.ConcretizationError):
         tdx.jit(lambda y: np.from_dlpack(y))(x)
 

@@ -307,12 +307,15 @@ def _jax_refusals() -> dict[str, str]:
         os._exit(0)  # JAX's exit handlers fail in the broken interpreter
     """)
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
-    return dict(line.split("=", 1) for line in run.stdout.splitlines() if "=" in line)
+    said = dict(line.split("=", 1) for line in run.stdout.splitlines() if "=" in line)
+    # a tree the child said nothing about killed it (Python 3.12: JAX's C++
+    # flatten of a cyclic tree overflows the C stack): JAX refuses it too
+    return {name: said.get(name, f"crashed (exit {run.returncode})") for name, _, _ in _BAD_TREES}
 
 
 @pytest.mark.parametrize("name, make, message", _BAD_TREES, ids=[n for n, _, _ in _BAD_TREES])
 def test_cyclic_and_too_deep_trees_are_tree_errors(name: str, make: Callable[[], object], message: str) -> None:
-    assert _jax_refusals()[name] in ("RecursionError", "SystemError")  # JAX's C++ flatten
+    assert _jax_refusals()[name].startswith(("RecursionError", "SystemError", "crashed"))  # JAX's C++ flatten
     t = make()
     calls: list[Callable[[], object]] = [
         lambda: tree.leaves(t), lambda: tree.structure(t), lambda: tree.flatten(t, is_leaf=lambda x: False),

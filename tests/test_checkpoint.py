@@ -109,6 +109,7 @@ def test_grad_of_checkpoint_equals_grad_and_jax_for_every_policy(policy: Policy 
     _close(jitted, theirs)
 
 
+@pytest.mark.pinned_jax  # JAX 0.11 names tanh's residual after a new primitive (one_minus_square)
 @pytest.mark.parametrize("policy, jpolicy", POLICIES, ids=IDS)
 def test_saved_residuals_are_jaxs_for_every_policy(policy: Policy | None, jpolicy: object) -> None:
     ours = [(a.str_short(), s) for a, s in saved_residuals(_chain_tdx(policy, True), W1, W2, X)]

@@ -21,6 +21,9 @@ import importlib
 
 import pytest
 
+#: the names JAX has are JAX 0.10.2's: another version adds and drops some
+pytestmark = pytest.mark.pinned_jax
+
 REASONS: dict[str, str] = {
     'config': 'a JAX config option as a context manager that typedax does not act on (typedax.config names those it does; config.update of the others warns)',
     'refs': "mutable array references (JAX's Ref API): typedax's arrays are immutable by design",

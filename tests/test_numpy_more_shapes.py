@@ -91,7 +91,11 @@ CASES: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
 TABLE = Table(CASES, by_name, static=lambda name, i: name == "repeat" and i == 1)
 
 
-@pytest.mark.parametrize("case", range(len(CASES)), ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+# JAX 0.11's tri gives float64 under x64 where 0.10's gives float32
+@pytest.mark.parametrize("case", [
+    pytest.param(i, id=f"{c[0]}-{i}", marks=[pytest.mark.pinned_jax] if c[0] == "tri" and "dtype" not in c[2] else [])
+    for i, c in enumerate(CASES)
+])
 def test_against_jax(case: int) -> None:
     TABLE.check(case)
 

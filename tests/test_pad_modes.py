@@ -152,6 +152,7 @@ def test_nan_median_and_empty_axes() -> None:
         _same(tnp.pad(e, ((0, 0), (1, 2)), mode), jnp.pad(e, ((0, 0), (1, 2)), mode))
 
 
+@pytest.mark.pinned_jax  # messages
 def test_errors_as_jax() -> None:
     x = np.ones((2, 3), F32)
     cases: list[tuple[Any, type[BaseException], str]] = [

@@ -18,7 +18,10 @@ from ..core.dtypes import DType, canonicalize_dtype, default_complex, default_fl
 from ..core.errors import DeviceError, DLPackError, PrimitiveTypeError
 from ..core.trace import aval_of
 from ..core.config import x64_enabled
-from ..lowering.jaxlib_api import Device
+from ..core.avals import ShapedArray
+from ..lowering.array import aval_key, from_buffer
+from ..lowering.jaxlib_api import DL_CUDA, Device, dlpack_to_device
+from ..lowering.jaxlib_api import hardware_id as jx_hardware_id
 from ..lowering.runtime import devices
 
 if TYPE_CHECKING:
@@ -98,6 +101,28 @@ class DLPackExporter(Protocol):
     def __dlpack_device__(self) -> tuple[int, int]: ...
 
 
+def _cuda_tensor(x: DLPackExporter) -> Array | None:
+    """A copy of ``x`` on typedax's GPU when ``x`` is a tensor in CUDA
+    memory (JAX's GPU arrays, PyTorch's CUDA tensors), else ``None``."""
+    try:
+        kind, hardware_id = x.__dlpack_device__()
+    except (AttributeError, TypeError, ValueError):
+        return None
+    if kind != DL_CUDA:
+        return None
+    here = [d for d in devices() if d.platform == "gpu" and jx_hardware_id(d) == hardware_id]
+    if not here:
+        raise DLPackError(
+            f"from_dlpack: the {type(x).__name__} is in the memory of CUDA device {hardware_id}, which "
+            f"typedax does not run on (its devices: {', '.join(str(d) for d in devices())})"
+        )
+    buf, shape, dtype = dlpack_to_device(lambda stream: x.__dlpack__(stream=stream), here[0])  # type: ignore[arg-type]  # an exporter takes the stream it is asked for
+    aval = ShapedArray(shape, dtype)
+    value = from_buffer(buf, aval, aval_key(aval))
+    want = canonicalize_dtype(value.dtype)
+    return value if want == value.dtype else value.astype(want)
+
+
 def from_dlpack(x: DLPackExporter, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """``jnp.from_dlpack``: an array from any DLPack exporter on the host
     (NumPy arrays, typedax and JAX CPU arrays, ...), read through NumPy's
@@ -112,6 +137,9 @@ def from_dlpack(x: DLPackExporter, /, *, device: Device | None = None, copy: boo
         raise DLPackError(
             f"from_dlpack: copy=False, but a {type(x).__name__} must be copied (typedax arrays own immutable values)"
         )
+    on_device = _cuda_tensor(x)
+    if on_device is not None:
+        return on_device
     try:
         host = np.from_dlpack(x)
     except (AttributeError, BufferError, RuntimeError, TypeError) as e:

@@ -48,6 +48,7 @@ from ..primitives import (
 )
 from ..primitives._params import params_of as _params_of
 from ..lowering.eager import eval_program
+from ..lowering.runtime import default_backend as _default_backend
 from .array_api import check_device
 from ..primitives._precision import CanonicalPrecision, PrecisionLike, canonicalize_precision
 from ..primitives.dot import dot_params as _dot_params
@@ -145,6 +146,15 @@ def result_type(*xs: ArrayLike | DType | type | str) -> DType:
 
 
 
+def _has_buffer(a: object) -> bool:
+    """Whether ``a`` has the buffer protocol (JAX's ``_supports_buffer_protocol``)."""
+    try:
+        memoryview(a)  # type: ignore[arg-type]  # the question asked
+    except TypeError:
+        return False
+    return True
+
+
 def asarray(
     a: ArrayLike | Sequence[object], dtype: DType | type | None = None, order: None = None, *,
     copy: builtins.bool | None = None, device: Device | None = None,
@@ -153,11 +163,19 @@ def asarray(
     it is; a NumPy array is copied: arrays are immutable, NumPy's are not).
     ``copy`` as JAX's: arrays are immutable, so ``copy=True`` gives the same
     value and ``copy=False`` never raises (JAX's does not either, where the
-    standard would). ``device``: typedax's device or ``None``."""
+    standard would), except as JAX's on an accelerator: there a host value
+    with the buffer protocol (a NumPy array or scalar) must be copied, so
+    ``copy=False`` is a ``ValueError``. ``device``: typedax's device or
+    ``None``."""
     if device is not None:
         check_device("asarray", device)
     if isinstance(a, Array):
         return a if dtype is None else astype(a, dtype)
+    if copy is False and _default_backend() != "cpu" and _has_buffer(a):
+        raise ValueError(
+            f"jnp.asarray: cannot convert object of type {type(a)} to JAX Array on platform="
+            f"{_default_backend()} with copy=False. Consider using copy=None or copy=True instead."
+        )
     # Python values go straight into an explicit dtype (NumPy refuses ints out
     # of its range, as JAX does); through the default type first they would
     # wrap (300 as uint8) or overflow it (2**63 as uint64)

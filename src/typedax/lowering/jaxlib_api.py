@@ -71,6 +71,9 @@ PRIVATE_NAMES: tuple[tuple[str, str], ...] = (
     ("jaxlib._jax", "SingleDeviceSharding"),
     ("jaxlib._jax", "GSPMDSharding"),
     ("jaxlib._jax", "batched_device_put"),
+    ("jaxlib._jax", "dlpack_managed_tensor_to_buffer"),
+    ("jaxlib._jax", "Device.get_stream_for_external_ready_events"),
+    ("jaxlib._jax", "Device.local_hardware_id"),
     ("jaxlib._jax", "array_result_handler"),
     ("jaxlib._jax", "get_c_api_client"),
     ("jaxlib._jax", "load_pjrt_plugin"),
@@ -605,3 +608,31 @@ def prepare_cusolver() -> None:
         for name, target, api_version in module.registrations()["CUDA"]:
             xc.register_custom_call_target(name, target, "CUDA", api_version)
     _CUSOLVER_READY.append(True)
+
+
+#: DLPack's device type of CUDA memory (``DLDeviceType.kDLCUDA``)
+DL_CUDA = 2
+
+
+def hardware_id(device: Device) -> int:
+    """The device's index among its kind on this host (what DLPack names)."""
+    return int(device.local_hardware_id)  # type: ignore[attr-defined]  # jaxlib's stub lacks it
+
+
+def dlpack_to_device(
+    capsule_of: Callable[[int | None], object], device: Device
+) -> tuple[Array, tuple[int, ...], np.dtype[np.generic]]:
+    """A copy on ``device`` of a DLPack tensor in that device's memory, with
+    its shape and dtype, as JAX's ``from_dlpack`` makes one:
+    ``capsule_of(stream)`` exports it after the device's stream (the
+    exporter's work on it is ordered before the copy), and jaxlib's
+    ``dlpack_managed_tensor_to_buffer`` copies it."""
+    try:
+        stream: int | None = device.get_stream_for_external_ready_events()  # type: ignore[attr-defined]  # jaxlib's stub lacks it
+    except JaxRuntimeError as e:
+        if "UNIMPLEMENTED" not in str(e):
+            raise
+        stream = None
+    to_buffer = _jax.dlpack_managed_tensor_to_buffer  # type: ignore[attr-defined]  # jaxlib's stub lacks it
+    buf = to_buffer(capsule_of(stream), device, stream, True, DL_CUDA)
+    return buf, tuple(buf.shape), np.dtype(buf.dtype)
