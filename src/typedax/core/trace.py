@@ -272,7 +272,7 @@ def _device_evaluable(prim: Primitive, params: Params, avals: Sequence[ShapedArr
         for a in group:
             if a.dtype.fields is not None:  # typed keys and float0: structured dtypes
                 return False
-    return not any(_has_jaxpr(v) for v in params.values())
+    return not params or not any(_has_jaxpr(v) for v in params.values())
 
 
 def _has_half(avals: Sequence[ShapedArray]) -> bool:

@@ -37,6 +37,7 @@ from ..core.trace import Value, aval_of, bind, install_device_eval
 from ..interpreters.staging import trace_to_jaxpr_flat
 from ..primitives.structural import broadcast_to
 from .cache import compile_cache
+from . import jaxlib_api as jx
 from .runtime import Executable, buffer_of, platform, put_buffer
 
 #: Programs kept (least recently used dropped first): each is a few hundred
@@ -72,8 +73,32 @@ def eval_on_device(
     for i in prog.args:
         a = args[i]
         # a concrete array keeps its device buffer (a jit result is not fetched)
-        bufs.append(buffer_of(a) if type(a) is ArrayImpl else put_buffer(values[i], avals[i]))
+        if type(a) is ArrayImpl:
+            bufs.append(buffer_of(a))
+        elif values[i].ndim == 0:
+            bufs.append(_scalar_buffer(values[i], avals[i]))
+        else:
+            bufs.append(put_buffer(values[i], avals[i]))
     return prog.exe.run(bufs)
+
+
+#: Device copies of the scalars eager operations met (``x * 2.0`` in a loop
+#: copies its ``2.0`` once, not per step: a host-to-device copy is most of a
+#: small operation's time on a GPU), the ``MAX_SCALARS`` most recently used.
+_SCALARS: OrderedDict[tuple[bytes, ShapedArray], jx.Array] = OrderedDict()
+MAX_SCALARS = 256
+
+
+def _scalar_buffer(value: NDArray, aval: ShapedArray) -> jx.Array:
+    key = (value.tobytes(), aval)
+    buf = _SCALARS.get(key)
+    if buf is None:
+        buf = put_buffer(value, aval)
+        with _LOCK:
+            _SCALARS[key] = buf
+            while len(_SCALARS) > MAX_SCALARS:
+                _SCALARS.popitem(last=False)
+    return buf
 
 
 def eval_program(
