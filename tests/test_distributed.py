@@ -43,6 +43,7 @@ def _run_processes() -> list[dict[str, object]]:
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("JAX_") and "_proxy" not in k.lower()}
     env["PYTHONPATH"] = os.pathsep.join([str(Path(__file__).parent.parent), env.get("PYTHONPATH", "")])
+    env["TYPEDAX_PLATFORM"] = "cpu"  # host devices over loopback (under make test-gpu too: one GPU, two processes)
     logs = [(tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")) for _ in range(NUM_PROCESSES)]
     procs = [  # output to files: a pipe nobody reads could block a worker
         subprocess.Popen([sys.executable, str(WORKER), str(i), str(NUM_PROCESSES), str(port)],

@@ -96,7 +96,13 @@ def test_mode_matches_jax_eager(mode: str, kw: dict[str, Any], dtype: type) -> N
     if np.ndim(kw.get("end_values", 0)) == 2:
         kw = {"end_values": ((1, 2), (3, 4), (5, 6))}
     w = WIDTHS[2]
-    _same(tnp.pad(x, w, mode, **kw), jnp.pad(x, w, mode, **kw), atol=_ramp_atol(mode, dtype))
+    got, want = tnp.pad(x, w, mode, **kw), jnp.pad(x, w, mode, **kw)
+    if mode == "empty" and jax.default_backend() != "cpu":
+        # 'empty' leaves the padding unspecified, and JAX's on a GPU is
+        # whatever the memory held: the array itself must be in place
+        inside = np.pad(np.ones(x.shape, bool), w, "constant")
+        got, want = np.asarray(got)[inside], np.asarray(want)[inside]
+    _same(got, want, atol=_ramp_atol(mode, dtype))
 
 
 @pytest.mark.parametrize("mode,kw", MODES[::2] + [MODES[3]], ids=[f"{m}{sorted(k)}" for m, k in MODES[::2] + [MODES[3]]])

@@ -132,7 +132,10 @@ SCIPY_CASES: list[Case] = [
 def test_matches_scipy(case: Case) -> None:
     name, call = case
     tol = 1e-5 if "float32" in name else 1e-10
-    _close(call(tsl), call(scipy.linalg), tol)
+    # singular vectors are unique up to sign, and cuSOLVER's signs are not
+    # LAPACK's: on a GPU the oracle is JAX's svd there
+    oracle = jsl if name == "svd" and tdx.default_backend() != "cpu" else scipy.linalg
+    _close(call(tsl), call(oracle), tol)
 
 
 JAX_CASES: list[Case] = [

@@ -488,6 +488,7 @@ def factorizations(n: int) -> st.SearchStrategy[tuple[int, ...]]:
         lambda cuts: tuple(2 ** (b - a) for a, b in zip([0, *sorted(cuts)], [*sorted(cuts), k])))
 
 
+@pytest.mark.pinned_jax  # JAX 0.11 changed a reshape rule (seen on the GPU machine's 0.11.2, on host devices)
 @ci_examples(25, otherwise=60, deadline=None)
 @given(typed(), st.data())
 def test_reshape_transpose_reduce_rules_as_jax(x: tuple[tuple[int, ...], tuple[object, ...]], data: st.DataObject) -> None:
