@@ -43,9 +43,13 @@ test: $(STAMP)
 # GPU_PYTHON: an interpreter that has the CUDA plugin (no venv is made).
 GPU_PYTHON ?= $(PY)
 GPU_WORKERS ?= 4
+# -rfE: the failures' one-line summary at the end (pytest -q prints only an F
+# per failure as it goes). The tests of JAX 0.10.2's surface (pinned_jax) skip
+# where the GPU machine has another JAX; mypy and array-api-compat/-extra (the
+# dev extra) are needed there too.
 test-gpu:
 	TYPEDAX_PLATFORM=cuda XLA_PYTHON_CLIENT_PREALLOCATE=false HYPOTHESIS_PROFILE=ci \
-		$(GPU_PYTHON) -m pytest -n $(GPU_WORKERS) --dist worksteal $(GPU_TESTS)
+		$(GPU_PYTHON) -m pytest -n $(GPU_WORKERS) --dist worksteal -rfE $(GPU_TESTS)
 
 # the array API conformance suite (data-apis/array-api-tests, not part of
 # `make test`: it takes minutes) against typedax.numpy and jax.numpy, module by
