@@ -106,6 +106,10 @@ def test_what_stays_on_the_host(on_device: None) -> None:
     looped = lax.fori_loop(0, 3, body, tnp.asarray(X))
     np.testing.assert_allclose(np.asarray(looped), np.asarray(tdx.jit(lambda c: lax.fori_loop(0, 3, body, c))(X)),
                                rtol=1e-6)
+    w, v = tnp.linalg.eig(tnp.asarray(X[:4, :4]))  # no CUDA lowering: LAPACK on the host
+    np.testing.assert_allclose(np.sort_complex(np.asarray(w)), np.sort_complex(np.linalg.eigvals(X[:4, :4])),
+                               rtol=1e-4)
+
     def loss(a: tdx.Array, n: tdx.Array) -> tdx.Array:
         return tnp.sum(a * n)
 

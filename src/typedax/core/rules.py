@@ -152,7 +152,11 @@ class Rules:
     exists for primitives that can be linear in an operand; ``partial_eval``,
     ``dce`` and ``eval_values`` only where a primitive needs special handling
     (the interpreters have a general behaviour for the others);
-    ``eval_on_device`` where eager evaluation must be XLA's own.
+    ``eval_on_device`` where eager evaluation must be XLA's own;
+    ``host_on_accelerator`` where it must stay the host's even on an
+    accelerator, where eager evaluation is otherwise XLA's for every
+    primitive (``core/trace.py``: ``_device_evaluable``): a primitive
+    typedax lowers for the CPU alone (``eig``).
     """
 
     jvp: JvpRule | None = None
@@ -163,6 +167,7 @@ class Rules:
     dce: DceRule | None = None
     eval_values: ValueImpl | None = None
     eval_on_device: EvalOnDevice | None = None
+    host_on_accelerator: bool = False
 
 
 NO_RULES = Rules()

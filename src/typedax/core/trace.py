@@ -266,7 +266,8 @@ def _device_evaluable(prim: Primitive, params: Params, avals: Sequence[ShapedArr
     bodies evaluate equation by equation, each on the device), not the
     extended dtypes (typed keys, float0), which eager evaluation keeps on the
     host."""
-    if prim.rules.lower is None or prim.name in _HOST_CALLS:
+    rules = prim.rules
+    if rules.lower is None or rules.host_on_accelerator or prim.name in _HOST_CALLS:
         return False
     for group in (avals, out_avals):
         for a in group:

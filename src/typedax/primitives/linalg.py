@@ -1046,7 +1046,8 @@ def _eig_lower(ctx: LoweringContext, eqn: Eqn, args: Sequence[HloValue]) -> list
 
 eig_p = Primitive(
     "eig", _eig_impl, _eig_abstract,
-    rules_for=lambda p: Rules(jvp=_eig_jvp, batch=_front_batch(p), lower=_eig_lower),
+    # no CUDA lowering yet: eager eig on a GPU stays LAPACK's on the host
+    rules_for=lambda p: Rules(jvp=_eig_jvp, batch=_front_batch(p), lower=_eig_lower, host_on_accelerator=True),
 )
 
 
