@@ -543,7 +543,7 @@ def test_preferred_element_type_and_precision() -> None:
     xf, wf = x.astype(np.float32), w.astype(np.float32)
     jp = jax.lax.Precision
     pairs: list[tuple[Any, Any]] = [(None, None), ("highest", "highest"), (lax.Precision.HIGH, jp.HIGH),
-                                    ((lax.Precision.DEFAULT, "float32"), (jp.DEFAULT, jp.HIGHEST))]
+                                    ((lax.Precision.DEFAULT, lax.Precision.HIGHEST), (jp.DEFAULT, jp.HIGHEST))]
     for prec, jprec in pairs:
         got = tdx.jit(lambda a, b: lax.conv_general_dilated(a, b, (2,), "VALID", precision=prec))(xf, wf)
         want = jax.jit(lambda a, b: jax.lax.conv_general_dilated(a, b, (2,), "VALID", precision=jprec))(J(xf), J(wf))

@@ -132,7 +132,7 @@ def test_precision_param_prints_parses_and_survives_transformations() -> None:
     p = ("HIGHEST", "HIGH")
 
     def f(a: Any, b: Any) -> tdx.Array:
-        return tnp.sum(tnp.tanh(lax.dot(a, b, precision=(lax.Precision.HIGHEST, "high"))))
+        return tnp.sum(tnp.tanh(lax.dot(a, b, precision=("highest", "high"))))
 
     j = tdx.make_jaxpr(f)(X, Y).jaxpr
     assert 'precision=("HIGHEST", "HIGH")' in str(j)
@@ -243,6 +243,12 @@ def test_precision_errors() -> None:
         lax.dot_general(X, Y, (((1,), (0,)), ((), ())), precision="fast")
     with pytest.raises(PrimitiveTypeError, match=r"matmul: precision must be a pair"):
         tnp.matmul(X, Y, precision=("high", "high", "high"))  # type: ignore[arg-type]  # the error under test
+    # JAX's error class (ValueError), and its refusal of a mixed or None-holding pair
+    for bad in ("fast", (lax.Precision.DEFAULT, "float32"), ("high", None)):
+        with pytest.raises(ValueError):
+            jax.numpy.matmul(X, Y, precision=_spell(bad, jax.lax.Precision))
+        with pytest.raises(ValueError, match=r"matmul: (precision must be None|a precision pair must be two)"):
+            tnp.matmul(X, Y, precision=bad)  # type: ignore[arg-type]  # the error under test
     with pytest.raises(PrimitiveTypeError, match=r"preferred_element_type float16 must not be narrower than float32"):
         lax.dot(X, Y, preferred_element_type=np.float16)
     with pytest.raises(PrimitiveTypeError, match=r"input type float32 is incompatible with preferred_element_type int32"):

@@ -256,6 +256,7 @@ def _small_on_device(prim: Primitive, params: Params, avals: Sequence[ShapedArra
 #: finds no constant in it.
 _ON_DEVICE: NDArray = np.empty((0,), np.float32)
 
+
 def _device_evaluable(prim: Primitive, params: Params, avals: Sequence[ShapedArray],
                       out_avals: Sequence[ShapedArray]) -> bool:
     """Whether eager evaluation on an accelerator runs ``prim`` as its

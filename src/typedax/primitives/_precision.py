@@ -25,7 +25,7 @@ from jaxlib.mlir.dialects import stablehlo as hlo
 
 from ..core.config import matmul_precision
 from ..core.dtypes import FLOATING, INTEGER, DType
-from ..core.errors import PrimitiveTypeError
+from ..core.errors import ArgumentValueError, PrimitiveTypeError
 from ..core.ir import Param
 
 
@@ -50,7 +50,8 @@ PRECISION_ALIASES = {
     "highest": "HIGHEST", "float32": "HIGHEST",
 }
 
-PrecisionLike = Union[None, str, Precision, tuple[Union[str, Precision, None], Union[str, Precision, None]]]
+#: JAX's spellings: a pair is two ``Precision`` values or two names, not a mix
+PrecisionLike = Union[None, str, Precision, tuple[str, str], tuple[Precision, Precision]]
 
 #: The precision param of an equation: ``None`` or the (lhs, rhs) names.
 CanonicalPrecision = Union[tuple[str, str], None]
@@ -66,7 +67,7 @@ def _precision_name(op: str, p: object) -> str:
     key = str(p).lower()  # (anything else a caller passes is refused below)
     if key in PRECISION_ALIASES:
         return PRECISION_ALIASES[key]
-    raise PrimitiveTypeError(
+    raise ArgumentValueError(
         f"{op}: precision must be None, a lax.Precision, one of {sorted(PRECISION_ALIASES)} "
         f"or a pair of them, got {p!r}"
     )
@@ -83,7 +84,12 @@ def canonicalize_precision(precision: PrecisionLike, op: str = "dot_general") ->
         return (name, name)
     if isinstance(precision, (tuple, list)):
         if len(precision) != 2:
-            raise PrimitiveTypeError(f"{op}: precision must be a pair, got {precision!r}")
+            raise ArgumentValueError(f"{op}: precision must be a pair, got {precision!r}")
+        if not (all(isinstance(p, Precision) for p in precision) or all(isinstance(p, str) for p in precision)):
+            # (JAX's ValueError: a pair of lax.Precision values or of strings)
+            raise ArgumentValueError(
+                f"{op}: a precision pair must be two lax.Precision values or two strings, got {precision!r}"
+            )
         return (_precision_name(op, precision[0]), _precision_name(op, precision[1]))
     name = _precision_name(op, precision)
     return (name, name)

@@ -705,7 +705,11 @@ def conv_general_dilated_patches(
     return conv_general_dilated(
         lhs, np.ascontiguousarray(rhs), window_strides, padding, lhs_dilation, rhs_dilation, dn,
         feature_group_count=channels,
-        precision=None if precision is None else (precision, Precision.DEFAULT),
+        # (the image's precision, the one-hot kernel's DEFAULT: a pair of enums)
+        precision=None if precision is None else (
+            precision if isinstance(precision, Precision)
+            else Precision[canonicalize_precision(precision, "conv_general_dilated_patches")[0]],  # type: ignore[index]  # a name: not None
+            Precision.DEFAULT),
         preferred_element_type=preferred_element_type,
     )
 
