@@ -23,13 +23,14 @@ from typedax.lowering import eager
 
 @pytest.fixture
 def on_device() -> Iterator[None]:
+    before = (list(config.EAGER_ON_DEVICE), list(config.EAGER_FAST))
     config.install_accelerator_question(lambda: True)
     try:
         assert config.EAGER_ON_DEVICE == [True] and config.EAGER_FAST == [False]
         yield
     finally:
         config.install_accelerator_question(eager.on_accelerator)
-    assert config.EAGER_ON_DEVICE == [False] and config.EAGER_FAST == [True]
+    assert (config.EAGER_ON_DEVICE, config.EAGER_FAST) == before  # (the CPU: NumPy again)
 
 
 RNG = np.random.default_rng(0)
