@@ -116,3 +116,19 @@ def test_what_stays_on_the_host(on_device: None) -> None:
 
     g = tdx.grad(loss, argnums=(0, 1), allow_int=True)(tnp.asarray(X), tnp.asarray(3))
     assert g[1].dtype == tdx.dtypes.float0
+
+
+def test_a_64_bit_array_updates_with_x64_off(on_device: None) -> None:
+    """An array made with x64 on keeps its 64 bits through an update with x64
+    off, as JAX's: the update is converted to the array's dtype (on the device
+    there is no NumPy indexing to do it)."""
+    x = tnp.arange(3.0)
+    tdx.config.update("jax_enable_x64", False)
+    try:
+        y = x.at[0].set(1.5)
+        z = x.at[1].add(np.float64(2.0))
+    finally:
+        tdx.config.update("jax_enable_x64", True)
+    assert y.dtype == z.dtype == np.float64
+    np.testing.assert_array_equal(np.asarray(y), [1.5, 1.0, 2.0])
+    np.testing.assert_array_equal(np.asarray(z), [0.0, 3.0, 2.0])

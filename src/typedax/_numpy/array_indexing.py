@@ -861,12 +861,13 @@ def _broadcast_update(idx: object, xshape: tuple[int, ...], y: Value, shape: tup
 def _cast_update(x: Array, y: ArrayLike) -> Value:
     """The update in ``x``'s dtype (JAX casts it, after promoting)."""
     ya = aval_of(y)
-    if isinstance(y, (np.ndarray, np.generic)) and y.dtype != x.dtype:
-        return np.asarray(y, x.dtype)  # x64 off: a float64 NumPy value has the type float32 but not the bits
+    if isinstance(y, (np.ndarray, np.generic, bool, int, float)) and (ya.dtype != x.dtype or np.asarray(y).dtype != x.dtype):
+        # x64 off: a float64 NumPy value has the type float32 but not the
+        # bits, and a NumPy value in a 64-bit x's dtype would enter a
+        # primitive as 32 bits: an array of x's dtype, as JAX converts it
+        return from_numpy(np.asarray(y, x.dtype))
     if ya.dtype == x.dtype:
         return y
-    if isinstance(y, (bool, int, float)):
-        return np.asarray(y, x.dtype)
     return lax.convert_element_type(y, x.dtype)
 
 
