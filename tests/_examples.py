@@ -15,14 +15,30 @@ and the default ``dev`` profile run exactly what they ran before. Other
 settings pass through (``@ci_examples(20, otherwise=40, deadline=None)``).
 The ``ci`` examples stay derandomized: a property runs the same examples on
 every machine.
+
+Big parametrized grids (op x dtype x shape ...) and loops over cases inside a
+test run a deterministic part under ``ci`` that still covers every value of
+every axis, and all of it under any other profile::
+
+    @pytest.mark.parametrize("op,dtype", ci_cover(OPS, DTYPES))   # ci: a covering subset
+    for seed in ci_some(SEEDS, i):                                 # ci: SEEDS[i % len]
+    for case in ci_every(CASES, 3, i):                             # ci: every third, from i
+
+``make test-long`` (and ``dev``) run the whole grid; the pytest ids are the
+same in every profile (built from the values), so a failure reproduces.
 """
 
 from __future__ import annotations
 
+import itertools
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar
 
+import pytest
 from hypothesis import settings
+
+T = TypeVar("T")
 
 #: The profile tests/conftest.py loads (the same variable, the same default).
 PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "dev")
@@ -36,3 +52,44 @@ def ci_examples(ci: int, *, otherwise: int | None = None, **kwargs: Any) -> sett
     if otherwise is None:
         return settings(**kwargs)
     return settings(max_examples=otherwise, **kwargs)
+
+
+def _id(value: object) -> str:
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return str(value)
+    name = getattr(value, "__name__", None)
+    return name if isinstance(name, str) else str(value)
+
+
+def ci_cover(*axes: Sequence[Any]) -> list[Any]:
+    """The product of ``axes`` as ``pytest.param``s (ids built from the values:
+    the same in every profile); under ``ci``, a covering subset of it: row ``r``
+    takes value ``r + r // len(axis) * s`` (mod its length) of each axis, for
+    ``max(len)`` rows, so each value of each axis runs at least once, in pairs
+    that rotate (not all on one diagonal) as the longest axis wraps around."""
+    rows: list[tuple[Any, ...]]
+    if PROFILE == "ci":
+        n = max(len(axis) for axis in axes)
+        rows = [tuple(axis[(r + (r // len(axis)) * j) % len(axis)] for j, axis in enumerate(axes))
+                for r in range(n)]
+    else:
+        rows = list(itertools.product(*axes))
+    return [pytest.param(*row, id="-".join(_id(v) for v in row)) for row in rows]
+
+
+def ci_some(items: Sequence[T], i: int, k: int = 1) -> list[T]:
+    """All of ``items``; under ``ci``, ``k`` of them from ``i`` on (mod their
+    length). A parametrized test passes its own ``i`` (its index in the
+    parametrization) so that the parametrizations together run every item."""
+    if PROFILE != "ci" or k >= len(items):
+        return list(items)
+    return [items[(i + j) % len(items)] for j in range(k)]
+
+
+def ci_every(items: Sequence[T], n: int, start: int = 0) -> list[T]:
+    """All of ``items``; under ``ci``, every ``n``-th of them from ``start``
+    (mod ``n``). Parametrizations that pass different starts run different
+    thirds (say), and together every item."""
+    if PROFILE != "ci":
+        return list(items)
+    return [item for i, item in enumerate(items) if (i - start) % n == 0]
