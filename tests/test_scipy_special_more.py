@@ -64,7 +64,8 @@ def draw_args(data: st.DataObject, name: str, dtype: str) -> list[np.ndarray]:
     return [data.draw(hnp.arrays(dtype, (8,), elements=floats(dtype, lo, hi))) for lo, hi in DOMAINS[name]]
 
 
-@ci_examples(25, otherwise=50, deadline=None)
+# ci: 12 examples (each compiles typedax's jit, and JAX's ops for a new function); make test-long runs 50
+@ci_examples(12, otherwise=50, deadline=None)
 @given(st.sampled_from(sorted(DOMAINS)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax(name: str, dtype: str, data: st.DataObject) -> None:
     args = draw_args(data, name, dtype)
@@ -158,7 +159,8 @@ GRADS: dict[str, tuple[tuple[float, float], ...]] = {
 }
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+# ci: 8 examples (each differentiates in JAX eagerly: compiles); make test-long runs 30
+@ci_examples(8, otherwise=30, deadline=None)
 @given(st.sampled_from(sorted(GRADS)), st.data())
 def test_gradients_match_jax(name: str, data: st.DataObject) -> None:
     """In every argument: JAX's custom rules where it has them (the incomplete
