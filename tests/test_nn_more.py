@@ -76,7 +76,8 @@ def cut(w: Any, shape: tuple[int, ...]) -> Any:
     return w[..., : shape[-1]] if shape else w.reshape(-1)[0]
 
 
-@ci_examples(20, otherwise=40, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(inputs(dtype, *domain(name)))
@@ -86,7 +87,8 @@ def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None
     close(tdx.jit(f)(x), want)
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+# ci: 7 examples (each example compiles with XLA or runs JAX); make test-long runs 30
+@ci_examples(7, otherwise=30, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.data())
 def test_gradients_match_jax_nn(name: str, data: st.DataObject) -> None:
     x = data.draw(inputs("float64", *domain(name)))
