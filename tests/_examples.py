@@ -26,13 +26,18 @@ every axis, and all of it under any other profile::
 
 ``make test-long`` (and ``dev``) run the whole grid; the pytest ids are the
 same in every profile (built from the values), so a failure reproduces.
+
+JAX's derivatives as the oracle cost a compilation per operation in its eager
+dispatch (seconds for a special function's gradient): under ``ci``,
+``ci_jit(jax.grad(f))`` computes them under ``jax.jit`` (one compilation; the
+same values to an ulp or so), and eagerly under any other profile.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import pytest
@@ -61,20 +66,25 @@ def _id(value: object) -> str:
     return name if isinstance(name, str) else str(value)
 
 
-def ci_cover(*axes: Sequence[Any]) -> list[Any]:
-    """The product of ``axes`` as ``pytest.param``s (ids built from the values:
-    the same in every profile); under ``ci``, a covering subset of it: row ``r``
-    takes value ``r + r // len(axis) * s`` (mod its length) of each axis, for
+def ci_cover(*axes: Sequence[Any], ids: Sequence[Sequence[str] | None] | None = None) -> list[Any]:
+    """The product of ``axes`` as ``pytest.param``s (ids built from the values,
+    or taken from ``ids``, a list of names per axis: the same in every
+    profile); under ``ci``, a covering subset of it: row ``r`` takes value
+    ``r + (r // len(axis)) * j`` (mod its length) of axis ``j``, for
     ``max(len)`` rows, so each value of each axis runs at least once, in pairs
-    that rotate (not all on one diagonal) as the longest axis wraps around."""
-    rows: list[tuple[Any, ...]]
+    that rotate (not all on one diagonal) as the shorter axes wrap around."""
+    names: list[list[str]] = []
+    for j, axis in enumerate(axes):
+        given = None if ids is None else ids[j]
+        names.append([_id(v) for v in axis] if given is None else list(given))
+    rows: list[tuple[int, ...]]
     if PROFILE == "ci":
         n = max(len(axis) for axis in axes)
-        rows = [tuple(axis[(r + (r // len(axis)) * j) % len(axis)] for j, axis in enumerate(axes))
-                for r in range(n)]
+        rows = [tuple((r + (r // len(axis)) * j) % len(axis) for j, axis in enumerate(axes)) for r in range(n)]
     else:
-        rows = list(itertools.product(*axes))
-    return [pytest.param(*row, id="-".join(_id(v) for v in row)) for row in rows]
+        rows = list(itertools.product(*(range(len(axis)) for axis in axes)))
+    return [pytest.param(*(axis[i] for axis, i in zip(axes, row)), id="-".join(names[j][i] for j, i in enumerate(row)))
+            for row in rows]
 
 
 def ci_some(items: Sequence[T], i: int, k: int = 1) -> list[T]:
@@ -93,3 +103,24 @@ def ci_every(items: Sequence[T], n: int, start: int = 0) -> list[T]:
     if PROFILE != "ci":
         return list(items)
     return [item for i, item in enumerate(items) if (i - start) % n == 0]
+
+
+def ci_jit(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``f`` (a function of JAX's, often a derivative) under ``jax.jit`` in the
+    ``ci`` profile, falling back to ``f`` itself where it needs concrete
+    values; ``f`` unchanged under any other profile."""
+    if PROFILE != "ci":
+        return f
+    import jax
+
+    jitted = jax.jit(f)
+    concrete_only = (jax.errors.ConcretizationTypeError, jax.errors.TracerIntegerConversionError,
+                     jax.errors.TracerBoolConversionError)
+
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return jitted(*args, **kwargs)
+        except concrete_only:
+            return f(*args, **kwargs)
+
+    return run

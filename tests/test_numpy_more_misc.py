@@ -17,6 +17,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax.core.errors import AxisError, ConcretizationError, PrimitiveTypeError
 
+from _examples import ci_jit
 from _numpy_oracle import GradTable, Table, assert_same, by_name, jax_value
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
@@ -298,8 +299,9 @@ def test_piecewise_and_ravel_multi_index_against_jax() -> None:
     assert_same(tnp.piecewise(x, conds, funcs[:2]), jnp.piecewise(x, conds, funcs[:2]), rtol=1e-12)
     got = tdx.jit(lambda a: tnp.piecewise(a, [a < -0.3, a > 0.7], funcs))(x)
     assert_same(got, jnp.piecewise(x, conds, funcs), rtol=1e-12)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
     assert_same(tdx.grad(lambda a: tnp.sum(tnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x),
-                jax.grad(lambda a: jnp.sum(jnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x))
+                ci_jit(jax.grad(lambda a: jnp.sum(jnp.piecewise(a, [a < -0.3, a > 0.7], funcs))))(x))
     idx = (np.array([0, 1, 2, 5]), np.array([3, 0, 1, -1]))
     for mode in ("wrap", "clip"):
         for order in ("C", "F"):
@@ -340,7 +342,8 @@ def test_insert_against_jax(case: int) -> None:
         def jax_loss(m: Any, v: Any) -> Any:
             return jnp.sum(jnp.sin(jnp.insert(m, args[1], v, axis=1)))
 
-        w = jax.grad(jax_loss, argnums=(0, 1))(M, args[2])
+        # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+        w = ci_jit(jax.grad(jax_loss, argnums=(0, 1)))(M, args[2])
         assert_same(g, w, rtol=1e-12)
 
 
@@ -365,7 +368,9 @@ def test_frexp_spacing_unwrap_put_poly_polydiv_against_jax() -> None:
     for kw in ({}, {"axis": 0}, {"discont": 4.0}, {"period": 5.0}):
         assert_same(tnp.unwrap(p, **kw), jnp.unwrap(p, **kw), rtol=1e-12)
     assert_same(tnp.unwrap(I, period=8), jnp.unwrap(I, period=8))
-    assert_same(tdx.grad(lambda q: tnp.sum(tnp.sin(tnp.unwrap(q))))(p), jax.grad(lambda q: jnp.sum(jnp.sin(jnp.unwrap(q))))(p), rtol=1e-12)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    assert_same(tdx.grad(lambda q: tnp.sum(tnp.sin(tnp.unwrap(q))))(p), ci_jit(jax.grad(lambda q: jnp.sum(jnp.sin(jnp.unwrap(q)))))(p),
+                rtol=1e-12)
     for mode in (None, "clip", "wrap"):
         args = (M, np.array([1, 5, 20, -1]), np.array([9.0, 8.0]))
         assert_same(tnp.put(*args, mode=mode, inplace=False), jnp.put(*args, mode=mode, inplace=False))

@@ -19,7 +19,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 import typedax.scipy.stats as tst
 
-from _examples import ci_some
+from _examples import ci_jit, ci_some
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -105,7 +105,8 @@ def test_gradients_match_jax(dist: str, name: str, args: tuple[np.ndarray, ...])
     argnums = (0,) if (dist, name) == ("beta", "cdf") else tuple(range(len(args)))
     f = getattr(getattr(tst, dist), name)
     got = tdx.grad(lambda *v: tnp.sum(f(*v)), argnums=argnums)(*args)
-    want = jax.grad(lambda *v: jnp.sum(getattr(getattr(jst, dist), name)(*v)), argnums=argnums)(*args)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    want = ci_jit(jax.grad(lambda *v: jnp.sum(getattr(getattr(jst, dist), name)(*v)), argnums=argnums))(*args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)
 
