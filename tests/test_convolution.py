@@ -25,7 +25,7 @@ from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import JaxprTextTypeError, PrimitiveTypeError
 
-from _examples import ci_examples
+from _examples import ci_examples, ci_jit
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -318,7 +318,8 @@ def test_vmap_under_jit_and_grad_of_vmap() -> None:
     want = np.asarray(jax.vmap(c.jax)(xs, ws))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     g = tdx.grad(lambda w: tnp.sum(tdx.vmap(c.ours, in_axes=(0, None))(xs, w) ** 2))(c.rhs)
-    gj = jax.grad(lambda w: jax.numpy.sum(jax.vmap(c.jax, in_axes=(0, None))(xs, w) ** 2))(c.rhs)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    gj = ci_jit(jax.grad(lambda w: jax.numpy.sum(jax.vmap(c.jax, in_axes=(0, None))(xs, w) ** 2)))(c.rhs)
     np.testing.assert_allclose(np.asarray(g), np.asarray(gj), rtol=1e-11, atol=1e-11)
 
 
