@@ -70,9 +70,10 @@ def ci_cover(*axes: Sequence[Any], ids: Sequence[Sequence[str] | None] | None = 
     """The product of ``axes`` as ``pytest.param``s (ids built from the values,
     or taken from ``ids``, a list of names per axis: the same in every
     profile); under ``ci``, a covering subset of it: row ``r`` takes value
-    ``r + (r // len(axis)) * j`` (mod its length) of axis ``j``, for
+    ``r + j * (1 + r // len(axis))`` (mod its length) of axis ``j``, for
     ``max(len)`` rows, so each value of each axis runs at least once, in pairs
-    that rotate (not all on one diagonal) as the shorter axes wrap around."""
+    that are not all on one diagonal (two axes of one list of dtypes: not all
+    ``(a, a)``) and that rotate as the shorter axes wrap around."""
     names: list[list[str]] = []
     for j, axis in enumerate(axes):
         given = None if ids is None else ids[j]
@@ -80,7 +81,7 @@ def ci_cover(*axes: Sequence[Any], ids: Sequence[Sequence[str] | None] | None = 
     rows: list[tuple[int, ...]]
     if PROFILE == "ci":
         n = max(len(axis) for axis in axes)
-        rows = [tuple((r + (r // len(axis)) * j) % len(axis) for j, axis in enumerate(axes)) for r in range(n)]
+        rows = [tuple((r + j * (1 + r // len(axis))) % len(axis) for j, axis in enumerate(axes)) for r in range(n)]
     else:
         rows = list(itertools.product(*(range(len(axis)) for axis in axes)))
     return [pytest.param(*(axis[i] for axis, i in zip(axes, row)), id="-".join(names[j][i] for j, i in enumerate(row)))
