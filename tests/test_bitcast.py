@@ -11,7 +11,7 @@ import hypothesis.strategies as st
 import jax
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis.extra import numpy as hnp
 
 import typedax as tdx
@@ -19,7 +19,7 @@ from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import PrimitiveTypeError
 
-from _examples import ci_cover
+from _examples import ci_cover, ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -33,7 +33,9 @@ def _bits(a: Any) -> np.ndarray[Any, Any]:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@settings(max_examples=25)
+# ci: 12 examples (each compiles its exponent and mantissa widths, in both libraries); make
+# test-long runs 25
+@ci_examples(12, otherwise=25)
 @given(data=st.data())
 def test_reduce_precision_matches_jax_bit_for_bit(dtype: type[np.floating[Any]], data: st.DataObject) -> None:
     max_e, max_m = (8, 23) if dtype == np.float32 else (11, 52)

@@ -233,7 +233,8 @@ def test_vmap_matches_a_loop(c: Case, axes: tuple[int | None, int | None]) -> No
         np.testing.assert_allclose(got[i], reference(c._replace(lhs=xi, rhs=wi)), rtol=1e-11, atol=1e-11)
 
 
-@settings(deadline=None, max_examples=12)  # JAX compiles each new shape's gradient
+# ci: 6 examples (JAX compiles each new shape's gradient); make test-long runs 12
+@ci_examples(6, otherwise=12, deadline=None)
 @given(convs(dtypes=("float64",), max_spatial=2))
 def test_grad_matches_jax(c: Case) -> None:
     shape = reference(c).shape
