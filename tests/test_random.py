@@ -20,7 +20,7 @@ from typedax import lax
 from typedax import random as tr
 from typedax.core.errors import ConcretizationError, PrimitiveTypeError, RandomKeyError
 
-from _examples import ci_jit
+from _examples import PROFILE, ci_jit
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -92,19 +92,24 @@ def test_keys_match_jax(seed: int) -> None:
 def test_streams_match_jax_eager_and_jit(name: str) -> None:
     ours, theirs, exact = SAMPLERS[name]
     jitted = tdx.jit(ours)
+    # ci: every sampler eagerly, every other one (alternating over the sorted names) under jit
+    # too (each compiles); make test-long runs each under jit
+    jit = PROFILE != "ci" or sorted(SAMPLERS).index(name) % 2 == 0
     for seed in STREAM_SEEDS:
         k, jk = tr.PRNGKey(seed), jax.random.PRNGKey(seed)
         want = theirs(jk)
         same(ours(k), want, exact)
-        same(jitted(k), want, exact)
+        if jit:
+            same(jitted(k), want, exact)
 
 
 @pytest.mark.parametrize("name", ["split", "fold_in", "bits32", "uniform64", "randint", "permutation", "normal64"])
 def test_streams_match_jax_under_vmap(name: str) -> None:
     ours, theirs, exact = SAMPLERS[name]
     keys = np.stack([np.asarray(tr.PRNGKey(s)) for s in SEEDS])
-    same(tdx.vmap(ours)(keys), jax.vmap(theirs)(keys), exact)
-    same(tdx.jit(tdx.vmap(ours))(keys), jax.vmap(theirs)(keys), exact)
+    want = jax.vmap(theirs)(keys)
+    same(tdx.vmap(ours)(keys), want, exact)
+    same(tdx.jit(tdx.vmap(ours))(keys), want, exact)
 
 
 def test_typed_keys() -> None:
