@@ -126,7 +126,7 @@ _VALUES = [np.array([-2.56, -0.5, 0.5, 1.5, 2.44, 7.0]), np.float32(2.567), 3.25
 # ci: each function on one of the values, each value under some functions (rotating); make
 # test-long runs every pair
 @pytest.mark.parametrize("value, name_f", ci_cover(_VALUES, _ROUND_AND_DIVMOD, ids=[
-    [f"value{i}" for i in range(len(_VALUES))], [n for n, _ in _ROUND_AND_DIVMOD]]))
+    ["value0", "value1", "3.25", "value3"], [n for n, _ in _ROUND_AND_DIVMOD]]))  # pytest's own ids
 def test_round_and_divmod_as_jax(value: Any, name_f: tuple[str, Callable[[Any], Any]]) -> None:
     name, f = name_f
     if isinstance(value, np.ndarray) and value.dtype.kind == "i" and "x + 3.0" in name:
