@@ -238,8 +238,7 @@ def _operand(kind: str, np_: Any) -> Any:
 
 @given(st.sampled_from(_KINDS), st.sampled_from(_KINDS),
        st.sampled_from(["add", "multiply", "subtract", "maximum", "where"]))
-# ci: 12 examples (each example compiles with XLA or runs JAX); make test-long runs 50
-@ci_examples(12, otherwise=50, deadline=None)
+@ci_examples(25, otherwise=50, deadline=None)
 def test_binary_promotion_with_weak_operands_matches_jax(a: str, b: str, op: str) -> None:
     """Every pair of operand kinds -- Python scalars, weak arrays, strong
     arrays of each dtype -- gives JAX's result dtype and weak flag (or both
