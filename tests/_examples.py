@@ -30,7 +30,11 @@ same in every profile (built from the values), so a failure reproduces.
 JAX's derivatives as the oracle cost a compilation per operation in its eager
 dispatch (seconds for a special function's gradient): under ``ci``,
 ``ci_jit(jax.grad(f))`` computes them under ``jax.jit`` (one compilation; the
-same values to an ulp or so), and eagerly under any other profile.
+same values to an ulp or so), and eagerly under any other profile. It pays
+where the function runs once or is cached (a property's new lambda in every
+example compiles every time: cache one per function, as
+tests/test_scipy_special_more.py's ``_jax_grad``); a small eager gradient
+(the checkpoint policies') costs less than its compilation: time both.
 """
 
 from __future__ import annotations
