@@ -1219,7 +1219,8 @@ MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 4)), ((2, 3), (3, 4)),
 
 
 @pytest.mark.parametrize("shapes", MATMUL_SHAPES)
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(data=st.data())
 def test_matmul_operator_against_numpy(shapes: tuple[tuple[int, ...], tuple[int, ...]], data: st.DataObject) -> None:
     numeric = [d for d in DTYPE_NAMES if d != "bool"]
@@ -1292,7 +1293,8 @@ def array_and_axis(draw: st.DrawFn, dtypes: list[np.dtype[Any]] = DTYPES) -> tup
 
 
 # (not dtype=bool: JAX's sum into a bool accumulator is a logical or)
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(data=array_and_axis(), keepdims=st.booleans(), dtype=st.sampled_from([None, *DTYPES[1:]]))
 def test_sum_method_against_numpy(data: tuple[NDArray, Any], keepdims: bool, dtype: np.dtype[Any] | None) -> None:
     x, axis = data
@@ -1304,7 +1306,8 @@ def test_sum_method_against_numpy(data: tuple[NDArray, Any], keepdims: bool, dty
     _assert_values(ours, np.asarray(np.sum(x, axis=axis, dtype=expected_dtype, keepdims=keepdims)), "sum")
 
 
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(data=array_and_axis(), keepdims=st.booleans(), dtype=st.sampled_from([None, np.dtype(np.float32), np.dtype(np.float64)]))
 def test_mean_method_against_numpy(data: tuple[NDArray, Any], keepdims: bool, dtype: np.dtype[Any] | None) -> None:
     x, axis = data

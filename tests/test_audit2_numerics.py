@@ -23,7 +23,7 @@ from typedax import lax
 from typedax.core.dtypes import finfo
 from typedax.core.errors import EmptyReductionError
 
-from _examples import ci_examples
+from _examples import ci_cover, ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -120,8 +120,8 @@ def test_cumsum_past_float32_precision() -> None:
 _CUMULATIVE = [(name, rev) for name in ("cumsum", "cumprod", "cummax", "cummin") for rev in (False, True)]
 
 
-@pytest.mark.parametrize("n", [1, 2, 17, 18, 300])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32])
+# ci: each length in one dtype, each dtype at some lengths (rotating); make test-long runs every pair
+@pytest.mark.parametrize("dtype,n", ci_cover([np.float32, np.float64, np.int32], [1, 2, 17, 18, 300]))
 def test_cumulative_lengths(n: int, dtype: type) -> None:
     rng = np.random.default_rng(n)
     if dtype == np.int32:
@@ -342,7 +342,8 @@ def _operands(draw: st.DrawFn) -> tuple[NDArray, int | None, float, int]:
 
 
 @given(_operands())
-@ci_examples(20, otherwise=150, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 150
+@ci_examples(10, otherwise=150, deadline=None)
 def test_eager_equals_jit_bit_for_bit(case: tuple[NDArray, int | None, float, int]) -> None:
     """Eager against ``jit``, bit for bit (NaN == NaN, -0 != +0), over the
     reductions, running reductions and powers of float16/bfloat16/float32/

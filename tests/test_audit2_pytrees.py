@@ -26,6 +26,8 @@ import typedax.numpy as tnp
 from typedax import random, tree, tree_util
 from typedax.core.errors import ConcretizationError, RandomKeyError, RandomRangeError, TreeError
 
+from _examples import ci_cover
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax.config.update has no annotations
 
 
@@ -118,9 +120,15 @@ _ROUND_AND_DIVMOD: list[tuple[str, Callable[[Any], Any]]] = [
 ]
 
 
-@pytest.mark.parametrize("name, f", _ROUND_AND_DIVMOD, ids=[n for n, _ in _ROUND_AND_DIVMOD])
-@pytest.mark.parametrize("value", [np.array([-2.56, -0.5, 0.5, 1.5, 2.44, 7.0]), np.float32(2.567), 3.25, np.arange(-4, 5)])
-def test_round_and_divmod_as_jax(name: str, f: Callable[[Any], Any], value: Any) -> None:
+_VALUES = [np.array([-2.56, -0.5, 0.5, 1.5, 2.44, 7.0]), np.float32(2.567), 3.25, np.arange(-4, 5)]
+
+
+# ci: each function on one of the values, each value under some functions (rotating); make
+# test-long runs every pair
+@pytest.mark.parametrize("value, name_f", ci_cover(_VALUES, _ROUND_AND_DIVMOD, ids=[
+    ["value0", "value1", "3.25", "value3"], [n for n, _ in _ROUND_AND_DIVMOD]]))  # pytest's own ids
+def test_round_and_divmod_as_jax(value: Any, name_f: tuple[str, Callable[[Any], Any]]) -> None:
+    name, f = name_f
     if isinstance(value, np.ndarray) and value.dtype.kind == "i" and "x + 3.0" in name:
         value = value + 10  # no division by zero
     x, jx = tnp.asarray(value), jnp.asarray(value)

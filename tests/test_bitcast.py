@@ -11,13 +11,15 @@ import hypothesis.strategies as st
 import jax
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis.extra import numpy as hnp
 
 import typedax as tdx
 from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import PrimitiveTypeError
+
+from _examples import ci_cover, ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -31,7 +33,9 @@ def _bits(a: Any) -> np.ndarray[Any, Any]:
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@settings(max_examples=25)
+# ci: 12 examples (each compiles its exponent and mantissa widths, in both libraries); make
+# test-long runs 25
+@ci_examples(12, otherwise=25)
 @given(data=st.data())
 def test_reduce_precision_matches_jax_bit_for_bit(dtype: type[np.floating[Any]], data: st.DataObject) -> None:
     max_e, max_m = (8, 23) if dtype == np.float32 else (11, 52)
@@ -47,9 +51,10 @@ def test_reduce_precision_matches_jax_bit_for_bit(dtype: type[np.floating[Any]],
 SRC = [np.float32, np.int32, np.uint32, np.float64, np.int8, np.uint16, np.int64, np.uint8]
 
 
-@pytest.mark.parametrize("src", SRC, ids=lambda d: d.__name__)
-@pytest.mark.parametrize("dst", SRC, ids=lambda d: d.__name__)
-def test_bitcast_matches_jax_in_shape_and_bits(src: type[np.generic], dst: type[np.generic]) -> None:
+# ci: each dtype as a source and as a destination, in 8 rotating pairs (each compiles, in both
+# libraries); make test-long runs all 64 pairs
+@pytest.mark.parametrize("dst,src", ci_cover(SRC, SRC))
+def test_bitcast_matches_jax_in_shape_and_bits(dst: type[np.generic], src: type[np.generic]) -> None:
     so, do = np.dtype(src).itemsize, np.dtype(dst).itemsize
     raw = np.random.default_rng(so * 10 + do).integers(0, 256, 24 * so, dtype=np.uint8)
     x = raw.view(src).reshape((3, -1) if do <= so else (3, -1, do // so))

@@ -29,7 +29,7 @@ from typedax.core.trace import bind1
 from typedax.primitives import complex_numbers, elementwise, special
 from typedax.core.parse import parse_jaxpr
 
-from _examples import ci_examples
+from _examples import ci_examples, ci_jit
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -269,11 +269,12 @@ LOSSES: dict[str, tuple[Fn, Fn]] = {
 @pytest.mark.parametrize("name", sorted(LOSSES))
 def test_grad_and_jvp_of_real_loss_of_complex_input_match_jax(name: str) -> None:
     ours, theirs = LOSSES[name]
-    want = jax.grad(theirs)(Z)
+    # ci: JAX's derivatives under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager ones
+    want = ci_jit(jax.grad(theirs))(Z)
     _close(tdx.grad(ours)(Z), want, name)
     _close(tdx.jit(tdx.grad(ours))(Z), want, f"jit grad {name}")
     y, t = tdx.jvp(ours, (Z,), (W,))
-    jy, jt = jax.jvp(theirs, (Z,), (W,))
+    jy, jt = ci_jit(lambda z, w: jax.jvp(theirs, (z,), (w,)))(Z, W)
     _close(y, jy, name)
     _close(t, jt, f"jvp {name}")
 
@@ -382,10 +383,11 @@ def test_holomorphic_jacobians_and_hessian_match_jax() -> None:
     def g(m: Any) -> Fn:
         return lambda v: m.sum(m.exp(v) * v)
 
-    _close(tdx.jacfwd(f(tnp), holomorphic=True)(z), jax.jacfwd(f(jnp), holomorphic=True)(z), "jacfwd")
-    _close(tdx.jacrev(f(tnp), holomorphic=True)(z), jax.jacrev(f(jnp), holomorphic=True)(z), "jacrev")
-    _close(tdx.hessian(g(tnp), holomorphic=True)(z), jax.hessian(g(jnp), holomorphic=True)(z), "hessian")
-    _close(tdx.jacrev(lambda v: tnp.abs(v) ** 2)(z), jax.jacrev(lambda v: jnp.abs(v) ** 2)(z), "jacrev real")
+    # ci: JAX's derivatives under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager ones
+    _close(tdx.jacfwd(f(tnp), holomorphic=True)(z), ci_jit(jax.jacfwd(f(jnp), holomorphic=True))(z), "jacfwd")
+    _close(tdx.jacrev(f(tnp), holomorphic=True)(z), ci_jit(jax.jacrev(f(jnp), holomorphic=True))(z), "jacrev")
+    _close(tdx.hessian(g(tnp), holomorphic=True)(z), ci_jit(jax.hessian(g(jnp), holomorphic=True))(z), "hessian")
+    _close(tdx.jacrev(lambda v: tnp.abs(v) ** 2)(z), ci_jit(jax.jacrev(lambda v: jnp.abs(v) ** 2))(z), "jacrev real")
     with pytest.raises(TangentTypeError, match="jacfwd requires real-valued inputs .* pass holomorphic=True"):
         tdx.jacfwd(f(tnp))(z)
     with pytest.raises(GradOutputError, match="jacrev requires real-valued outputs .* pass holomorphic=True"):

@@ -25,7 +25,7 @@ from typedax import lax
 from typedax.core import parse_jaxpr
 from typedax.core.errors import JaxprTextTypeError, PrimitiveTypeError
 
-from _examples import ci_examples
+from _examples import ci_examples, ci_jit
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -195,7 +195,8 @@ def _refused_as_jax(theirs: Callable[[], object], *ours: Callable[[], object]) -
     return False
 
 
-@ci_examples(30, otherwise=60, deadline=None)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs 60
+@ci_examples(15, otherwise=60, deadline=None)
 @given(convs())
 def test_eager_matches_the_loop_nest_jax_and_jit(c: Case) -> None:
     if _refused_as_jax(lambda: np.asarray(c.jax(c.lhs, c.rhs)), lambda: np.asarray(c.ours(c.lhs, c.rhs)),
@@ -232,7 +233,8 @@ def test_vmap_matches_a_loop(c: Case, axes: tuple[int | None, int | None]) -> No
         np.testing.assert_allclose(got[i], reference(c._replace(lhs=xi, rhs=wi)), rtol=1e-11, atol=1e-11)
 
 
-@settings(deadline=None, max_examples=12)  # JAX compiles each new shape's gradient
+# ci: 6 examples (JAX compiles each new shape's gradient); make test-long runs 12
+@ci_examples(6, otherwise=12, deadline=None)
 @given(convs(dtypes=("float64",), max_spatial=2))
 def test_grad_matches_jax(c: Case) -> None:
     shape = reference(c).shape
@@ -317,7 +319,8 @@ def test_vmap_under_jit_and_grad_of_vmap() -> None:
     want = np.asarray(jax.vmap(c.jax)(xs, ws))
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     g = tdx.grad(lambda w: tnp.sum(tdx.vmap(c.ours, in_axes=(0, None))(xs, w) ** 2))(c.rhs)
-    gj = jax.grad(lambda w: jax.numpy.sum(jax.vmap(c.jax, in_axes=(0, None))(xs, w) ** 2))(c.rhs)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    gj = ci_jit(jax.grad(lambda w: jax.numpy.sum(jax.vmap(c.jax, in_axes=(0, None))(xs, w) ** 2)))(c.rhs)
     np.testing.assert_allclose(np.asarray(g), np.asarray(gj), rtol=1e-11, atol=1e-11)
 
 

@@ -19,7 +19,7 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.core.errors import PrimitiveTypeError
 
-from _examples import ci_examples
+from _examples import ci_examples, ci_some
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -67,7 +67,10 @@ def test_jvp_and_grad_match_jax(name: str, reverse: bool) -> None:
     x = np.array([[1.0, 0.0, 2.0, 2.0, -1.0, 0.0, 3.0], [0.5, 0.5, 0.5, -2.0, 1.5, 1.5, 0.25]])
     t = np.linspace(-1.0, 1.0, 14).reshape(2, 7)
     ours, theirs = OPS[name]
-    for axis, xs, ts in ((1, x, t), (0, x[:, :6].T, t[:, :6].T)):
+    # ci: one of the two axes (odd and even lengths), alternating over the parametrizations (each
+    # compiles JAX's scan); make test-long runs both
+    i = 2 * ["cumprod", "cummax", "cummin", "cumlogsumexp", "cumsum"].index(name) + 3 * reverse
+    for axis, xs, ts in ci_some([(1, x, t), (0, x[:, :6].T, t[:, :6].T)], i):
         _, to = tdx.jvp(lambda v: ours(v, axis, reverse), (xs,), (ts,))
         _, tj = jax.jvp(lambda v: theirs(v, axis, reverse), (xs,), (ts,))
         np.testing.assert_allclose(np.asarray(to), np.asarray(tj), rtol=1e-12, atol=1e-12)

@@ -57,7 +57,8 @@ def _jdn(dn: lax.GatherDimensionNumbers) -> jax.lax.GatherDimensionNumbers:
     )
 
 
-@ci_examples(50, otherwise=100, deadline=None)
+# ci: 25 examples (each example compiles with XLA or runs JAX); make test-long runs 100
+@ci_examples(25, otherwise=100, deadline=None)
 @given(gathers())
 def test_gather_matches_jax(case: tuple[Arr, Arr, lax.GatherDimensionNumbers, tuple[int, ...], str]) -> None:
     x, idx, dn, sizes, mode = case
@@ -87,7 +88,8 @@ def test_gather_vmap_matches_a_loop(
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@ci_examples(30, otherwise=60, deadline=None)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs 60
+@ci_examples(15, otherwise=60, deadline=None)
 @given(gathers())
 def test_gather_grad_and_transpose(case: tuple[Arr, Arr, lax.GatherDimensionNumbers, tuple[int, ...], str]) -> None:
     x, idx, dn, sizes, mode = case
@@ -169,7 +171,8 @@ def _unique(x: Arr, idx: Arr, u: Arr, dn: lax.ScatterDimensionNumbers, mode: str
     return bool(np.all(hits <= 1))
 
 
-@ci_examples(50, otherwise=100, deadline=None)
+# ci: 25 examples (each example compiles with XLA or runs JAX); make test-long runs 100
+@ci_examples(25, otherwise=100, deadline=None)
 @given(scatters(), st.sampled_from(SCATTERS))
 def test_scatters_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimensionNumbers, str], name: str) -> None:
     x, idx, u, dn, mode = case
@@ -210,7 +213,9 @@ def test_scatter_vmap_matches_a_loop(
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-14)
 
 
-@ci_examples(20, otherwise=40, deadline=None)  # central differences cost an eager call per element
+# ci: 10 examples (each compiles with XLA or runs JAX; central differences cost an eager call
+# per element); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(scatters(), st.sampled_from(["scatter_add", "scatter", "scatter_min", "scatter_max", "scatter_mul"]))
 def test_scatter_grads_match_jax(case: tuple[Arr, Arr, Arr, lax.ScatterDimensionNumbers, str], name: str) -> None:
     x, idx, u, dn, mode = case

@@ -21,6 +21,8 @@ import typedax.numpy as tnp
 from typedax import lax
 from typedax.core import parse_jaxpr
 
+from _examples import ci_cover
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 HALVES = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
@@ -62,9 +64,9 @@ def _ulps(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> float:
     return float(np.nanmax(d)) if d.size else 0.0
 
 
-@pytest.mark.parametrize("dtype", HALVES, ids=str)
-@pytest.mark.parametrize("name", EXACT_BINARY)
-def test_binary_ops_are_jaxs_bits(dtype: np.dtype[Any], name: str) -> None:
+# ci: each operation in one of the two dtypes (alternating); make test-long runs both for each
+@pytest.mark.parametrize("name,dtype", ci_cover(EXACT_BINARY, HALVES))
+def test_binary_ops_are_jaxs_bits(name: str, dtype: np.dtype[Any]) -> None:
     x, y = _values(dtype, 40, seed=1), _values(dtype, 40, seed=2)
     if name == "pow":
         x = np.abs(x)
@@ -74,9 +76,9 @@ def test_binary_ops_are_jaxs_bits(dtype: np.dtype[Any], name: str) -> None:
         _same_bits(np.asarray(got), want)
 
 
-@pytest.mark.parametrize("dtype", HALVES, ids=str)
-@pytest.mark.parametrize("name", EXACT_UNARY + APPROX_UNARY + XLA_APPROXIMATIONS)
-def test_unary_ops_match_jax(dtype: np.dtype[Any], name: str) -> None:
+# ci: each operation in one of the two dtypes (alternating); make test-long runs both for each
+@pytest.mark.parametrize("name,dtype", ci_cover(EXACT_UNARY + APPROX_UNARY + XLA_APPROXIMATIONS, HALVES))
+def test_unary_ops_match_jax(name: str, dtype: np.dtype[Any]) -> None:
     lo, hi = {"log": (0.01, 9.0), "sqrt": (0.0, 9.0), "log1p": (-0.9, 9.0), "erf_inv": (-0.99, 0.99),
               "lgamma": (0.1, 9.0)}.get(name, (-4.0, 4.0))
     x = _values(dtype, 60, lo, hi, seed=3)

@@ -139,7 +139,8 @@ def _jax_get(x: Arr, idx: Index) -> Arr | None:
         return None
 
 
-@ci_examples(50, otherwise=100, deadline=None)
+# ci: 25 examples (each example compiles with XLA or runs JAX); make test-long runs 100
+@ci_examples(25, otherwise=100, deadline=None)
 @given(cases())
 def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     x, idx = case
@@ -154,7 +155,8 @@ def test_get_matches_jax_eager_and_jit(case: tuple[Arr, Index]) -> None:
     np.testing.assert_array_equal(np.asarray(got), want)
 
 
-@ci_examples(50, otherwise=100, deadline=None)
+# ci: 25 examples (each example compiles with XLA or runs JAX); make test-long runs 100
+@ci_examples(25, otherwise=100, deadline=None)
 @given(cases(in_bounds=False))
 def test_out_of_bounds_arrays_clamp_as_jax(case: tuple[Arr, Index]) -> None:
     """Integer arrays and static integers out of range clamp (JAX's default
@@ -190,7 +192,8 @@ def test_get_under_vmap_matches_a_loop(case: tuple[Arr, Index]) -> None:
         np.testing.assert_array_equal(np.asarray(got2), want2)
 
 
-@ci_examples(30, otherwise=60, deadline=None)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs 60
+@ci_examples(15, otherwise=60, deadline=None)
 @given(cases())
 def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
     x, idx = case
@@ -208,7 +211,8 @@ def test_grad_of_a_get_is_a_scatter_add(case: tuple[Arr, Index]) -> None:
 _OPS = ["set", "add", "multiply", "min", "max", "subtract", "divide"]
 
 
-@ci_examples(40, otherwise=100, deadline=None)
+# ci: 20 examples (each example compiles with XLA or runs JAX); make test-long runs 100
+@ci_examples(20, otherwise=100, deadline=None)
 @given(cases(in_bounds=False), st.sampled_from(_OPS), st.sampled_from([None, "clip", "drop"]), st.data())
 def test_updates_match_jax(case: tuple[Arr, Index], op: str, mode: str | None, data: st.DataObject) -> None:
     x, idx = case
@@ -237,7 +241,8 @@ def _has_duplicates(x: Arr, idx: Index) -> bool:
     return sel is not None and len(np.unique(sel)) != sel.size
 
 
-@ci_examples(30, otherwise=60, deadline=None)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs 60
+@ci_examples(15, otherwise=60, deadline=None)
 @given(cases(), st.sampled_from(["set", "add", "multiply"]))
 def test_grad_of_an_update(case: tuple[Arr, Index], op: str) -> None:
     x, idx = case

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-from _examples import ci_examples
+from _examples import ci_every, ci_examples
 
 import typedax as tdx
 import typedax.numpy as tnp
@@ -53,13 +53,16 @@ def test_binary_and_unary_ops_match_jax_eager_and_jit(dtype: type[np.integer[Any
     y = data.draw(_ints(dtype, 6))
     amount = data.draw(st.lists(st.integers(0, 8 * x.itemsize + 3), min_size=6, max_size=6)).__iter__()
     s = np.asarray(list(amount), dtype)
-    for name in BINARY + SHIFTS:
+    # ci: every other operation, the other half for the next dtype (each compiles for the dtype,
+    # in both libraries); make test-long runs every operation for every dtype
+    d = NEW_INTS.index(dtype)
+    for name in ci_every(BINARY + SHIFTS, 2, d):
         b = s if name in SHIFTS else y
         ours: Callable[..., Any] = getattr(lax, name)
         want = getattr(jax.lax, name)(x, b)
         _same(want, ours(x, b))
         _same(want, tdx.jit(ours)(x, b))
-    for name in UNARY:
+    for name in ci_every(UNARY, 2, d):
         ours = getattr(lax, name)
         want = getattr(jax.lax, name)(x)
         _same(want, ours(x))
@@ -71,13 +74,16 @@ def test_conversions_reductions_and_sorting_match_jax(dtype: type[np.integer[Any
     info = np.iinfo(dtype)
     x = np.random.default_rng(0).integers(info.min, info.max, 9, dtype=dtype, endpoint=True)
     x[0], x[1] = info.min, info.max
-    for to in (np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32, np.bool_):
+    # ci: every other conversion and reduction, the other half for the next dtype (each compiles in
+    # both libraries); make test-long runs all of them for every dtype
+    d = NEW_INTS.index(dtype)
+    for to in ci_every((np.float32, np.float64, np.int32, np.int64, np.uint8, np.uint32, np.bool_), 2, d):
         _same(jax.lax.convert_element_type(x, to), lax.convert_element_type(x, to))
     f = np.asarray([-3.5, 1e20, np.nan, 7.9, 300.0, -1e20, np.inf, -0.0], np.float32)
     want = jax.lax.convert_element_type(f, dtype)  # saturating; NaN to 0
     _same(want, lax.convert_element_type(f, dtype))
     _same(want, tdx.jit(lambda v: lax.convert_element_type(v, dtype))(f))
-    for name in ("sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "argsort"):
+    for name in ci_every(("sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod", "sort", "argsort"), 2, d):
         want = getattr(jnp, name)(x)
         _same(want, getattr(tnp, name)(x))
         _same(want, tdx.jit(getattr(tnp, name))(x))

@@ -117,7 +117,8 @@ def _sum_outputs(jaxpr: Jaxpr) -> Callable[..., Value]:
     return f
 
 
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(jaxprs_with_args(max_eqns=6, min_inputs=1, differentiable=True))
 def test_transformations_of_jit_agree(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case

@@ -59,7 +59,8 @@ shapes = st.one_of(
     hnp.array_shapes(min_dims=1, max_dims=2, min_side=1, max_side=3),
     hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=2),
 )
-FEW = ci_examples(10, otherwise=40)  # 10 under make test's ci profile (tests/_examples.py)
+# ci: 6 examples (each compiles, in both libraries); make test-long runs the profile's count
+FEW = ci_examples(6, otherwise=40)
 
 
 def values(op: str, shape: tuple[int, ...]) -> st.SearchStrategy[NDArray]:

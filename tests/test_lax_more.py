@@ -23,6 +23,8 @@ from typedax.core.errors import PrimitiveTypeError
 from typedax.core.array import Array
 from typedax.core.trace import Value
 
+from _examples import ci_some
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 # JAX, the oracle, untyped here: its signatures take its own Array, not NumPy arrays
@@ -415,7 +417,9 @@ J_OF = {lax.add: jl.add, lax.mul: jl.mul, lax.max: jl.max, lax.min: jl.min,
 def test_reduce_monoids_are_the_primitives(comp: Any, init: Any, prim: str | None, dtype: type) -> None:
     x: Any = (R.normal(size=(3, 4, 5)) * 4).astype(dtype)
     init_v: Any = np.asarray(init).astype(dtype)
-    for dims in ((0,), (1, 2), (0, 1, 2), ()):
+    # ci: two of the four sets of dimensions (each compiles), rotating over the monoids; make
+    # test-long runs all four for each
+    for dims in ci_some([(0,), (1, 2), (0, 1, 2), ()], 2 * MONOIDS.index((comp, init, prim, dtype)), 2):
         want = jl.reduce(x, init_v, J_OF[comp], dims)
         same(lax.reduce(x, init_v, comp, dims), want, rtol=1e-6)
         same(tdx.jit(lambda a: lax.reduce(a, init_v, comp, dims))(x), want, rtol=1e-6)
@@ -498,7 +502,10 @@ def test_reduce_general_grad_jvp_vmap() -> None:
 @pytest.mark.parametrize("dtype", [np.int8, np.uint32, np.int64, np.bool_])
 def test_reduce_xor_matches_jax(dtype: type) -> None:
     x: Any = R.integers(0, 200, size=(3, 5, 4)).astype(dtype)
-    for axes in ((0,), (2,), (0, 2), (0, 1, 2), ()):
+    # ci: two of the five sets of axes (each compiles), rotating over the dtypes; make test-long
+    # runs all five for each
+    d = [np.int8, np.uint32, np.int64, np.bool_].index(dtype)
+    for axes in ci_some([(0,), (2,), (0, 2), (0, 1, 2), ()], 2 * d, 2):
         want = jl.reduce_xor(x, axes)
         same(lax.reduce_xor(x, axes), want)
         same(tdx.jit(lambda a: lax.reduce_xor(a, axes))(x), want)

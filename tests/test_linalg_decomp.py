@@ -21,6 +21,8 @@ import typedax.numpy as tnp
 from typedax import lax_linalg as tll
 from typedax.core.errors import PrimitiveTypeError
 
+from _examples import PROFILE, ci_cover
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 R = np.random.default_rng(7)
@@ -49,9 +51,9 @@ def _mT(x: Any) -> Any:
 
 
 # -- values against JAX ------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 3), (1, 1)])
-def test_cholesky(dtype: Any, shape: tuple[int, ...]) -> None:
+# ci: each shape in one dtype, alternating; make test-long runs every pair
+@pytest.mark.parametrize("shape,dtype", ci_cover([(4, 4), (2, 3, 3), (1, 1)], DTYPES, ids=[["shape0", "shape1", "shape2"], None]))
+def test_cholesky(shape: tuple[int, ...], dtype: Any) -> None:
     a = _spd(shape, dtype)
     ref = jax.lax.linalg.cholesky(jnp.asarray(a))
     for low in _both(tll.cholesky, a):
@@ -102,10 +104,10 @@ def test_triangular_solve_vector_rhs() -> None:
         _close(x, jax.lax.linalg.triangular_solve(a, v, left_side=left, lower=True), np.float64)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
-@pytest.mark.parametrize("full", [True, False])
-def test_qr(dtype: Any, shape: tuple[int, ...], full: bool) -> None:
+# ci: each shape, dtype and full_matrices at least once (rotating); make test-long runs every triple
+@pytest.mark.parametrize("full,shape,dtype", ci_cover([True, False], [(5, 3), (3, 5), (2, 4, 4)], DTYPES,
+                                                      ids=[None, ["shape0", "shape1", "shape2"], None]))
+def test_qr(full: bool, shape: tuple[int, ...], dtype: Any) -> None:
     a = R.normal(size=shape).astype(dtype)
     rq, rr = jax.lax.linalg.qr(a, full_matrices=full)
     for q, r in _both(lambda a: tll.qr(a, full_matrices=full), a):
@@ -142,10 +144,10 @@ def test_eigh_reads_one_triangle() -> None:
         _close(tdx.jit(lambda a: tll.eigh(a, lower=lower, symmetrize_input=False)[1])(a), rw, np.float64, 10)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("shape", [(5, 3), (3, 5), (2, 4, 4)])
-@pytest.mark.parametrize("full", [True, False])
-def test_svd(dtype: Any, shape: tuple[int, ...], full: bool) -> None:
+# ci: each shape, dtype and full_matrices at least once (rotating); make test-long runs every triple
+@pytest.mark.parametrize("full,shape,dtype", ci_cover([True, False], [(5, 3), (3, 5), (2, 4, 4)], DTYPES,
+                                                      ids=[None, ["shape0", "shape1", "shape2"], None]))
+def test_svd(full: bool, shape: tuple[int, ...], dtype: Any) -> None:
     a = R.normal(size=shape).astype(dtype)
     ru, rs, rvt = jax.lax.linalg.svd(a, full_matrices=full)
     for u, s, vt in _both(lambda a: tll.svd(a, full_matrices=full), a):
@@ -235,7 +237,9 @@ def test_grad_matches_jax(name: str) -> None:
     def theirs(x: Any) -> Any:
         return f(jnp, jax.lax.linalg, x)
 
-    ref = jax.grad(theirs)(x)
+    # ci: JAX's gradient under jax.jit (a tenth of the time of its eager dispatch, equal to an ulp);
+    # make test-long takes JAX's eager one
+    ref = (jax.jit(jax.grad(theirs)) if PROFILE == "ci" else jax.grad(theirs))(x)
     def mine(x: Any) -> Any:
         return f(tnp, tll, x)
 

@@ -55,7 +55,8 @@ def test_generator_covers_every_first_order_primitive() -> None:
     assert names <= covered_primitives()
 
 
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(jaxprs_with_args(max_eqns=8))
 def test_compiled_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case
@@ -66,7 +67,8 @@ def test_compiled_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> 
         assert_same(g, w)
 
 
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(jaxprs_with_args(max_eqns=6, dtypes=[np.dtype(np.float32)], float_only=True))
 def test_compiled_float32_jaxpr_agrees_with_numpy(case: tuple[Jaxpr, list[NDArray]]) -> None:
     jaxpr, args = case

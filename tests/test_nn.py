@@ -67,7 +67,8 @@ def jax_grad(name: str) -> Callable[..., Any]:
     return fn
 
 
-@ci_examples(20, otherwise=40, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None:
     x = data.draw(inputs(dtype))

@@ -25,7 +25,7 @@ import typedax.nn as nn
 import typedax.numpy as tnp
 from typedax.core.errors import PrimitiveTypeError
 
-from _examples import ci_examples
+from _examples import ci_every, ci_examples
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -86,7 +86,8 @@ def test_values_match_jax_nn(name: str, dtype: str, data: st.DataObject) -> None
     close(tdx.jit(f)(x), want)
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+# ci: 7 examples (each example compiles with XLA or runs JAX); make test-long runs 30
+@ci_examples(7, otherwise=30, deadline=None)
 @given(st.sampled_from(ELEMENTWISE + ALONG_AXIS), st.data())
 def test_gradients_match_jax_nn(name: str, data: st.DataObject) -> None:
     x = data.draw(inputs("float64", *domain(name)))
@@ -161,7 +162,9 @@ def test_dot_product_attention_matches_jax(dtype: type) -> None:
     mask = rng.random((2, 1, 5, 6)) > 0.3
     full_mask = rng.random((2, 4, 5, 6)) > 0.3
     options = ATTENTION_OPTIONS + [{"bias": bias}, {"mask": mask}, {"bias": bias[0, 0], "mask": full_mask}]
-    for kw in options:
+    # ci: half of the options in float32, the other half in float64 (JAX compiles each); make
+    # test-long runs every option in both
+    for kw in ci_every(options, 2, int(dtype == np.float64)):
         for residual in (False, True):
             got = nn.dot_product_attention(q, k, v, return_residual=residual, **kw)
             want = jnn.dot_product_attention(q, k, v, return_residual=residual, **kw)

@@ -17,6 +17,7 @@ import typedax as tdx
 import typedax.numpy as tnp
 from typedax.core.errors import AxisError, ConcretizationError, PrimitiveTypeError
 
+from _examples import PROFILE, ci_jit
 from _numpy_oracle import GradTable, Table, assert_same, by_name, jax_value
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
@@ -184,7 +185,8 @@ def test_unique_array_api_against_jax(name: str, x: Any) -> None:
 
 @pytest.mark.parametrize("name", ["intersect1d", "union1d", "setdiff1d", "setxor1d"])
 def test_set_operations_against_jax(name: str) -> None:
-    assert_same(getattr(tnp, name)(SET_A, SET_B), getattr(jnp, name)(SET_A, SET_B), what=name)
+    # ci: JAX's value under jax.jit (_jv); make test-long takes the eager one
+    assert_same(getattr(tnp, name)(SET_A, SET_B), _jv(getattr(jnp, name), SET_A, SET_B), what=name)
     for kw in ({"size": 7}, {"size": 2, "fill_value": -1}):  # (JAX's are jit-compiled with a size)
         want = jax_value(lambda a, b, kw=kw: getattr(jnp, name)(a, b, **kw), SET_A, SET_B)
         assert_same(getattr(tnp, name)(SET_A, SET_B, **kw), want, what=name)
@@ -298,8 +300,9 @@ def test_piecewise_and_ravel_multi_index_against_jax() -> None:
     assert_same(tnp.piecewise(x, conds, funcs[:2]), jnp.piecewise(x, conds, funcs[:2]), rtol=1e-12)
     got = tdx.jit(lambda a: tnp.piecewise(a, [a < -0.3, a > 0.7], funcs))(x)
     assert_same(got, jnp.piecewise(x, conds, funcs), rtol=1e-12)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
     assert_same(tdx.grad(lambda a: tnp.sum(tnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x),
-                jax.grad(lambda a: jnp.sum(jnp.piecewise(a, [a < -0.3, a > 0.7], funcs)))(x))
+                ci_jit(jax.grad(lambda a: jnp.sum(jnp.piecewise(a, [a < -0.3, a > 0.7], funcs))))(x))
     idx = (np.array([0, 1, 2, 5]), np.array([3, 0, 1, -1]))
     for mode in ("wrap", "clip"):
         for order in ("C", "F"):
@@ -326,10 +329,13 @@ INSERTS: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
 @pytest.mark.parametrize("case", range(len(INSERTS)))
 def test_insert_against_jax(case: int) -> None:
     args, kw = INSERTS[case]
-    assert_same(tnp.insert(*args, **kw), jnp.insert(*args, **kw))
+    # ci: JAX's value under jax.jit, the NumPy arrays traced (_numpy_oracle.jax_value: one compile,
+    # not one per op of its eager dispatch); make test-long takes the eager one
+    want = jax_value(jnp.insert, *args, **kw) if PROFILE == "ci" else jnp.insert(*args, **kw)
+    assert_same(tnp.insert(*args, **kw), want)
     if case == 1:
         got = tdx.jit(lambda m, i, v: tnp.insert(m, i, v, axis=1))(*args)
-        assert_same(got, jnp.insert(*args, **kw))
+        assert_same(got, want)
 
         def loss(m: Any, v: Any) -> tdx.Array:
             return tnp.sum(tnp.sin(tnp.insert(m, args[1], v, axis=1)))
@@ -340,7 +346,8 @@ def test_insert_against_jax(case: int) -> None:
         def jax_loss(m: Any, v: Any) -> Any:
             return jnp.sum(jnp.sin(jnp.insert(m, args[1], v, axis=1)))
 
-        w = jax.grad(jax_loss, argnums=(0, 1))(M, args[2])
+        # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+        w = ci_jit(jax.grad(jax_loss, argnums=(0, 1)))(M, args[2])
         assert_same(g, w, rtol=1e-12)
 
 
@@ -353,27 +360,37 @@ def test_mgrid_ogrid_against_jax() -> None:
     assert_same(tnp.ogrid[0:2:3j], jnp.ogrid[0:2:3j], rtol=1e-12)
 
 
+def _jv(f: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """JAX's ``f(*args, **kwargs)``: under ci by ``jax.jit``, the NumPy arrays traced
+    (_numpy_oracle.jax_value: one compile, not one per op of its eager dispatch); eagerly
+    under any other profile (make test-long)."""
+    return jax_value(f, *args, **kwargs) if PROFILE == "ci" else f(*args, **kwargs)
+
+
 def test_frexp_spacing_unwrap_put_poly_polydiv_against_jax() -> None:
+    # ci: JAX's values under jax.jit (_jv); make test-long takes the eager ones
     x = np.array([0.0, -0.0, 1.0, -3.5, 1e-300, np.inf, -np.inf, np.nan, 1e300, 0.75, 7.0])  # (no subnormals:
     for d in (np.float64, np.float32):  # XLA flushes them, eager NumPy keeps them: docs/architecture.md)
         xx = x.astype(d)
-        assert_same(tnp.frexp(xx), jnp.frexp(xx))
-        assert_same(tdx.jit(tnp.frexp)(xx), jnp.frexp(xx))
-        assert_same(tnp.spacing(xx), jnp.spacing(xx))
-    assert_same(tnp.frexp(I), jnp.frexp(I))
+        assert_same(tnp.frexp(xx), _jv(jnp.frexp, xx))
+        assert_same(tdx.jit(tnp.frexp)(xx), _jv(jnp.frexp, xx))
+        assert_same(tnp.spacing(xx), _jv(jnp.spacing, xx))
+    assert_same(tnp.frexp(I), _jv(jnp.frexp, I))
     p = np.cumsum(R.uniform(-4, 4, size=(3, 20)), 1)
     for kw in ({}, {"axis": 0}, {"discont": 4.0}, {"period": 5.0}):
-        assert_same(tnp.unwrap(p, **kw), jnp.unwrap(p, **kw), rtol=1e-12)
-    assert_same(tnp.unwrap(I, period=8), jnp.unwrap(I, period=8))
-    assert_same(tdx.grad(lambda q: tnp.sum(tnp.sin(tnp.unwrap(q))))(p), jax.grad(lambda q: jnp.sum(jnp.sin(jnp.unwrap(q))))(p), rtol=1e-12)
+        assert_same(tnp.unwrap(p, **kw), _jv(jnp.unwrap, p, **kw), rtol=1e-12)
+    assert_same(tnp.unwrap(I, period=8), _jv(jnp.unwrap, I, period=8))
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    assert_same(tdx.grad(lambda q: tnp.sum(tnp.sin(tnp.unwrap(q))))(p), ci_jit(jax.grad(lambda q: jnp.sum(jnp.sin(jnp.unwrap(q)))))(p),
+                rtol=1e-12)
     for mode in (None, "clip", "wrap"):
         args = (M, np.array([1, 5, 20, -1]), np.array([9.0, 8.0]))
-        assert_same(tnp.put(*args, mode=mode, inplace=False), jnp.put(*args, mode=mode, inplace=False))
+        assert_same(tnp.put(*args, mode=mode, inplace=False), _jv(jnp.put, *args, mode=mode, inplace=False))
     with pytest.raises(PrimitiveTypeError, match="inplace=False"):
         tnp.put(M, np.array([0]), 1.0)
-    assert_same(tnp.poly(P), jnp.poly(P), rtol=1e-12)
-    assert_same(tnp.poly(2.0), jnp.poly(2.0))
+    assert_same(tnp.poly(P), _jv(jnp.poly, P), rtol=1e-12)
+    assert_same(tnp.poly(2.0), _jv(jnp.poly, 2.0))
     u, v = np.array([1.0, 2.0, 3.0, 4.0, 5.0]), np.array([2.0, 1.0, 3.0])
-    assert_same(tnp.polydiv(u, v), jnp.polydiv(u, v), rtol=1e-12)
-    assert_same(tdx.jit(tnp.polydiv)(u, v), jnp.polydiv(u, v), rtol=1e-12)
-    assert_same(tnp.polydiv(v, u), jnp.polydiv(v, u), rtol=1e-12)
+    assert_same(tnp.polydiv(u, v), _jv(jnp.polydiv, u, v), rtol=1e-12)
+    assert_same(tdx.jit(tnp.polydiv)(u, v), _jv(jnp.polydiv, u, v), rtol=1e-12)
+    assert_same(tnp.polydiv(v, u), _jv(jnp.polydiv, v, u), rtol=1e-12)

@@ -97,7 +97,8 @@ def _jax_strides(strides: tuple[int, ...] | None, window: tuple[int, ...], paddi
     return strides if strides is not None or padding != "SAME" else (1,) * len(window)
 
 
-@ci_examples(12, otherwise=25, deadline=None)
+# ci: 6 examples (each example compiles with XLA or runs JAX); make test-long runs 25
+@ci_examples(6, otherwise=25, deadline=None)
 @given(pooling_cases(), st.sampled_from(["float32", "float64", "int32"]), st.booleans(), st.data())
 def test_pooling_matches_flax_and_jit(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, Padding],
                                       dtype: str, include_pad: bool, data: st.DataObject) -> None:
@@ -119,7 +120,8 @@ def test_pooling_matches_flax_and_jit(case: tuple[tuple[int, ...], tuple[int, ..
     np.testing.assert_allclose(np.asarray(jit_avg), want_avg, rtol=tol)
 
 
-@ci_examples(8, otherwise=15, deadline=None)
+# ci: 4 examples (each example compiles with XLA or runs JAX); make test-long runs 15
+@ci_examples(4, otherwise=15, deadline=None)
 @given(pooling_cases(), st.booleans(), st.data())
 def test_pooling_gradients_match_jax(case: tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None, Padding],
                                      include_pad: bool, data: st.DataObject) -> None:

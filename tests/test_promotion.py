@@ -147,7 +147,8 @@ def jax_binary_dtype(op: str, ka: str, fa: str, kb: str, fb: str) -> np.dtype[An
 
 
 @pytest.mark.parametrize("op", list(BINARY))
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(a=operands, b=operands)
 def test_binary_result_dtypes_match_jax(op: str, a: tuple[str, str], b: tuple[str, str]) -> None:
     expected = jax_binary_dtype(op, *a, *b)
@@ -170,7 +171,8 @@ def jax_where_dtype(ka: str, fa: str, kb: str, fb: str) -> np.dtype[Any]:
     return d
 
 
-@ci_examples(30)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs the profile's count
+@ci_examples(15)
 @given(a=operands, b=operands, cond=st.sampled_from(["bool", "int32", "float64"]))
 def test_where_result_dtype_matches_jax(a: tuple[str, str], b: tuple[str, str], cond: str) -> None:
     c = np.array([1, 0], dtype=cond)

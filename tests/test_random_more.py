@@ -13,13 +13,15 @@ from typing import Any
 import jax
 import numpy as np
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as hst
 
 import typedax as tdx
 import typedax.numpy as tnp
 from typedax import random as tr
 from typedax.core.errors import RandomKeyError
+
+from _examples import ci_examples, ci_some
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -114,7 +116,8 @@ def _keys(i: int, seed: int) -> tuple[Any, Any]:
 def test_samplers_match_jax_eager_and_jit(name: str) -> None:
     ours, theirs, ulps = SAMPLERS[name]
     jitted = tdx.jit(ours)
-    for i, seed in enumerate(SEEDS):
+    # ci: one seed (one key kind, raw or typed, alternating over the samplers); make test-long runs both
+    for i, seed in ci_some(list(enumerate(SEEDS)), sorted(SAMPLERS).index(name)):
         k, jk = _keys(i, seed)
         want = theirs(jk)
         same(ours(k), want, ulps)
@@ -167,7 +170,8 @@ def test_multinomial_matches_jax() -> None:
     assert tr.multinomial(tr.PRNGKey(0), 3.0, np.array([0.5, 0.5]), shape=(0, 2)).dtype == np.float64
 
 
-_SETTINGS = settings(max_examples=15, deadline=None)
+# ci: 8 examples (each runs JAX's sampler eagerly); make test-long runs 15
+_SETTINGS = ci_examples(8, otherwise=15, deadline=None)
 
 
 @_SETTINGS

@@ -30,7 +30,7 @@ from typedax.interpreters.transpose import transpose_jaxpr
 from typedax.primitives import bitwise, special
 from typedax.registry import REGISTRY
 
-from _examples import ci_examples
+from _examples import ci_cover, ci_examples
 
 Arr = Any  # NumPy arrays of any dtype (NumPy's stubs type arithmetic per kind)
 
@@ -174,8 +174,8 @@ def test_eager_matches_numpy_and_the_broadcast_operands(case: Case, side: str, d
 
 
 @FEW
-@pytest.mark.parametrize("side", SIDES)
-@pytest.mark.parametrize("case", CASES, ids=str)
+# ci: each case on one side, the sides alternating over the cases; make test-long runs both sides of each
+@pytest.mark.parametrize("case,side", ci_cover(CASES, SIDES))
 @given(data=st.data())
 def test_jit_matches_eager(case: Case, side: str, data: st.DataObject) -> None:
     a, b = data.draw(operands(case, side))
@@ -546,7 +546,8 @@ def _scalar_operand(draw: st.DrawFn) -> Any:
     return tnp.asarray(float(v) if dtype in (np.float32, np.float64) else v)  # a weak typedax scalar
 
 
-@SOME
+# ci: 6 examples (each compiles two programs); make test-long runs the profile's count
+@ci_examples(6, otherwise=50)
 @pytest.mark.parametrize("op", _TNP_OPS)
 @given(data=st.data())
 def test_numpy_ops_with_a_scalar_agree_with_the_broadcast_operands(op: str, data: st.DataObject) -> None:

@@ -45,7 +45,8 @@ def same(a: object, b: object) -> None:
     np.testing.assert_array_equal(x, y)
 
 
-@ci_examples(20, otherwise=40, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(arrays(min_side=1), st.data())
 def test_argmax_argmin_match_jax_eager_and_jit(x: np.ndarray, data: st.DataObject) -> None:
     if x.ndim == 0:

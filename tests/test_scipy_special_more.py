@@ -6,9 +6,10 @@ against jax.grad, vmap against a loop, and every error path."""
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable
-from typing import Literal
+from typing import Any, Literal
 
 import jax
 import jax.numpy as jnp
@@ -24,7 +25,7 @@ import typedax.numpy as tnp
 import typedax.scipy.special as ss
 from typedax.core.errors import PrimitiveTypeError
 
-from _examples import ci_examples
+from _examples import PROFILE, ci_examples, ci_jit
 
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
@@ -64,7 +65,8 @@ def draw_args(data: st.DataObject, name: str, dtype: str) -> list[np.ndarray]:
     return [data.draw(hnp.arrays(dtype, (8,), elements=floats(dtype, lo, hi))) for lo, hi in DOMAINS[name]]
 
 
-@ci_examples(25, otherwise=50, deadline=None)
+# ci: 12 examples (each compiles typedax's jit, and JAX's ops for a new function); make test-long runs 50
+@ci_examples(12, otherwise=50, deadline=None)
 @given(st.sampled_from(sorted(DOMAINS)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax(name: str, dtype: str, data: st.DataObject) -> None:
     args = draw_args(data, name, dtype)
@@ -110,9 +112,13 @@ def test_edge_values_match_jax() -> None:
     ]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for name, args in cases:
+        for c, (name, args) in enumerate(cases):
             want = np.asarray(getattr(jss, name)(*args))
-            for got in (np.asarray(getattr(ss, name)(*args)), np.asarray(tdx.jit(getattr(ss, name))(*args))):
+            # ci: every function eagerly, every other one under jit too (each compiles); make
+            # test-long runs each under jit
+            jit = PROFILE != "ci" or c % 2 == 0
+            gots = [getattr(ss, name)(*args)] + ([tdx.jit(getattr(ss, name))(*args)] if jit else [])
+            for got in (np.asarray(g) for g in gots):
                 assert got.dtype == want.dtype, name
                 np.testing.assert_array_equal(np.isnan(got), np.isnan(want), err_msg=name)
                 np.testing.assert_array_equal(np.isinf(got) * np.sign(got), np.isinf(want) * np.sign(want), err_msg=name)
@@ -158,7 +164,16 @@ GRADS: dict[str, tuple[tuple[float, float], ...]] = {
 }
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+@functools.cache
+def _jax_grad(name: str, nargs: int) -> Callable[..., Any]:
+    """JAX's gradient of ``sum(f * w)`` in every argument (one per function:
+    under ci, compiled once however many examples draw it)."""
+    w = np.array([1.0, -0.5, 2.0, 0.25])
+    return ci_jit(jax.grad(lambda *v: jnp.sum(getattr(jss, name)(*v) * w), argnums=tuple(range(nargs))))
+
+
+# ci: 8 examples (each differentiates in JAX: compiles); make test-long runs 30
+@ci_examples(8, otherwise=30, deadline=None)
 @given(st.sampled_from(sorted(GRADS)), st.data())
 def test_gradients_match_jax(name: str, data: st.DataObject) -> None:
     """In every argument: JAX's custom rules where it has them (the incomplete
@@ -171,7 +186,8 @@ def test_gradients_match_jax(name: str, data: st.DataObject) -> None:
     w = np.array([1.0, -0.5, 2.0, 0.25])
     nargs = len(args)
     got = tdx.grad(lambda *v: tnp.sum(tnp.multiply(getattr(ss, name)(*v), w)), argnums=tuple(range(nargs)))(*args)
-    want = jax.grad(lambda *v: jnp.sum(getattr(jss, name)(*v) * w), argnums=tuple(range(nargs)))(*args)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    want = _jax_grad(name, nargs)(*args)
     rtol = 1e-6 if name == "zeta" else 1e-9
     for g, j in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(j), rtol=rtol, atol=1e-12)
@@ -189,7 +205,9 @@ def test_betainc_and_polygamma_gradients_in_x() -> None:
     np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=1e-9)
     # jvp of the loops: first derivatives through jit too
     _, t = tdx.jvp(tdx.jit(lambda v: ss.gammainc(2.0, v)), (x,), (np.ones(3),))
-    np.testing.assert_allclose(np.asarray(t), np.asarray(jax.vmap(jax.grad(jss.gammainc, 1), (None, 0))(2.0, x)), rtol=1e-12)
+    # ci: JAX's under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    np.testing.assert_allclose(np.asarray(t), np.asarray(ci_jit(jax.vmap(jax.grad(jss.gammainc, 1), (None, 0)))(2.0, x)),
+                               rtol=1e-12)
 
 
 def test_vmap_matches_a_loop() -> None:

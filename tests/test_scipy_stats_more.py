@@ -19,6 +19,8 @@ import typedax as tdx
 import typedax.numpy as tnp
 import typedax.scipy.stats as tst
 
+from _examples import ci_jit, ci_some
+
 jax.config.update("jax_enable_x64", True)  # type: ignore[no-untyped-call]  # jax's config is untyped
 
 X = np.array([-3.0, -0.5, 0.0, 0.3, 0.5, 0.9, 1.0, 1.7, 2.5, 7.0])
@@ -47,6 +49,7 @@ CASES: dict[str, tuple[tuple[str, ...], tuple[tuple[np.ndarray | float, ...], ..
 }
 QUANTILE = {"ppf", "isf"}
 LOOPS = {"gamma", "beta", "chi2", "poisson"}  # CDFs from XLA's loops, lgamma's eager accuracy
+DTYPES: list[tuple[type[np.floating], float]] = [(np.float64, 1e-12), (np.float32, 2e-5)]  # with rtol
 
 
 def check(got: object, want: object, rtol: float, what: str) -> None:
@@ -64,11 +67,14 @@ def test_values_match_jax(dist: str) -> None:
     names, arg_sets = CASES[dist]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # eager NumPy on log(0) and poles
-        for dtype, rtol in ((np.float64, 1e-12), (np.float32, 2e-5)):
-            # the CDFs run XLA's loops, slow to compile: one set of arguments, jit in float64
-            loops = dist in LOOPS
-            for args in arg_sets[-1:] if loops else arg_sets:
-                for name in names:
+        for j, name in enumerate(names):
+            # ci: each function in one of the dtypes, the pair (pdf, logpdf), (cdf, logcdf)... in
+            # the same one (one JAX compile), rotating over the functions and the distributions;
+            # make test-long runs both dtypes for every function
+            for dtype, rtol in ci_some(DTYPES, j // 2 + sorted(CASES).index(dist)):
+                # the CDFs run XLA's loops, slow to compile: one set of arguments, jit in float64
+                loops = dist in LOOPS
+                for args in arg_sets[-1:] if loops else arg_sets:
                     a = tuple(np.asarray(v, dtype) for v in args)
                     if name in QUANTILE:
                         a = (Q.astype(dtype),) + a[1:]
@@ -99,7 +105,8 @@ def test_gradients_match_jax(dist: str, name: str, args: tuple[np.ndarray, ...])
     argnums = (0,) if (dist, name) == ("beta", "cdf") else tuple(range(len(args)))
     f = getattr(getattr(tst, dist), name)
     got = tdx.grad(lambda *v: tnp.sum(f(*v)), argnums=argnums)(*args)
-    want = jax.grad(lambda *v: jnp.sum(getattr(getattr(jst, dist), name)(*v)), argnums=argnums)(*args)
+    # ci: JAX's derivative under jax.jit (tests/_examples.py: ci_jit); make test-long takes the eager one
+    want = ci_jit(jax.grad(lambda *v: jnp.sum(getattr(getattr(jst, dist), name)(*v)), argnums=argnums))(*args)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-9, atol=1e-12)
 

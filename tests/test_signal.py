@@ -117,7 +117,8 @@ def nested_shapes(draw: st.DrawFn, min_rank: int = 1, max_rank: int = 3) -> tupl
     return (small, big) if draw(st.booleans()) else (big, small)
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+# ci: 7 examples (each example compiles with XLA or runs JAX); make test-long runs 30
+@ci_examples(7, otherwise=30, deadline=None)
 @given(
     st.sampled_from(["convolve", "correlate"]), st.sampled_from(MODES), st.sampled_from(DTYPES),
     nested_shapes(), st.integers(0, 2**32 - 1),

@@ -67,7 +67,8 @@ def arrays(dtype: str, lo: float, hi: float) -> st.SearchStrategy[np.ndarray]:
     return hnp.arrays(dtype, hnp.array_shapes(max_dims=2, max_side=4), elements=elements)
 
 
-@ci_examples(30, otherwise=60, deadline=None)
+# ci: 15 examples (each example compiles with XLA or runs JAX); make test-long runs 60
+@ci_examples(15, otherwise=60, deadline=None)
 @given(st.sampled_from(sorted(UNARY)), st.sampled_from(["float32", "float64"]), st.data())
 def test_values_match_jax_eagerly_and_under_jit(name: str, dtype: str, data: st.DataObject) -> None:
     f, jf, lo, hi = UNARY[name]
@@ -78,7 +79,8 @@ def test_values_match_jax_eagerly_and_under_jit(name: str, dtype: str, data: st.
     close(tdx.jit(f)(x), want, 2e-6, 1e-13)
 
 
-@ci_examples(20, otherwise=40, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(st.sampled_from(sorted(UNARY)), st.data())
 def test_grad_matches_jax(name: str, data: st.DataObject) -> None:
     f, jf, lo, hi = UNARY[name]
@@ -271,7 +273,8 @@ def _sum_logaddexp(a: tdx.ArrayLike, b: tdx.ArrayLike) -> tdx.Array:
     return tnp.sum(tnp.logaddexp(a, b))
 
 
-@ci_examples(20, otherwise=40, deadline=None)
+# ci: 10 examples (each example compiles with XLA or runs JAX); make test-long runs 40
+@ci_examples(10, otherwise=40, deadline=None)
 @given(st.sampled_from(["float32", "float64"]), st.data())
 def test_logaddexp_values_and_gradients_match_jax(dtype: str, data: st.DataObject) -> None:
     x = data.draw(arrays(dtype, -30.0, 30.0))

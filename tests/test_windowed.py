@@ -240,7 +240,8 @@ def test_grad_of_the_general_reduce_window_is_refused_as_in_jax() -> None:
 
 
 # -- derivatives ----------------------------------------------------------------------
-@ci_examples(10, otherwise=20, deadline=None)
+# ci: 5 examples (each example compiles with XLA or runs JAX); make test-long runs 20
+@ci_examples(5, otherwise=20, deadline=None)
 @given(st.sampled_from(["sum", "max", "min"]), _shapes(max_rank=3), st.data())
 def test_grad_matches_jax_ties_included(kind: str, shape: tuple[int, ...], data: st.DataObject) -> None:
     """Values from a small set, so windows tie: the gradient goes to the
@@ -304,7 +305,8 @@ def test_second_derivatives_of_max_pooling_match_jax() -> None:
     np.testing.assert_allclose(np.asarray(hv), np.asarray(jhv), rtol=1e-12)
 
 
-@ci_examples(15, otherwise=30, deadline=None)
+# ci: 7 examples (each example compiles with XLA or runs JAX); make test-long runs 30
+@ci_examples(7, otherwise=30, deadline=None)
 @given(_shapes(max_rank=3), st.data())
 def test_the_sum_transpose_passes_the_dot_product_test(shape: tuple[int, ...], data: st.DataObject) -> None:
     """<R x, y> == <x, R^T y> for the windowed sum R and its transpose (vjp)."""
