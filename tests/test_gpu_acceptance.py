@@ -118,6 +118,18 @@ def test_two_processes_share_the_gpu(tmp_path: Path) -> None:
         assert float(value) == 8192.0**3
 
 
+def _mlp_loss(np_: Any) -> Callable[[list[Any], Any], Any]:
+    """The 3-layer tanh MLP's loss in either library's numpy (its arrays)."""
+
+    def f(params: list[Any], x: Any) -> Any:
+        h = x
+        for w in params:
+            h = np_.tanh(h @ w)
+        return np_.sum(h * h)
+
+    return f
+
+
 def _mlp_grads(width: int, backend: str) -> tuple[list[np.ndarray], list[np.ndarray]]:
     import jax
     import jax.numpy as jnp
@@ -128,17 +140,9 @@ def _mlp_grads(width: int, backend: str) -> tuple[list[np.ndarray], list[np.ndar
     ws = [rng.standard_normal((width, width), dtype=np.float32) / np.sqrt(width) for _ in range(3)]
     x = rng.standard_normal((128, width), dtype=np.float32)
 
-    def loss(np_: Any) -> Callable[[list[Any], Any], Any]:  # either library's numpy and arrays
-        def f(params: list[Any], x: Any) -> Any:
-            h = x
-            for w in params:
-                h = np_.tanh(h @ w)
-            return np_.sum(h * h)
-        return f
-
-    mine = tdx.jit(tdx.grad(loss(tnp)))([tnp.asarray(w) for w in ws], tnp.asarray(x))
+    mine = tdx.jit(tdx.grad(_mlp_loss(tnp)))([tnp.asarray(w) for w in ws], tnp.asarray(x))
     jax_device = jax.devices(backend)[0]
-    theirs = jax.jit(jax.grad(loss(jnp)))([jax.device_put(w, jax_device) for w in ws], jax.device_put(x, jax_device))
+    theirs = jax.jit(jax.grad(_mlp_loss(jnp)))([jax.device_put(w, jax_device) for w in ws], jax.device_put(x, jax_device))
     return [np.asarray(g) for g in mine], [np.asarray(g) for g in theirs]
 
 
@@ -175,18 +179,10 @@ def test_mlp_step_lowers_to_jaxs_program(x64_off: None) -> None:
     ws = [rng.standard_normal((16, 16), dtype=np.float32) for _ in range(3)]
     x = rng.standard_normal((8, 16), dtype=np.float32)
 
-    def loss(np_: Any) -> Callable[[list[Any], Any], Any]:
-        def f(params: list[Any], x: Any) -> Any:
-            h = x
-            for w in params:
-                h = np_.tanh(h @ w)
-            return np_.sum(h * h)
-        return f
-
-    mine = tdx.jit(tdx.grad(loss(tnp))).lower([tnp.asarray(w) for w in ws], tnp.asarray(x)).as_text()
-    theirs = jax.jit(jax.grad(loss(jnp))).lower(ws, x).as_text()
+    mine = tdx.jit(tdx.grad(_mlp_loss(tnp))).lower([tnp.asarray(w) for w in ws], tnp.asarray(x)).as_text()
+    theirs = jax.jit(jax.grad(_mlp_loss(jnp))).lower(ws, x).as_text()
     assert _ops(mine) == _ops(theirs)
-    got = tdx.jit(tdx.grad(loss(tnp)))([tnp.asarray(w) for w in ws], tnp.asarray(x))
-    want = jax.jit(jax.grad(loss(jnp)))(ws, x)
+    got = tdx.jit(tdx.grad(_mlp_loss(tnp)))([tnp.asarray(w) for w in ws], tnp.asarray(x))
+    want = jax.jit(jax.grad(_mlp_loss(jnp)))(ws, x)
     for g, h in zip(got, want):
         np.testing.assert_array_equal(np.asarray(g), np.asarray(h))

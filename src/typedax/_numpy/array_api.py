@@ -126,7 +126,8 @@ def _cuda_tensor(x: DLPackExporter) -> Array | None:
 def from_dlpack(x: DLPackExporter, /, *, device: Device | None = None, copy: bool | None = None) -> Array:
     """``jnp.from_dlpack``: an array from any DLPack exporter on the host
     (NumPy arrays, typedax and JAX CPU arrays, ...), read through NumPy's
-    ``np.from_dlpack`` and copied (typedax arrays are immutable; another
+    ``np.from_dlpack`` and copied -- or, for a tensor in the memory of the
+    CUDA device typedax runs on, copied there on the device (typedax arrays are immutable; another
     library could change its buffer later). A typedax array is returned as
     it is; ``copy=False`` of anything else is a ``DLPackError`` (a
     ``BufferError``, as the standard asks where a copy would be needed)."""
